@@ -1,0 +1,47 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "locd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "locd", targets: ["locd"]),
+        .executable(name: "locd-core-bench", targets: ["LocationCoreBenchmark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Pure session rules: imports nothing but the standard library.
+        .target(name: "LocationCore"),
+        // Manifests and the daemon configuration, parsed from TOML into the core's plain values.
+        .target(
+            name: "LocationConfiguration",
+            dependencies: ["LocationCore", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        .executableTarget(
+            name: "locd",
+            dependencies: [
+                "LocationCore",
+                "LocationConfiguration",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "LocationCoreBenchmark",
+            dependencies: ["LocationCore"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .testTarget(
+            name: "LocationCoreTests",
+            dependencies: ["LocationCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(
+            name: "LocationConfigurationTests",
+            dependencies: ["LocationConfiguration", "LocationCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,58 @@
+/// What the shell must do after an event, in order: persist first, then messages.
+package enum Action: Sendable {
+    /// The reply to a call.
+    case reply(CallID, Reply)
+    /// The error reply to a call.
+    case fail(CallID, LocationError)
+    /// A `continues` reply on an open stream.
+    case emit(CallID, StreamMessage)
+    /// The final reply of a stream (`nil`: the stream just closes, its connection being gone).
+    case end(CallID, StreamMessage?)
+    /// A write to the store. Records and the global switch are decisions: durable before any later action.
+    case persist(Persist)
+    /// Wake the core at this instant (or never, for `nil`); replaces any earlier timer.
+    case armTimer(Instant?)
+    /// Start or stop the location provider (U3).
+    case provider(running: Bool)
+}
+
+/// The parameters of a reply.
+package enum Reply: Hashable, Sendable {
+    case empty
+    case hello(authorization: AuthorizationView, lingeringSessions: [SessionView])
+    case authorization(AuthorizationView)
+    case session(SessionView)
+    case sessions([SessionView])
+    case apps([AppView])
+    case status(CoreStatus)
+}
+
+/// One message on a stream.
+package enum StreamMessage: Hashable, Sendable {
+    case authorization(AuthorizationView)
+    case diagnostic(DiagnosticMask, ended: Bool)
+    case update(DiagnosticMask)
+    case monitor(DiagnosticMask)
+    case prompt(PromptView)
+    case withdrawn(PromptID)
+    case event(AdminEvent)
+}
+
+/// A write to the store (SEMANTICS §10).
+package enum Persist: Hashable, Sendable {
+    case record(appID: String, AuthorizationRecord)
+    case locationServices(Bool)
+    case session(SessionSnapshot)
+    case sessionRemoved(SessionID)
+    case app(AppSnapshot)
+    case prompt(PromptSnapshot)
+    case promptRemoved(PromptID)
+
+    /// Whether the write is an authorization decision that must be durable before its reply (R1).
+    package var isDecision: Bool {
+        switch self {
+        case .record, .locationServices: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// The parts of the daemon configuration (SEMANTICS §11) that the rules read.
+package struct CoreConfiguration: Hashable, Codable, Sendable {
+    /// `[lifecycle] background-grace`, default 10 s (L2).
+    package var backgroundGrace: Span
+    /// `[lifecycle] relaunch-window`, default 10 s (L3).
+    package var relaunchWindow: Span
+    /// `[lifecycle] relaunch-adopt`, default 5 s (L4).
+    package var relaunchAdopt: Span
+    /// `[lifecycle] prompt-timeout`, default 120 s (P8).
+    package var promptTimeout: Span
+    /// `[limits] max-sessions-per-app`, default 64 (S5).
+    package var maxSessionsPerApp: Int
+    /// `[limits] max-clients-per-app`, default 32 (S5).
+    package var maxClientsPerApp: Int
+    /// `allow-unknown-apps`, default false (M3).
+    package var allowUnknownApps: Bool
+    /// `restricted-apps`, default empty (A1).
+    package var restrictedApps: Set<String>
+
+    package init(
+        backgroundGrace: Span = .seconds(10),
+        relaunchWindow: Span = .seconds(10),
+        relaunchAdopt: Span = .seconds(5),
+        promptTimeout: Span = .seconds(120),
+        maxSessionsPerApp: Int = 64,
+        maxClientsPerApp: Int = 32,
+        allowUnknownApps: Bool = false,
+        restrictedApps: Set<String> = []
+    ) {
+        self.backgroundGrace = backgroundGrace
+        self.relaunchWindow = relaunchWindow
+        self.relaunchAdopt = relaunchAdopt
+        self.promptTimeout = promptTimeout
+        self.maxSessionsPerApp = maxSessionsPerApp
+        self.maxClientsPerApp = maxClientsPerApp
+        self.allowUnknownApps = allowUnknownApps
+        self.restrictedApps = restrictedApps
+    }
+}

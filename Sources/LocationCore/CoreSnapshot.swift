@@ -1,0 +1,52 @@
+/// Everything the store keeps of the core, and what a restart restores from (SEMANTICS §10).
+package struct CoreSnapshot: Hashable, Codable, Sendable {
+    package var locationServicesEnabled: Bool
+    package var records: [String: AuthorizationRecord]
+    package var apps: [AppSnapshot]
+    package var sessions: [SessionSnapshot]
+    package var prompts: [PromptSnapshot]
+
+    package init(
+        locationServicesEnabled: Bool = true,
+        records: [String: AuthorizationRecord] = [:],
+        apps: [AppSnapshot] = [],
+        sessions: [SessionSnapshot] = [],
+        prompts: [PromptSnapshot] = []
+    ) {
+        self.locationServicesEnabled = locationServicesEnabled
+        self.records = records
+        self.apps = apps
+        self.sessions = sessions
+        self.prompts = prompts
+    }
+}
+
+/// An app's lifecycle and its deadlines, on `CLOCK_BOOTTIME` (R2).
+package struct AppSnapshot: Hashable, Codable, Sendable {
+    package var appID: String
+    package var state: AppState
+    package var graceEnds: Instant?
+    package var relaunchEnds: Instant?
+    package var inUseAtTermination: Bool
+}
+
+/// A session as stored; implicit sessions are never stored (they end with their stream).
+package struct SessionSnapshot: Hashable, Codable, Sendable {
+    package var id: SessionID
+    package var appID: String
+    package var kind: SessionKind
+    package var requirement: Requirement
+    package var purposeKey: String?
+    package var ownerPID: Int32
+    package var lingerEnds: Instant?
+}
+
+/// A pending prompt as stored; `raisedAt` is set once it heads its app's queue.
+package struct PromptSnapshot: Hashable, Codable, Sendable {
+    package var id: PromptID
+    package var appID: String
+    package var kind: PromptKind
+    package var purposeKey: String?
+    package var requestedAlways: Bool
+    package var raisedAt: Instant?
+}

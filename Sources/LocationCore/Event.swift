@@ -1,0 +1,64 @@
+/// Everything that can happen to the core; each arrives with the current ``Instant``.
+package enum Event: Sendable {
+    /// A connection was accepted; `pid` is the peer's process (from `SO_PEERCRED`), used by `Goodbye`.
+    case connected(ClientID, pid: Int32)
+    /// A method call on a connection; streaming calls keep their ``CallID`` as the stream's name.
+    case call(CallID, Call)
+    /// A connection closed (without `Goodbye`, unless it had said it).
+    case disconnected(ClientID)
+    /// A timer fired: re-check every deadline against the current time (L6).
+    case deadlineReached
+    /// The location provider's state changed.
+    case providerChanged(hasFix: Bool, stationary: Bool)
+    /// Manifests and configuration were reloaded (M2); the shell has validated them.
+    case reload(manifests: [Manifest], configuration: CoreConfiguration)
+}
+
+/// The methods of `io.locd.App` and `io.locd.Admin` that reach the core, with decoded parameters.
+package enum Call: Sendable {
+    // io.locd.App
+    case hello(appID: String, state: RunningState?)
+    case goodbye
+    case setAppState(RunningState)
+    case getAuthorization
+    case watchAuthorization
+    case requestAuthorization(RequestLevel)
+    case requestTemporaryFullAccuracy(purposeKey: String)
+    case createSession(Requirement, purposeKey: String?)
+    case resumeSession(String)
+    case invalidateSession(String)
+    case listSessions
+    case sessionDiagnostics(String)
+    case beginBackgroundActivity
+    case liveUpdates(LiveConfiguration)
+    case monitorEvents(monitor: String)
+    // io.locd.Admin
+    case status
+    case listApps
+    case adminListSessions(appID: String?)
+    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?)
+    case setLocationServices(Bool)
+    case adminSetAppState(appID: String, state: RunningState)
+    case locationButton(appID: String)
+    case prompts
+    case answerPrompt(id: String, answer: PromptAnswer, accuracy: PromptAccuracy?)
+    case watch
+
+    /// Whether the call is answered with a stream (`more`).
+    package var isStreaming: Bool {
+        switch self {
+        case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .watch: true
+        default: false
+        }
+    }
+
+    /// Whether the call belongs to `io.locd.App` and so needs `Hello` first.
+    package var needsHello: Bool {
+        switch self {
+        case .hello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
+            .adminSetAppState, .locationButton, .prompts, .answerPrompt, .watch:
+            false
+        default: true
+        }
+    }
+}

@@ -1,0 +1,152 @@
+// io.locd.Admin: the Settings screen, the global switch, location buttons and observation (§3, §6.4).
+extension LocationCore {
+    func status() -> CoreStatus {
+        var lingering = 0
+        for session in sessions.values where session.owner == nil { lingering += 1 }
+        var using: [String] = []
+        var background: [String] = []
+        for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
+            guard usesLocation(app) else { continue }
+            using.append(app.appID)
+            if app.state == .background || app.state == .terminated { background.append(app.appID) }
+        }
+        return CoreStatus(
+            locationServicesEnabled: locationServicesEnabled,
+            apps: apps.values.filter { $0.manifest != nil }.count,
+            clients: clients.values.filter { $0.appID != nil }.count,
+            sessions: sessions.count,
+            lingeringSessions: lingering,
+            pendingPrompts: prompts.count,
+            agents: agents.count,
+            appsUsingLocation: using,
+            appsUsingLocationInBackground: background)
+    }
+
+    /// Whether the app receives location now: an active session of requirement ≥ whenInUse, or a
+    /// location stream whose mask lets locations through (the status-bar list of seed 002).
+    func usesLocation(_ app: AppRuntime) -> Bool {
+        let context = context(of: app)
+        for id in app.sessions {
+            guard let session = sessions[id], session.requirement >= .whenInUse, session.owner != nil else { continue }
+            if state(of: session, mask: mask(of: session, context: context), context: context) == .active {
+                return true
+            }
+        }
+        for stream in app.locationStreams {
+            guard let entry = streams[stream], case .liveUpdates = entry.kind else { continue }
+            let mask = streamMask(entry.kind, context: context)
+            if context.record.status.isAuthorized && mask.isDisjoint(with: .withholdingLocation) { return true }
+        }
+        return false
+    }
+
+    func appViews() -> [AppView] {
+        apps.values.sorted { $0.appID < $1.appID }.compactMap { app in
+            guard let manifest = app.manifest else { return nil }
+            return AppView(
+                appID: app.appID, manifest: manifest.source, state: app.state, inUse: app.inUse,
+                usingLocationInBackground: (app.state == .background || app.state == .terminated)
+                    && usesLocation(app),
+                authorization: AuthorizationView(effectiveRecord(app)), clients: app.clients.count,
+                sessions: app.sessions.count)
+        }
+    }
+
+    mutating func adminListSessions(_ call: CallID, appID: String?) {
+        guard let appID else {
+            let all = apps.keys.sorted().flatMap { sessionViews(of: $0) }
+            return reply(call, .sessions(all))
+        }
+        guard apps[appID] != nil else { return fail(call, .noSuchApp(appID: appID)) }
+        reply(call, .sessions(sessionViews(of: appID)))
+    }
+
+    /// A3: set the record as a Settings screen would; A1: a restricted app's record does not move.
+    mutating func setAuthorization(_ call: CallID, appID: String, setting: AuthorizationSetting?, precise: Bool?) {
+        guard let app = apps[appID], app.manifest != nil || app.record != AuthorizationRecord() else {
+            return fail(call, .noSuchApp(appID: appID))
+        }
+        guard !configuration.restrictedApps.contains(appID) else {
+            return reply(call, .authorization(authorizationView(appID)))
+        }
+        var record = app.record
+        switch setting {
+        case .never:
+            record.status = .denied
+            record.provisional = false
+        case .askNextTime:
+            record.status = .notDetermined
+            record.provisional = false
+            record.alwaysDecision = .undecided
+        case .whileUsing:
+            record.status = .authorizedWhenInUse
+            record.provisional = false
+            record.alwaysDecision = .declined
+        case .always:
+            record.status = .authorizedAlways
+            record.provisional = false
+            record.alwaysDecision = .granted
+        case nil:
+            break
+        }
+        if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
+        record.oneTime = false
+        record.temporaryFullAccuracy = false
+        changeRecord(appID, to: record, by: .admin)
+        reply(call, .authorization(authorizationView(appID)))
+    }
+
+    /// A4: the global switch; off withdraws every prompt, on is a prompt evaluation moment for every app.
+    mutating func setLocationServices(_ call: CallID, enabled: Bool) {
+        if enabled != locationServicesEnabled {
+            locationServicesEnabled = enabled
+            persist(.locationServices(enabled))
+            announce(.servicesChanged, app: nil, enabled ? "on" : "off")
+            everythingDirty = true
+            for appID in apps.keys.sorted() {
+                if enabled { evaluatePrompts(appID) } else { cancelPrompts(of: appID) }
+            }
+        }
+        reply(call, .empty)
+    }
+
+    /// P11: a trusted location button gives a foreground, unauthorized app a one-time grant, no prompt.
+    mutating func locationButton(_ call: CallID, appID: String) {
+        guard let app = apps[appID], app.manifest != nil else { return fail(call, .noSuchApp(appID: appID)) }
+        let record = effectiveRecord(app)
+        guard app.state == .foreground, record.status != .restricted, !record.status.isAuthorized else {
+            return reply(call, .authorization(authorizationView(appID)))
+        }
+        var granted = app.record
+        granted.status = .authorizedWhenInUse
+        granted.oneTime = true
+        granted.provisional = false
+        changeRecord(appID, to: granted, by: .locationButton)
+        reply(call, .authorization(authorizationView(appID)))
+    }
+
+    /// M2: new manifests and settings; sessions stay, overlays that moved count as record changes.
+    mutating func reload(manifests: [Manifest], configuration new: CoreConfiguration) {
+        let oldRestricted = configuration.restrictedApps
+        configuration = new
+        var byID: [String: Manifest] = [:]
+        for manifest in manifests { byID[manifest.appID] = manifest }
+        for appID in apps.keys {
+            if let manifest = byID[appID] {
+                apps[appID]!.manifest = manifest
+            } else if apps[appID]!.manifest?.source != Manifest.unknownApp(appID).source || !new.allowUnknownApps {
+                apps[appID]!.manifest = nil
+            }
+        }
+        for (appID, manifest) in byID where apps[appID] == nil {
+            apps[appID] = AppRuntime(appID: appID, manifest: manifest)
+            apps[appID]!.lastAuthorization = authorizationView(appID)
+        }
+        for appID in oldRestricted.symmetricDifference(new.restrictedApps) where apps[appID] != nil {
+            apps[appID]!.suppressed.removeAll()
+            pruneprompts(appID)
+            evaluatePrompts(appID)
+        }
+        everythingDirty = true
+    }
+}

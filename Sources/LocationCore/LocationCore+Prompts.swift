@@ -1,0 +1,299 @@
+/// Who changed a record; admins, location buttons and reloads lift prompt suppression (A3).
+enum RecordChange {
+    case answer
+    case admin
+    case locationButton
+    case reload
+    case lifecycle
+}
+
+// Prompts raised by sessions, their queue, answers and timeouts (SEMANTICS §5.2, §6).
+extension LocationCore {
+    /// Raises what the app's sessions, streams and requests call for, where §5.2 and S6–S8, P4 allow.
+    mutating func evaluatePrompts(_ appID: String) {
+        guard let app = apps[appID], app.manifest != nil, locationServicesEnabled else { return }
+        let record = effectiveRecord(app)
+        let foreground = app.state == .foreground
+        func mayRaise(_ key: PromptKey) -> Bool {
+            !app.suppressed.contains(key) && !app.queue.contains { prompts[$0]?.key == key } && calls(for: key, in: app)
+        }
+        // S6
+        if foreground && record.status == .notDetermined && mayRaise(.authorization) {
+            raise(.authorization, appID: appID)
+        }
+        // S7 (P6: never for a one-time grant)
+        if foreground && record.status == .authorizedWhenInUse && !record.oneTime
+            && record.alwaysDecision == .undecided && mayRaise(.alwaysUpgrade)
+        {
+            raise(.alwaysUpgrade, appID: appID)
+        }
+        // P4: the one prompt raised in the background, for a provisional grant in use as Always.
+        if app.state == .background && record.status == .authorizedAlways && record.provisional
+            && record.alwaysDecision == .undecided && !(app.graceEnds.map { now < $0 } ?? false)
+            && ownsAlwaysSession(app) && mayRaise(.alwaysUpgrade)
+        {
+            raise(.alwaysUpgrade, appID: appID)
+        }
+        // S8
+        if foreground && record.status.isAuthorized && record.accuracyLimited {
+            for key in calledPurposeKeys(app) where mayRaise(.accuracy(key)) {
+                raise(.accuracy(key), appID: appID)
+            }
+        }
+    }
+
+    private func ownsAlwaysSession(_ app: AppRuntime) -> Bool {
+        app.sessions.contains { sessions[$0]?.requirement == .always && sessions[$0]?.owner != nil }
+    }
+
+    private func calledPurposeKeys(_ app: AppRuntime) -> [String] {
+        var keys: [String] = []
+        for id in app.sessions {
+            if let key = sessions[id]?.purposeKey, !keys.contains(key) { keys.append(key) }
+        }
+        for request in app.requests {
+            if case .accuracy(let key) = request.key, !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+
+    /// Whether some session, stream or request of the app still calls for a prompt (P9).
+    func calls(for key: PromptKey, in app: AppRuntime) -> Bool {
+        if app.requests.contains(where: { $0.key == key }) { return true }
+        switch key {
+        case .authorization:
+            return app.requirementCounts[1] > 0 || app.requirementCounts[2] > 0
+                || (!app.optedOutOfImplicitSessions && !app.locationStreams.isEmpty)
+        case .alwaysUpgrade:
+            return app.requirementCounts[2] > 0
+        case .accuracy(let purpose):
+            return app.sessions.contains { sessions[$0]?.purposeKey == purpose }
+        }
+    }
+
+    /// Whether the record still allows a pending prompt (A3: withdraw those it no longer allows).
+    func stillApplies(_ key: PromptKey, record: AuthorizationRecord) -> Bool {
+        guard locationServicesEnabled else { return false }
+        switch key {
+        case .authorization:
+            return record.status == .notDetermined
+        case .alwaysUpgrade:
+            guard record.alwaysDecision == .undecided else { return false }
+            return (record.status == .authorizedWhenInUse && !record.oneTime)
+                || (record.status == .authorizedAlways && record.provisional)
+        case .accuracy:
+            return record.status.isAuthorized && record.accuracyLimited
+        }
+    }
+
+    mutating func raise(_ key: PromptKey, appID: String) {
+        let id = PromptID(epoch: epoch, number: nextPromptNumber)
+        nextPromptNumber += 1
+        let always = key == .authorization && apps[appID]!.requests.contains { $0.key == key && $0.always }
+        prompts[id] = PromptEntry(id: id, appID: appID, key: key, requestedAlways: always)
+        apps[appID]!.queue.append(id)
+        if apps[appID]!.queue.count == 1 {
+            activate(id)
+        } else {
+            persist(.prompt(prompts[id]!.snapshot))
+        }
+        markDirty(appID)
+    }
+
+    /// The head of a queue is shown: its time starts now (S9) and agents receive it.
+    private mutating func activate(_ id: PromptID) {
+        prompts[id]!.raisedAt = now
+        let timeout = now.adding(configuration.promptTimeout)
+        prompts[id]!.timeoutAt = timeout
+        deadlines.insert(timeout, .promptTimeout(id))
+        persist(.prompt(prompts[id]!.snapshot))
+        announceHead(id)
+    }
+
+    mutating func announceHead(_ id: PromptID) {
+        guard let view = promptView(id) else { return }
+        for agent in agents { emit(agent, .prompt(view)) }
+        announce(.promptRaised, app: view.appID, "\(id) \(view.kind.rawValue)")
+    }
+
+    /// Removes a prompt however it ended; agents that were shown it hear `withdrawn` (§6).
+    mutating func resolve(_ id: PromptID, _ how: String) {
+        guard let prompt = prompts.removeValue(forKey: id) else { return }
+        let appID = prompt.appID
+        let wasHead = apps[appID]!.queue.first == id
+        apps[appID]!.queue.removeAll { $0 == id }
+        apps[appID]!.requests.removeAll { $0.key == prompt.key }
+        persist(.promptRemoved(id))
+        if wasHead {
+            for agent in agents { emit(agent, .withdrawn(id)) }
+            announce(.promptResolved, app: appID, "\(id) \(how)")
+            if let next = apps[appID]!.queue.first { activate(next) }
+        }
+        markDirty(appID)
+    }
+
+    /// Withdraws the prompts that no record condition or caller supports any more (A3, P9).
+    mutating func pruneprompts(_ appID: String) {
+        guard let app = apps[appID] else { return }
+        let record = effectiveRecord(app)
+        for id in app.queue {
+            guard let key = prompts[id]?.key else { continue }
+            if !stillApplies(key, record: record) || !calls(for: key, in: apps[appID]!) {
+                resolve(id, "withdrawn")
+            }
+        }
+    }
+
+    mutating func cancelPrompts(of appID: String) {
+        for id in apps[appID]!.queue { resolve(id, "cancelled") }
+    }
+
+    /// Stores a record change and follows it: withdraw, lift suppression, re-evaluate (A3, A4).
+    mutating func changeRecord(_ appID: String, to record: AuthorizationRecord, by change: RecordChange) {
+        switch change {
+        case .admin, .locationButton, .reload: apps[appID]!.suppressed.removeAll()
+        case .answer, .lifecycle: break
+        }
+        guard record != apps[appID]!.record else { return }
+        apps[appID]!.record = record
+        persist(.record(appID: appID, record))
+        markDirty(appID)
+        pruneprompts(appID)
+        evaluatePrompts(appID)
+    }
+
+    // MARK: Calls
+
+    mutating func requestAuthorization(_ call: CallID, appID: String, level: RequestLevel) {
+        let app = apps[appID]!
+        let manifest = app.manifest ?? .unknownApp(appID)
+        let requirement: Requirement = level == .always ? .always : .whenInUse
+        if let key = manifest.missingDescription(for: requirement) {
+            return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
+        }
+        let status = effectiveRecord(app).status
+        if status == .notDetermined {
+            request(.authorization, call: call, appID: appID, always: level == .always)
+        } else if level == .always && status == .authorizedWhenInUse {
+            request(.alwaysUpgrade, call: call, appID: appID, always: true)
+        }
+        reply(call, .authorization(authorizationView(appID)))
+    }
+
+    mutating func requestTemporaryFullAccuracy(_ call: CallID, appID: String, purposeKey: String) {
+        let manifest = apps[appID]!.manifest ?? .unknownApp(appID)
+        guard manifest.temporaryUsageDescriptions[purposeKey] != nil else {
+            return fail(call, .unknownPurposeKey(purposeKey: purposeKey, manifest: manifest.source))
+        }
+        request(.accuracy(purposeKey), call: call, appID: appID, always: false)
+        reply(call, .authorization(authorizationView(appID)))
+    }
+
+    /// P10: a request calls for its prompt until the prompt resolves or the client leaves.
+    private mutating func request(_ key: PromptKey, call: CallID, appID: String, always: Bool) {
+        apps[appID]!.suppressed.remove(key)
+        apps[appID]!.requests.append(PendingRequest(client: call.client, key: key, always: always))
+        evaluatePrompts(appID)
+        let pending = apps[appID]!.queue.first { prompts[$0]?.key == key }
+        if let pending {
+            if always && key == .authorization { prompts[pending]!.requestedAlways = true }
+        } else {
+            apps[appID]!.requests.removeAll { $0.client == call.client && $0.key == key }
+        }
+    }
+
+    mutating func startAgent(_ call: CallID) {
+        agents.append(call)
+        openStream(call, StreamEntry(kind: .prompts))
+        for view in pendingPromptViews { emit(call, .prompt(view)) }
+    }
+
+    mutating func startWatch(_ call: CallID) {
+        watchers.append(call)
+        openStream(call, StreamEntry(kind: .watch))
+    }
+
+    mutating func answerPrompt(_ call: CallID, id text: String, answer: PromptAnswer, accuracy: PromptAccuracy?) {
+        guard let id = PromptID(text), let prompt = prompts[id], apps[prompt.appID]?.queue.first == id,
+            let view = promptView(id)
+        else { return fail(call, .noSuchPrompt(id: text)) }
+        guard view.options.contains(answer) else {
+            return fail(call, .invalidAnswer(id: text, answer: answer.rawValue))
+        }
+        let appID = prompt.appID
+        var record = apps[appID]!.record
+        switch answer {
+        case .allowWhileUsing, .allowOnce:
+            let chosen = view.accuracyToggle ? (accuracy ?? view.defaultAccuracy) : view.defaultAccuracy
+            record.accuracy = chosen == .full ? .fullAccuracy : .reducedAccuracy
+            let always =
+                prompt.requestedAlways || apps[appID]!.effectiveRequirement == .always
+                || apps[appID]!.requests.contains { $0.key == .authorization && $0.always }
+            if answer == .allowOnce {
+                record.status = .authorizedWhenInUse  // P2
+                record.oneTime = true
+                record.provisional = false
+            } else if always {
+                record.status = .authorizedAlways  // P1: provisional Always, Settings shows While Using
+                record.provisional = true
+                record.oneTime = false
+            } else {
+                record.status = .authorizedWhenInUse
+                record.oneTime = false
+                record.provisional = false
+            }
+        case .deny:
+            if prompt.key == .authorization {
+                record.status = .denied  // P3
+                record.provisional = false
+                record.oneTime = false
+            } else {
+                apps[appID]!.suppressed.insert(prompt.key)  // P7: declined
+            }
+        case .changeToAlways:
+            record.status = .authorizedAlways  // P5
+            record.provisional = false
+            record.alwaysDecision = .granted
+        case .keepWhileUsing:
+            record.status = .authorizedWhenInUse
+            record.provisional = false
+            record.alwaysDecision = .declined
+        case .allow:
+            record.temporaryFullAccuracy = true  // P7
+        }
+        resolve(id, answer.rawValue)
+        changeRecord(appID, to: record, by: .answer)
+        evaluatePrompts(appID)
+        reply(call, .empty)
+    }
+
+    /// P8: an unanswered head is dismissed; the record stays and the prompt is not raised again until asked.
+    mutating func dismiss(_ id: PromptID) {
+        guard let prompt = prompts[id] else { return }
+        apps[prompt.appID]!.suppressed.insert(prompt.key)
+        resolve(id, "dismissed")
+        evaluatePrompts(prompt.appID)
+    }
+
+    func promptView(_ id: PromptID) -> PromptView? {
+        guard let prompt = prompts[id], let manifest = apps[prompt.appID]?.manifest else { return nil }
+        let reduced = manifest.defaultAccuracyReduced
+        let options: [PromptAnswer]
+        let description: String
+        switch prompt.key {
+        case .authorization:
+            options = [.allowWhileUsing, .allowOnce, .deny]
+            description = manifest.whenInUseUsageDescription ?? ""
+        case .alwaysUpgrade:
+            options = [.keepWhileUsing, .changeToAlways]
+            description = manifest.alwaysAndWhenInUseUsageDescription ?? manifest.whenInUseUsageDescription ?? ""
+        case .accuracy(let key):
+            options = [.allow, .deny]
+            description = manifest.temporaryUsageDescriptions[key] ?? ""
+        }
+        return PromptView(
+            id: id, appID: prompt.appID, kind: prompt.key.kind, usageDescription: description,
+            purposeKey: prompt.key.purposeKey, options: options, defaultAccuracy: reduced ? .reduced : .full,
+            accuracyToggle: prompt.key == .authorization && !reduced, raisedAt: prompt.raisedAt ?? now)
+    }
+}

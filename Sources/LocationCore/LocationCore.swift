@@ -1,0 +1,227 @@
+/// The rules of SEMANTICS.md as a deterministic state machine: events in, actions out.
+///
+/// The core never reads a clock, sleeps, logs or touches a file or socket. Each ``handle(_:at:)``
+/// first re-checks every deadline that has passed (L6), then applies the event, then reports the
+/// diagnostics that changed and the next instant it wants to be woken at.
+package struct LocationCore {
+    package internal(set) var configuration: CoreConfiguration
+    package internal(set) var locationServicesEnabled: Bool
+    let epoch: UInt32
+    var nextSessionNumber: UInt64 = 1
+    var nextPromptNumber: UInt64 = 1
+
+    var apps: [String: AppRuntime] = [:]
+    var sessions: [SessionID: SessionEntry] = [:]
+    var prompts: [PromptID: PromptEntry] = [:]
+    var clients: [ClientID: ClientEntry] = [:]
+    var streams: [CallID: StreamEntry] = [:]
+    var agents: [CallID] = []
+    var watchers: [CallID] = []
+
+    var providerHasFix = false
+    var providerStationary = false
+    var providerRunning = false
+    /// Sessions with a requirement of at least `whenInUse`, and location streams: the provider's demand (U3).
+    var demandingSessions = 0
+    var openLocationStreams = 0
+
+    var deadlines = DeadlineHeap()
+    var armedTimer: Instant?
+
+    // Scratch of the event being handled.
+    var now = Instant.zero
+    var persisted: [Action] = []
+    var messages: [Action] = []
+    var answer: Action?
+    var dirtyApps: Set<String> = []
+    var dirtySessions: [SessionID] = []
+    var everythingDirty = false
+
+    /// A core with no history.
+    /// - Parameters:
+    ///   - configuration: the rule settings of §11.
+    ///   - manifests: the loaded manifests (M1: the ones that failed are simply absent).
+    ///   - epoch: a number that differs at every daemon start, so ids are never reused (S3).
+    package init(configuration: CoreConfiguration, manifests: [Manifest], epoch: UInt32 = 0) {
+        self.configuration = configuration
+        self.locationServicesEnabled = true
+        self.epoch = epoch
+        for manifest in manifests {
+            apps[manifest.appID] = AppRuntime(appID: manifest.appID, manifest: manifest)
+        }
+        for id in apps.keys { apps[id]!.lastAuthorization = authorizationView(id) }
+    }
+
+    /// Handles one event at `now` and returns what the shell must do, persistence first.
+    package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
+        begin(at: now)
+        switch event {
+        case .connected(let client, let pid):
+            clients[client] = ClientEntry(pid: pid)
+        case .call(let call, let method):
+            dispatch(call, method)
+        case .disconnected(let client):
+            disconnect(client)
+        case .deadlineReached:
+            break
+        case .providerChanged(let hasFix, let stationary):
+            if hasFix != providerHasFix || stationary != providerStationary {
+                providerHasFix = hasFix
+                providerStationary = stationary
+                everythingDirty = true
+            }
+        case .reload(let manifests, let configuration):
+            reload(manifests: manifests, configuration: configuration)
+        }
+        return finish()
+    }
+
+    private mutating func begin(at now: Instant) {
+        if now > self.now { self.now = now }
+        persisted.removeAll(keepingCapacity: true)
+        messages.removeAll(keepingCapacity: true)
+        answer = nil
+        processDueDeadlines()
+    }
+
+    private mutating func finish() -> [Action] {
+        flushDiagnostics()
+        var actions = persisted
+        if let answer { actions.append(answer) }
+        actions.append(contentsOf: messages)
+        let next = nextDeadline()
+        if next != armedTimer {
+            armedTimer = next
+            actions.append(.armTimer(next))
+        }
+        return actions
+    }
+
+    private mutating func dispatch(_ call: CallID, _ method: Call) {
+        guard let client = clients[call.client] else {
+            // A call on a connection the core never saw: treat it as a fresh one with unknown pid.
+            clients[call.client] = ClientEntry(pid: 0)
+            return dispatch(call, method)
+        }
+        if method.needsHello {
+            guard let appID = client.appID else { return fail(call, .helloRequired) }
+            dispatchApp(call, method, appID: appID)
+        } else {
+            dispatchOther(call, method)
+        }
+    }
+
+    private mutating func dispatchApp(_ call: CallID, _ method: Call, appID: String) {
+        switch method {
+        case .goodbye: goodbye(call)
+        case .setAppState(let state):
+            move(appID, to: state)
+            reply(call, .empty)
+        case .getAuthorization: reply(call, .authorization(authorizationView(appID)))
+        case .watchAuthorization: watchAuthorization(call, appID: appID)
+        case .requestAuthorization(let level): requestAuthorization(call, appID: appID, level: level)
+        case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(call, appID: appID, purposeKey: key)
+        case .createSession(let requirement, let key):
+            createSession(call, appID: appID, kind: .explicit, requirement: requirement, purposeKey: key)
+        case .resumeSession(let id): resumeSession(call, appID: appID, id: id)
+        case .invalidateSession(let id): invalidateSession(call, appID: appID, id: id)
+        case .listSessions: reply(call, .sessions(sessionViews(of: appID)))
+        case .sessionDiagnostics(let id): sessionDiagnostics(call, appID: appID, id: id)
+        case .beginBackgroundActivity: beginBackgroundActivity(call, appID: appID)
+        case .liveUpdates: startLocationStream(call, appID: appID, monitor: nil)
+        case .monitorEvents(let monitor): startLocationStream(call, appID: appID, monitor: monitor)
+        default: dispatchOther(call, method)
+        }
+    }
+
+    private mutating func dispatchOther(_ call: CallID, _ method: Call) {
+        switch method {
+        case .hello(let appID, let state): hello(call, appID: appID, state: state)
+        case .status: reply(call, .status(status()))
+        case .listApps: reply(call, .apps(appViews()))
+        case .adminListSessions(let appID): adminListSessions(call, appID: appID)
+        case .setAuthorization(let appID, let setting, let precise):
+            setAuthorization(call, appID: appID, setting: setting, precise: precise)
+        case .setLocationServices(let enabled): setLocationServices(call, enabled: enabled)
+        case .adminSetAppState(let appID, let state): adminSetAppState(call, appID: appID, state: state)
+        case .locationButton(let appID): locationButton(call, appID: appID)
+        case .prompts: startAgent(call)
+        case .answerPrompt(let id, let answer, let accuracy): answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
+        case .watch: startWatch(call)
+        default: fail(call, .methodNotFound(method: "\(method)"))
+        }
+    }
+
+    // MARK: Output
+
+    mutating func reply(_ call: CallID, _ reply: Reply) {
+        answer = .reply(call, reply)
+    }
+
+    mutating func fail(_ call: CallID, _ error: LocationError) {
+        answer = .fail(call, error)
+    }
+
+    mutating func persist(_ write: Persist) {
+        persisted.append(.persist(write))
+    }
+
+    mutating func emit(_ stream: CallID, _ message: StreamMessage) {
+        messages.append(.emit(stream, message))
+    }
+
+    /// Reports a state change to every `Admin.Watch` stream; the detail is built only when someone watches.
+    mutating func announce(
+        _ kind: AdminEventKind, app: String?, session: SessionID? = nil, _ detail: @autoclosure () -> String
+    ) {
+        guard !watchers.isEmpty else { return }
+        let event = AdminEvent(kind: kind, appID: app, sessionID: session, detail: detail(), at: now)
+        for watcher in watchers { emit(watcher, .event(event)) }
+    }
+
+    mutating func markDirty(_ appID: String) {
+        dirtyApps.insert(appID)
+    }
+
+    // MARK: Queries
+
+    /// The record as the rules read it, with the restricted overlay (A1).
+    func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
+        app.record.overlaid(restricted: configuration.restrictedApps.contains(app.appID))
+    }
+
+    package func authorizationView(_ appID: String) -> AuthorizationView {
+        guard let app = apps[appID] else { return AuthorizationView(AuthorizationRecord()) }
+        return AuthorizationView(effectiveRecord(app))
+    }
+
+    /// The stored (not overlaid) record of an app, as the store holds it.
+    package func storedRecord(_ appID: String) -> AuthorizationRecord? { apps[appID]?.record }
+
+    /// The app's lifecycle state and whether it is in use (L2).
+    package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? {
+        apps[appID].map { ($0.state, $0.inUse) }
+    }
+
+    /// Ids of every live session, in order.
+    package var sessionIDs: [SessionID] { sessions.keys.sorted() }
+
+    /// The current view of a session, if it is live.
+    package func sessionView(_ id: SessionID) -> SessionView? {
+        guard let session = sessions[id], let app = apps[session.appID] else { return nil }
+        return view(of: session, context: context(of: app))
+    }
+
+    /// The heads of every app's prompt queue, oldest first.
+    package var pendingPromptViews: [PromptView] {
+        apps.values.compactMap { app in app.queue.first.flatMap { promptView($0) } }
+            .sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
+    }
+
+    /// Every pending prompt of an app, head first.
+    package func queuedPrompts(of appID: String) -> [PromptView] {
+        (apps[appID]?.queue ?? []).compactMap { promptView($0) }
+    }
+
+    package var isProviderRunning: Bool { providerRunning }
+}

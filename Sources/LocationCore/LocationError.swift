@@ -1,0 +1,107 @@
+/// Every error locd answers, one case per Varlink error name of PROTOCOL.md.
+///
+/// Each case carries the error's parameters and enough context for a ``message`` that says what to do.
+package enum LocationError: Error, Hashable, Sendable {
+    // io.locd.App
+    case helloRequired
+    case appUnknown(appID: String)
+    case noSuchSession(id: String)
+    case sessionInvalidated(id: String)
+    case usageDescriptionMissing(key: String, manifest: String)
+    case unknownPurposeKey(purposeKey: String, manifest: String)
+    case limitExceeded(limit: String, maximum: Int)
+    case backgroundActivityUnavailable(reason: String)
+    // io.locd.Admin
+    case noSuchApp(appID: String)
+    case noSuchPrompt(id: String)
+    case invalidAnswer(id: String, answer: String)
+    // org.varlink.service
+    case methodNotFound(method: String)
+    case interfaceNotFound(interface: String)
+    case invalidParameter(parameter: String, reason: String)
+    case expectedMore
+    case permissionDenied(reason: String)
+
+    /// The fully qualified Varlink error name.
+    package var varlinkName: String {
+        switch self {
+        case .helloRequired: "io.locd.App.HelloRequired"
+        case .appUnknown: "io.locd.App.AppUnknown"
+        case .noSuchSession: "io.locd.App.NoSuchSession"
+        case .sessionInvalidated: "io.locd.App.SessionInvalidated"
+        case .usageDescriptionMissing: "io.locd.App.UsageDescriptionMissing"
+        case .unknownPurposeKey: "io.locd.App.UnknownPurposeKey"
+        case .limitExceeded: "io.locd.App.LimitExceeded"
+        case .backgroundActivityUnavailable: "io.locd.App.BackgroundActivityUnavailable"
+        case .noSuchApp: "io.locd.Admin.NoSuchApp"
+        case .noSuchPrompt: "io.locd.Admin.NoSuchPrompt"
+        case .invalidAnswer: "io.locd.Admin.InvalidAnswer"
+        case .methodNotFound: "org.varlink.service.MethodNotFound"
+        case .interfaceNotFound: "org.varlink.service.InterfaceNotFound"
+        case .invalidParameter: "org.varlink.service.InvalidParameter"
+        case .expectedMore: "org.varlink.service.ExpectedMore"
+        case .permissionDenied: "org.varlink.service.PermissionDenied"
+        }
+    }
+
+    /// The error's parameters as the IDL declares them.
+    package var parameters: [(name: String, value: ErrorValue)] {
+        switch self {
+        case .helloRequired, .expectedMore, .permissionDenied: []
+        case .appUnknown(let appID), .noSuchApp(let appID): [("appId", .string(appID))]
+        case .noSuchSession(let id), .sessionInvalidated(let id), .noSuchPrompt(let id): [("id", .string(id))]
+        case .usageDescriptionMissing(let key, _): [("key", .string(key))]
+        case .unknownPurposeKey(let key, _): [("purposeKey", .string(key))]
+        case .limitExceeded(let limit, let maximum): [("limit", .string(limit)), ("maximum", .int(maximum))]
+        case .backgroundActivityUnavailable(let reason): [("reason", .string(reason))]
+        case .invalidAnswer(let id, let answer): [("id", .string(id)), ("answer", .string(answer))]
+        case .methodNotFound(let method): [("method", .string(method))]
+        case .interfaceNotFound(let interface): [("interface", .string(interface))]
+        case .invalidParameter(let parameter, _): [("parameter", .string(parameter))]
+        }
+    }
+
+    /// A sentence for people: what went wrong and what to do about it.
+    package var message: String {
+        switch self {
+        case .helloRequired:
+            "call io.locd.App.Hello(appId) on this connection before any other io.locd.App method"
+        case .appUnknown(let appID):
+            "no manifest for \(appID): install apps.d/\(appID).toml (or set allow-unknown-apps = true for development)"
+        case .noSuchSession(let id):
+            "no session \(id) belongs to this app: use an id returned by CreateSession or ListSessions"
+        case .sessionInvalidated(let id):
+            "session \(id) has ended and cannot be used again: create a new session"
+        case .usageDescriptionMissing(let key, let manifest):
+            "add \(key) to \(manifest), then reload locd"
+        case .unknownPurposeKey(let key, let manifest):
+            "add \(key) to [\(Manifest.temporaryKey)] in \(manifest), then reload locd"
+        case .limitExceeded(let limit, let maximum):
+            "the app already has \(maximum) (\(limit)): end some first, or raise \(limit) in locd.toml"
+        case .backgroundActivityUnavailable(let reason):
+            reason
+        case .noSuchApp(let appID):
+            "no app \(appID) is known: check `locctl apps` for the ids locd knows"
+        case .noSuchPrompt(let id):
+            "prompt \(id) is not waiting for an answer: answer the prompt the Prompts stream sent last for its app"
+        case .invalidAnswer(let id, let answer):
+            "\(answer) is not one of the options of prompt \(id): answer with one of the prompt's options"
+        case .methodNotFound(let method):
+            "no method \(method): see GetInterfaceDescription for the methods this interface has"
+        case .interfaceNotFound(let interface):
+            "no interface \(interface): this server offers io.locd.App, io.locd.Admin and org.varlink.service"
+        case .invalidParameter(let parameter, let reason):
+            "parameter \(parameter): \(reason)"
+        case .expectedMore:
+            "this method streams: call it with \"more\": true"
+        case .permissionDenied(let reason):
+            reason
+        }
+    }
+}
+
+/// A value of an error parameter: the only two types locd's errors carry.
+package enum ErrorValue: Hashable, Sendable {
+    case string(String)
+    case int(Int)
+}

@@ -1,0 +1,72 @@
+/// An app's declaration of what it may ask for: the Info.plist of this system (SEMANTICS §2).
+///
+/// Parsed from TOML outside the core; here it is a plain value.
+package struct Manifest: Hashable, Codable, Sendable {
+    /// How `Hello` is verified (SEMANTICS I1).
+    package enum Identity: String, CaseIterable, Codable, Sendable {
+        case executable
+        case uid
+        case any
+    }
+
+    package var appID: String
+    /// Where the manifest came from, for messages that say which file to edit.
+    package var source: String
+    package var whenInUseUsageDescription: String?
+    package var alwaysAndWhenInUseUsageDescription: String?
+    package var temporaryUsageDescriptions: [String: String]
+    package var defaultAccuracyReduced: Bool
+    package var requireExplicitServiceSession: Bool
+    package var backgroundLocation: Bool
+    package var identity: Identity
+    package var executables: [String]
+    package var users: [String]
+
+    package init(
+        appID: String,
+        source: String = "",
+        whenInUseUsageDescription: String? = nil,
+        alwaysAndWhenInUseUsageDescription: String? = nil,
+        temporaryUsageDescriptions: [String: String] = [:],
+        defaultAccuracyReduced: Bool = false,
+        requireExplicitServiceSession: Bool = false,
+        backgroundLocation: Bool = false,
+        identity: Identity = .executable,
+        executables: [String] = [],
+        users: [String] = []
+    ) {
+        self.appID = appID
+        self.source = source.isEmpty ? "apps.d/\(appID).toml" : source
+        self.whenInUseUsageDescription = whenInUseUsageDescription
+        self.alwaysAndWhenInUseUsageDescription = alwaysAndWhenInUseUsageDescription
+        self.temporaryUsageDescriptions = temporaryUsageDescriptions
+        self.defaultAccuracyReduced = defaultAccuracyReduced
+        self.requireExplicitServiceSession = requireExplicitServiceSession
+        self.backgroundLocation = backgroundLocation
+        self.identity = identity
+        self.executables = executables
+        self.users = users
+    }
+
+    /// The manifest an unknown app gets when `allow-unknown-apps` is on (M3).
+    package static func unknownApp(_ appID: String) -> Manifest {
+        Manifest(
+            appID: appID,
+            source: "(allow-unknown-apps)",
+            whenInUseUsageDescription: "(no description)",
+            alwaysAndWhenInUseUsageDescription: "(no description)",
+            identity: .any
+        )
+    }
+
+    package static let whenInUseKey = "NSLocationWhenInUseUsageDescription"
+    package static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
+    package static let temporaryKey = "NSLocationTemporaryUsageDescriptionDictionary"
+
+    /// The usage-description key a requirement needs and lacks, if any (S2).
+    func missingDescription(for requirement: Requirement) -> String? {
+        if requirement >= .whenInUse && whenInUseUsageDescription == nil { return Manifest.whenInUseKey }
+        if requirement == .always && alwaysAndWhenInUseUsageDescription == nil { return Manifest.alwaysKey }
+        return nil
+    }
+}
