@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -20,6 +21,14 @@ let package = Package(
         .target(
             name: "LocationConfiguration",
             dependencies: ["LocationCore", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        // Generic Varlink framing, server and client on SwiftNIO.
+        .target(
+            name: "Varlink",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .executableTarget(
             name: "locd",

@@ -1,0 +1,185 @@
+import LocationCore
+import Varlink
+
+/// Turns a Varlink call of `io.locd.App` or `io.locd.Admin` into the core's ``Call``, checking every
+/// parameter's presence and type; bad input becomes the standard error that names the parameter.
+enum CallDecoder {
+    /// The call, or the error that answers it.
+    static func decode(_ call: VarlinkCall) -> Result<Call, VarlinkError> {
+        let reader = ParameterReader(parameters: call.parameters)
+        do throws(VarlinkError) {
+            let decoded: Call
+            switch call.interface {
+            case "io.locd.App": decoded = try app(call.memberName, reader)
+            case "io.locd.Admin": decoded = try admin(call.memberName, reader)
+            default: return .failure(.interfaceNotFound(call.interface))
+            }
+            return decoded.isStreaming && !call.more ? .failure(.expectedMore) : .success(decoded)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func app(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {
+        do {
+            switch name {
+            case "Hello":
+                try p.only(["appId", "state"])
+                return .hello(appID: try p.string("appId"), state: try p.optionalEnum("state"))
+            case "Goodbye":
+                try p.only([])
+                return .goodbye
+            case "SetAppState":
+                try p.only(["state"])
+                return .setAppState(try p.enumeration("state"))
+            case "GetAuthorization":
+                try p.only([])
+                return .getAuthorization
+            case "WatchAuthorization":
+                try p.only([])
+                return .watchAuthorization
+            case "RequestAuthorization":
+                try p.only(["level"])
+                return .requestAuthorization(try p.enumeration("level"))
+            case "RequestTemporaryFullAccuracy":
+                try p.only(["purposeKey"])
+                return .requestTemporaryFullAccuracy(purposeKey: try p.string("purposeKey"))
+            case "CreateSession":
+                try p.only(["authorization", "fullAccuracyPurposeKey"])
+                return .createSession(
+                    try p.enumeration("authorization"), purposeKey: try p.optionalString("fullAccuracyPurposeKey"))
+            case "ResumeSession":
+                try p.only(["id"])
+                return .resumeSession(try p.string("id"))
+            case "InvalidateSession":
+                try p.only(["id"])
+                return .invalidateSession(try p.string("id"))
+            case "ListSessions":
+                try p.only([])
+                return .listSessions
+            case "SessionDiagnostics":
+                try p.only(["id"])
+                return .sessionDiagnostics(try p.string("id"))
+            case "BeginBackgroundActivity":
+                try p.only([])
+                return .beginBackgroundActivity
+            case "LiveUpdates":
+                try p.only(["configuration"])
+                return .liveUpdates(try p.optionalEnum("configuration") ?? .standard)
+            case "MonitorEvents":
+                try p.only(["monitor"])
+                return .monitorEvents(monitor: try p.string("monitor"))
+            default:
+                throw VarlinkError.methodNotFound("io.locd.App.\(name)")
+            }
+        }
+    }
+
+    private static func admin(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {
+        do {
+            switch name {
+            case "Status":
+                try p.only([])
+                return .status
+            case "ListApps":
+                try p.only([])
+                return .listApps
+            case "ListSessions":
+                try p.only(["appId"])
+                return .adminListSessions(appID: try p.optionalString("appId"))
+            case "SetAuthorization":
+                try p.only(["appId", "setting", "precise"])
+                return .setAuthorization(
+                    appID: try p.string("appId"), setting: try p.optionalEnum("setting"),
+                    precise: try p.optionalBool("precise"))
+            case "SetLocationServices":
+                try p.only(["enabled"])
+                return .setLocationServices(try p.bool("enabled"))
+            case "SetAppState":
+                try p.only(["appId", "state"])
+                return .adminSetAppState(appID: try p.string("appId"), state: try p.enumeration("state"))
+            case "LocationButton":
+                try p.only(["appId"])
+                return .locationButton(appID: try p.string("appId"))
+            case "Prompts":
+                try p.only([])
+                return .prompts
+            case "AnswerPrompt":
+                try p.only(["id", "answer", "accuracy"])
+                return .answerPrompt(
+                    id: try p.string("id"), answer: try p.enumeration("answer"), accuracy: try p.optionalEnum("accuracy"))
+            case "Watch":
+                try p.only([])
+                return .watch
+            default:
+                throw VarlinkError.methodNotFound("io.locd.Admin.\(name)")
+            }
+        }
+    }
+}
+
+/// Reads typed parameters, throwing `InvalidParameter` with a message that says what was expected.
+struct ParameterReader {
+    let parameters: JSONObject
+
+    /// Refuses parameters the method does not declare.
+    func only(_ names: Set<String>) throws(VarlinkError) {
+        for key in parameters.keys where !names.contains(key) {
+            let allowed = names.isEmpty ? "it takes none" : "it takes " + names.sorted().joined(separator: ", ")
+            throw .invalidParameter(key, message: "unknown parameter \(key): \(allowed)")
+        }
+    }
+
+    private func value(_ name: String) -> JSONValue? {
+        guard let value = parameters[name], value != .null else { return nil }
+        return value
+    }
+
+    func optionalString(_ name: String) throws(VarlinkError) -> String? {
+        guard let value = value(name) else { return nil }
+        guard let string = value.stringValue else {
+            throw .invalidParameter(name, message: "expected a string, found \(value.typeName)")
+        }
+        return string
+    }
+
+    func string(_ name: String) throws(VarlinkError) -> String {
+        guard let string = try optionalString(name) else {
+            throw .invalidParameter(name, message: "missing: \(name) is required")
+        }
+        return string
+    }
+
+    func optionalBool(_ name: String) throws(VarlinkError) -> Bool? {
+        guard let value = value(name) else { return nil }
+        guard let bool = value.boolValue else {
+            throw .invalidParameter(name, message: "expected a bool, found \(value.typeName)")
+        }
+        return bool
+    }
+
+    func bool(_ name: String) throws(VarlinkError) -> Bool {
+        guard let bool = try optionalBool(name) else {
+            throw .invalidParameter(name, message: "missing: \(name) is required")
+        }
+        return bool
+    }
+
+    func optionalEnum<E: RawRepresentable & CaseIterable>(_ name: String) throws(VarlinkError) -> E?
+    where E.RawValue == String {
+        guard let text = try optionalString(name) else { return nil }
+        guard let value = E(rawValue: text) else {
+            let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidParameter(name, message: "\(text) is not one of: \(allowed)")
+        }
+        return value
+    }
+
+    func enumeration<E: RawRepresentable & CaseIterable>(_ name: String) throws(VarlinkError) -> E
+    where E.RawValue == String {
+        guard let value: E = try optionalEnum(name) else {
+            throw .invalidParameter(name, message: "missing: \(name) is required")
+        }
+        return value
+    }
+}

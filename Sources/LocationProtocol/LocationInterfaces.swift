@@ -1,0 +1,251 @@
+/// The Varlink interface texts of locd, exactly as PROTOCOL.md gives them; served verbatim by
+/// `org.varlink.service.GetInterfaceDescription` and parsed by independent clients.
+public enum LocationInterfaces {
+    /// `io.locd.App`.
+    public static let app = """
+        # Location sessions for apps, mirroring Core Location's CLServiceSession.
+        interface io.locd.App
+
+        # An app's authorization record as Core Location reports it, and the Settings label.
+        type Authorization (
+          status: (notDetermined, restricted, denied, authorizedAlways, authorizedWhenInUse),
+          accuracy: (fullAccuracy, reducedAccuracy),
+          provisional: bool,
+          oneTime: bool,
+          temporaryFullAccuracy: bool,
+          settingsLabel: (restricted, never, askNextTime, whileUsing, always)
+        )
+
+        # The flags that are set, in bit order (empty when nothing limits), and the same as a mask:
+        # bit 0 authorizationDenied ... bit 13 authorizationRequestInProgress.
+        type Diagnostic (
+          flags: [](authorizationDenied, authorizationDeniedGlobally, authorizationRestricted,
+                    stationary, insufficientlyInUse, locationUnavailable, accuracyLimited,
+                    conditionUnsupported, conditionLimitExceeded, persistenceUnavailable,
+                    alwaysAuthorizationDenied, fullAccuracyDenied, serviceSessionRequired,
+                    authorizationRequestInProgress),
+          mask: int
+        )
+
+        # A session. While lingering, deadline is CLOCK_BOOTTIME nanoseconds and remainingSeconds the
+        # time left.
+        type Session (
+          id: string,
+          appId: string,
+          kind: (explicit, implicit, backgroundActivity),
+          authorization: (none, whenInUse, always),
+          fullAccuracyPurposeKey: ?string,
+          state: (active, limited, lingering, invalidated),
+          diagnostic: Diagnostic,
+          deadline: ?int,
+          remainingSeconds: ?float
+        )
+
+        # A location fix; timestamp is Unix time in seconds.
+        type Location (
+          latitude: float,
+          longitude: float,
+          altitude: ?float,
+          horizontalAccuracy: float,
+          verticalAccuracy: ?float,
+          speed: ?float,
+          course: ?float,
+          timestamp: float
+        )
+
+        type Update (
+          location: ?Location,
+          diagnostic: Diagnostic
+        )
+
+        type CircularCondition (
+          latitude: float,
+          longitude: float,
+          radius: float
+        )
+
+        type MonitorEvent (
+          monitor: string,
+          identifier: string,
+          state: (unknown, satisfied, unsatisfied),
+          date: float,
+          diagnostic: Diagnostic
+        )
+
+        # Binds this connection to an app; must precede every other io.locd.App call.
+        method Hello(appId: string, state: ?(foreground, background)) -> (
+          authorization: Authorization,
+          lingeringSessions: []Session
+        )
+
+        # Ends this client cleanly: its sessions end now, with no relaunch window.
+        method Goodbye() -> ()
+
+        method SetAppState(state: (foreground, background)) -> ()
+
+        method GetAuthorization() -> (authorization: Authorization)
+
+        # Current authorization first, then every change (locationManagerDidChangeAuthorization).
+        method WatchAuthorization() -> (authorization: Authorization)
+
+        # Legacy requestWhenInUseAuthorization / requestAlwaysAuthorization; replies at once.
+        method RequestAuthorization(level: (whenInUse, always)) -> (authorization: Authorization)
+
+        # Legacy requestTemporaryFullAccuracyAuthorization(withPurposeKey:); replies at once.
+        method RequestTemporaryFullAccuracy(purposeKey: string) -> (authorization: Authorization)
+
+        method CreateSession(authorization: (none, whenInUse, always), fullAccuracyPurposeKey: ?string) -> (
+          session: Session
+        )
+
+        # Takes over a lingering session of the same app.
+        method ResumeSession(id: string) -> (session: Session)
+
+        method InvalidateSession(id: string) -> ()
+
+        method ListSessions() -> (sessions: []Session)
+
+        # Current diagnostic first, then each change; the final reply has ended = true.
+        method SessionDiagnostics(id: string) -> (diagnostic: Diagnostic, ended: bool)
+
+        method BeginBackgroundActivity() -> (session: Session)
+
+        method LiveUpdates(
+          configuration: ?(default, automotiveNavigation, otherNavigation, fitness, airborne)
+        ) -> (update: Update)
+
+        method AddCondition(monitor: string, identifier: string, condition: CircularCondition) -> ()
+
+        method RemoveCondition(monitor: string, identifier: string) -> ()
+
+        method MonitorEvents(monitor: string) -> (event: MonitorEvent)
+
+        error HelloRequired ()
+        error AppUnknown (appId: string)
+        error NoSuchSession (id: string)
+        error SessionInvalidated (id: string)
+        error UsageDescriptionMissing (key: string)
+        error UnknownPurposeKey (purposeKey: string)
+        error LimitExceeded (limit: string, maximum: int)
+        error BackgroundActivityUnavailable (reason: string)
+        """
+
+    /// `io.locd.Admin`.
+    public static let admin = """
+        # Administration, prompts and observation of locd.
+        interface io.locd.Admin
+
+        type Authorization (
+          status: (notDetermined, restricted, denied, authorizedAlways, authorizedWhenInUse),
+          accuracy: (fullAccuracy, reducedAccuracy),
+          provisional: bool,
+          oneTime: bool,
+          temporaryFullAccuracy: bool,
+          settingsLabel: (restricted, never, askNextTime, whileUsing, always)
+        )
+
+        type Diagnostic (
+          flags: [](authorizationDenied, authorizationDeniedGlobally, authorizationRestricted,
+                    stationary, insufficientlyInUse, locationUnavailable, accuracyLimited,
+                    conditionUnsupported, conditionLimitExceeded, persistenceUnavailable,
+                    alwaysAuthorizationDenied, fullAccuracyDenied, serviceSessionRequired,
+                    authorizationRequestInProgress),
+          mask: int
+        )
+
+        type Session (
+          id: string,
+          appId: string,
+          kind: (explicit, implicit, backgroundActivity),
+          authorization: (none, whenInUse, always),
+          fullAccuracyPurposeKey: ?string,
+          state: (active, limited, lingering, invalidated),
+          diagnostic: Diagnostic,
+          deadline: ?int,
+          remainingSeconds: ?float
+        )
+
+        type AppEntry (
+          appId: string,
+          manifest: string,
+          state: (notRunning, foreground, background, terminated),
+          inUse: bool,
+          usingLocationInBackground: bool,
+          authorization: Authorization,
+          clients: int,
+          sessions: int
+        )
+
+        type Prompt (
+          id: string,
+          appId: string,
+          kind: (authorization, alwaysUpgrade, temporaryFullAccuracy),
+          usageDescription: string,
+          purposeKey: ?string,
+          options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow),
+          defaultAccuracy: (full, reduced),
+          accuracyToggle: bool,
+          raisedAt: float
+        )
+
+        type ProviderStatus (
+          name: string,
+          running: bool,
+          hasFix: bool,
+          lastFix: ?float
+        )
+
+        # appsUsingLocation: apps receiving location right now (the status-bar / Control Centre list).
+        type DaemonStatus (
+          version: string,
+          pid: int,
+          uptimeSeconds: float,
+          locationServicesEnabled: bool,
+          provider: ProviderStatus,
+          storeHealthy: bool,
+          apps: int,
+          clients: int,
+          sessions: int,
+          lingeringSessions: int,
+          pendingPrompts: int,
+          agents: int,
+          appsUsingLocation: []string,
+          appsUsingLocationInBackground: []string
+        )
+
+        type Event (
+          kind: (sessionCreated, sessionChanged, sessionEnded, appStateChanged,
+                 authorizationChanged, promptRaised, promptResolved, servicesChanged),
+          appId: ?string,
+          sessionId: ?string,
+          detail: string,
+          timestamp: float
+        )
+
+        method Status() -> (status: DaemonStatus)
+        method ListApps() -> (apps: []AppEntry)
+        method ListSessions(appId: ?string) -> (sessions: []Session)
+        method SetAuthorization(appId: string, setting: ?(never, askNextTime, whileUsing, always), precise: ?bool) -> (authorization: Authorization)
+        method SetLocationServices(enabled: bool) -> ()
+        method SetAppState(appId: string, state: (foreground, background)) -> ()
+        # A trusted location button was pressed for the app: one-time grant, no prompt.
+        method LocationButton(appId: string) -> (authorization: Authorization)
+        # Registers the caller as an agent while the call is open: the head prompt of each app's queue,
+        # pending ones first, then each new one; withdrawn names a prompt sent earlier that is gone.
+        method Prompts() -> (prompt: ?Prompt, withdrawn: ?string)
+        method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow), accuracy: ?(full, reduced)) -> ()
+        # Every state change, as it happens.
+        method Watch() -> (event: Event)
+        method Reload() -> ()
+
+        error NoSuchApp (appId: string)
+        error NoSuchPrompt (id: string)
+        error InvalidAnswer (id: string, answer: string)
+        """
+
+    /// Every interface locd serves besides `org.varlink.service`, by name.
+    public static let all: [(name: String, description: String)] = [
+        ("io.locd.App", app),
+        ("io.locd.Admin", admin),
+    ]
+}

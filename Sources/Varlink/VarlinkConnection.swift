@@ -1,0 +1,205 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The peer of a Unix socket connection, from `SO_PEERCRED`.
+public struct PeerCredentials: Sendable, Hashable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+
+    public init(pid: Int32, uid: UInt32, gid: UInt32) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// What a Varlink server does with calls; every method runs on the server's one event loop.
+public protocol VarlinkServerDelegate: AnyObject {
+    /// A connection was accepted and its credentials read.
+    func opened(_ connection: VarlinkConnection)
+    /// A call to one of the served interfaces; answer it with ``VarlinkConnection/reply(_:_:continues:)``
+    /// or ``VarlinkConnection/fail(_:_:)`` (at once or later). The next call on the connection waits
+    /// until the final reply (oneway calls need none).
+    func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection)
+    /// The connection closed, for any reason.
+    func closed(_ connection: VarlinkConnection)
+}
+
+/// One client connection. Loop-bound: use it only on the server's event loop.
+public final class VarlinkConnection {
+    public let id: UInt64
+    public private(set) var credentials: PeerCredentials?
+    let channel: Channel
+    let server: VarlinkServerCore
+    private var queue: [(serial: UInt64, call: VarlinkCall)] = []
+    private var current: UInt64?
+    private var nextSerial: UInt64 = 1
+    private var ready = false
+    public private(set) var isClosed = false
+    /// Bytes handed to the socket and not yet written.
+    public private(set) var pendingWriteBytes = 0
+
+    init(id: UInt64, channel: Channel, server: VarlinkServerCore) {
+        self.id = id
+        self.channel = channel
+        self.server = server
+    }
+
+    func becameReady(_ credentials: PeerCredentials?) {
+        self.credentials = credentials
+        ready = true
+        server.delegate?.opened(self)
+        dispatchNext()
+    }
+
+    func enqueue(_ call: VarlinkCall) {
+        queue.append((nextSerial, call))
+        nextSerial += 1
+        dispatchNext()
+    }
+
+    private func dispatchNext() {
+        while ready && !isClosed && current == nil && !queue.isEmpty {
+            let (serial, call) = queue.removeFirst()
+            if !call.oneway { current = serial }
+            server.dispatch(call, serial: serial, on: self)
+        }
+    }
+
+    /// Sends a reply to the call `serial`; a final one (no `continues`) lets the next call in.
+    public func reply(_ serial: UInt64, _ parameters: JSONObject = [:], continues: Bool = false) {
+        send(serial, VarlinkReply(parameters: parameters, continues: continues))
+    }
+
+    /// Sends an error reply to the call `serial`, ending it.
+    public func fail(_ serial: UInt64, _ error: VarlinkError) {
+        send(serial, VarlinkReply(error: error))
+    }
+
+    /// The call that is being answered now, if any.
+    public var currentCall: UInt64? { current }
+
+    private func send(_ serial: UInt64, _ reply: VarlinkReply) {
+        guard !isClosed, serial == current else { return }
+        var text = ""
+        reply.write(to: &text)
+        write(text)
+        if !reply.continues {
+            current = nil
+            dispatchNext()
+        }
+    }
+
+    /// Writes one raw frame; past the write-buffer limit the connection is closed instead (PROTOCOL limits).
+    func write(_ text: String) {
+        var buffer = channel.allocator.buffer(capacity: text.utf8.count + 1)
+        buffer.writeString(text)
+        buffer.writeInteger(UInt8(0))
+        let size = buffer.readableBytes
+        if pendingWriteBytes + size > server.maximumWriteBuffer {
+            server.log("closing connection \(id): \(pendingWriteBytes + size) bytes unread, over max-write-buffer")
+            close()
+            return
+        }
+        pendingWriteBytes += size
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in pendingWriteBytes -= size }
+        channel.writeAndFlush(buffer, promise: promise)
+    }
+
+    /// Closes the connection; ``VarlinkServerDelegate/closed(_:)`` follows.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        channel.close(promise: nil)
+    }
+
+    func markClosed() {
+        isClosed = true
+        queue.removeAll()
+    }
+}
+
+/// `struct ucred` of `<sys/socket.h>` (hidden behind `_GNU_SOURCE` in Glibc's module): three 32-bit fields.
+struct RawPeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// The channel handler that turns frames into calls for one ``VarlinkConnection``.
+final class VarlinkConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let server: VarlinkServerCore
+    private var connection: VarlinkConnection?
+
+    init(server: VarlinkServerCore) {
+        self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let connection = server.accept(context.channel)
+        self.connection = connection
+        guard let connection else {
+            context.close(promise: nil)
+            return
+        }
+        guard let provider = context.channel as? SocketOptionProvider else {
+            connection.becameReady(nil)
+            return
+        }
+        let future: EventLoopFuture<RawPeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        future.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let cred):
+                connection.becameReady(PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid))
+            case .failure:
+                connection.becameReady(nil)
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let connection else { return }
+        let frame = unwrapInboundIn(data)
+        switch VarlinkCall.decode(frame.readableBytesView) {
+        case .success(let call):
+            connection.enqueue(call)
+        case .failure(let error):
+            // The framing is intact, so the connection stays usable.
+            var text = ""
+            VarlinkReply(error: error).write(to: &text)
+            connection.write(text)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let connection {
+            connection.markClosed()
+            server.release(connection)
+        }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let tooLarge = error as? VarlinkFrameDecoder.FrameTooLarge, let connection {
+            var text = ""
+            VarlinkReply(
+                error: .invalidParameter(
+                    "", message: "message larger than max-message-bytes (\(tooLarge.maximum)): split it or raise the limit"
+                )
+            ).write(to: &text)
+            connection.write(text)
+            server.log("closing connection \(connection.id): message over \(tooLarge.maximum) bytes")
+        }
+        context.close(promise: nil)
+    }
+}

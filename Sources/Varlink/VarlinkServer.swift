@@ -1,0 +1,210 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `org.varlink.service.GetInfo` answers.
+public struct VarlinkServiceInfo: Sendable, Hashable {
+    public var vendor: String
+    public var product: String
+    public var version: String
+    public var url: String
+
+    public init(vendor: String, product: String, version: String, url: String) {
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+        self.url = url
+    }
+}
+
+/// The limits of PROTOCOL.md "Limits and bad input".
+public struct VarlinkLimits: Sendable, Hashable {
+    public var maximumConnections: Int
+    public var maximumMessageBytes: Int
+    public var maximumWriteBuffer: Int
+
+    public init(maximumConnections: Int = 4096, maximumMessageBytes: Int = 1 << 20, maximumWriteBuffer: Int = 4 << 20) {
+        self.maximumConnections = maximumConnections
+        self.maximumMessageBytes = maximumMessageBytes
+        self.maximumWriteBuffer = maximumWriteBuffer
+    }
+}
+
+/// The loop-bound heart of a server: connections, `org.varlink.service`, and routing to the delegate.
+final class VarlinkServerCore {
+    weak var delegate: VarlinkServerDelegate?
+    let info: VarlinkServiceInfo
+    let interfaces: [(name: String, description: String)]
+    let limits: VarlinkLimits
+    let logger: (String) -> Void
+    private var nextID: UInt64 = 1
+    private(set) var connections: [UInt64: VarlinkConnection] = [:]
+
+    var maximumWriteBuffer: Int { limits.maximumWriteBuffer }
+
+    init(
+        info: VarlinkServiceInfo, interfaces: [(name: String, description: String)], limits: VarlinkLimits,
+        logger: @escaping (String) -> Void
+    ) {
+        self.info = info
+        self.interfaces = interfaces
+        self.limits = limits
+        self.logger = logger
+    }
+
+    func log(_ message: String) { logger(message) }
+
+    /// A new connection, or `nil` past `max-connections` (it is closed at once, never left hanging).
+    func accept(_ channel: Channel) -> VarlinkConnection? {
+        guard connections.count < limits.maximumConnections else {
+            log("refusing a connection: \(connections.count) open, max-connections is \(limits.maximumConnections)")
+            return nil
+        }
+        let connection = VarlinkConnection(id: nextID, channel: channel, server: self)
+        nextID += 1
+        connections[connection.id] = connection
+        return connection
+    }
+
+    func release(_ connection: VarlinkConnection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        delegate?.closed(connection)
+    }
+
+    func dispatch(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
+        if call.interface == "org.varlink.service" {
+            return serviceCall(call, serial: serial, on: connection)
+        }
+        guard interfaces.contains(where: { $0.name == call.interface }) else {
+            return connection.fail(serial, .interfaceNotFound(call.interface))
+        }
+        guard let delegate else { return connection.fail(serial, .methodNotFound(call.method)) }
+        delegate.received(call, serial: serial, on: connection)
+    }
+
+    private func serviceCall(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
+        switch call.memberName {
+        case "GetInfo":
+            let names = ["org.varlink.service"] + interfaces.map(\.name)
+            connection.reply(
+                serial,
+                [
+                    "vendor": .string(info.vendor), "product": .string(info.product),
+                    "version": .string(info.version), "url": .string(info.url),
+                    "interfaces": .array(names.map { .string($0) }),
+                ])
+        case "GetInterfaceDescription":
+            guard let name = call.parameters["interface"]?.stringValue else {
+                return connection.fail(serial, .invalidParameter("interface", message: "expected an interface name"))
+            }
+            if name == "org.varlink.service" {
+                return connection.reply(serial, ["description": .string(VarlinkServer.serviceDescription)])
+            }
+            guard let interface = interfaces.first(where: { $0.name == name }) else {
+                return connection.fail(serial, .interfaceNotFound(name))
+            }
+            connection.reply(serial, ["description": .string(interface.description)])
+        default:
+            connection.fail(serial, .methodNotFound(call.method))
+        }
+    }
+}
+
+/// A Varlink server on a Unix socket, all of it on one event loop.
+///
+/// One loop keeps the daemon's state single-threaded: the delegate is called on that loop only, and
+/// replies are written from it, so no lock guards the session core.
+public final class VarlinkServer {
+    public let eventLoop: EventLoop
+    let core: VarlinkServerCore
+    private var listener: Channel?
+
+    /// - Parameters:
+    ///   - interfaces: each served interface's name and its exact IDL text (`GetInterfaceDescription`).
+    ///   - logger: where refusals and closures are reported.
+    public init(
+        info: VarlinkServiceInfo, interfaces: [(name: String, description: String)], limits: VarlinkLimits,
+        eventLoop: EventLoop, delegate: VarlinkServerDelegate, logger: @escaping (String) -> Void
+    ) {
+        self.eventLoop = eventLoop
+        core = VarlinkServerCore(info: info, interfaces: interfaces, limits: limits, logger: logger)
+        core.delegate = delegate
+    }
+
+    /// Open connections.
+    public var connectionCount: Int { core.connections.count }
+
+    private func bootstrap() -> ServerBootstrap {
+        let bound = NIOLoopBound(core, eventLoop: eventLoop)
+        let maximum = core.limits.maximumMessageBytes
+        return ServerBootstrap(group: eventLoop)
+            .serverChannelOption(.backlog, value: 1024)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handlers: [ChannelHandler] = [
+                        ByteToMessageHandler(VarlinkFrameDecoder(maximumFrameLength: maximum)),
+                        VarlinkConnectionHandler(server: bound.value),
+                    ]
+                    try channel.pipeline.syncOperations.addHandlers(handlers)
+                }
+            }
+    }
+
+    /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
+    public func bind(path: String) throws {
+        eventLoop.preconditionInEventLoop()
+        let channel = try bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
+        chmod(path, 0o666)
+        listener = channel
+    }
+
+    /// Serves on a listening socket handed over by systemd (socket activation).
+    public func adopt(descriptor: CInt) throws {
+        listener = try bootstrap().withBoundSocket(descriptor).wait()
+    }
+
+    /// Stops listening and closes every connection.
+    public func close() {
+        listener?.close(promise: nil)
+        for connection in core.connections.values { connection.close() }
+    }
+
+    /// The IDL of `org.varlink.service`, as the Varlink specification gives it.
+    public static let serviceDescription = """
+        # The Varlink Service Interface is provided by every varlink service. It
+        # describes the service and the interfaces it implements.
+        interface org.varlink.service
+
+        # Get a list of all the interfaces a service provides and information
+        # about the implementation.
+        method GetInfo() -> (
+          vendor: string,
+          product: string,
+          version: string,
+          url: string,
+          interfaces: []string
+        )
+
+        # Get the description of an interface that is implemented by this service.
+        method GetInterfaceDescription(interface: string) -> (description: string)
+
+        # The requested interface was not found.
+        error InterfaceNotFound (interface: string)
+
+        # The requested method was not found
+        error MethodNotFound (method: string)
+
+        # The interface defines the requested method, but the supplied parameters
+        # are not understood.
+        error InvalidParameter (parameter: string)
+
+        # The service requires a call with more: true
+        error ExpectedMore ()
+
+        # The caller is not allowed to call this method.
+        error PermissionDenied ()
+        """
+}
