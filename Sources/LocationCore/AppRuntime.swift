@@ -80,6 +80,10 @@ struct AppRuntime {
         return nil
     }
 
+    /// What the app declares; an app whose manifest a reload removed declares nothing, so its next
+    /// request fails per S2 (M2) instead of passing as an unknown app.
+    var declared: Manifest { manifest ?? Manifest(appID: appID) }
+
     var optedOutOfImplicitSessions: Bool { manifest?.requireExplicitServiceSession ?? false }
 
     var isRunning: Bool { state == .foreground || state == .background }

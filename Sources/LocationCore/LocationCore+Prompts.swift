@@ -166,7 +166,7 @@ extension LocationCore {
 
     mutating func requestAuthorization(_ call: CallID, appID: String, level: RequestLevel) {
         let app = apps[appID]!
-        let manifest = app.manifest ?? .unknownApp(appID)
+        let manifest = app.declared
         let requirement: Requirement = level == .always ? .always : .whenInUse
         if let key = manifest.missingDescription(for: requirement) {
             return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
@@ -181,7 +181,7 @@ extension LocationCore {
     }
 
     mutating func requestTemporaryFullAccuracy(_ call: CallID, appID: String, purposeKey: String) {
-        let manifest = apps[appID]!.manifest ?? .unknownApp(appID)
+        let manifest = apps[appID]!.declared
         guard manifest.temporaryUsageDescriptions[purposeKey] != nil else {
             return fail(call, .unknownPurposeKey(purposeKey: purposeKey, manifest: manifest.source))
         }

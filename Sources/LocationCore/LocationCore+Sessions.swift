@@ -3,7 +3,7 @@ extension LocationCore {
     mutating func createSession(
         _ call: CallID, appID: String, kind: SessionKind, requirement: Requirement, purposeKey: String?
     ) {
-        let manifest = apps[appID]!.manifest ?? .unknownApp(appID)
+        let manifest = apps[appID]!.declared
         if let key = manifest.missingDescription(for: requirement) {
             return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
         }
@@ -146,7 +146,7 @@ extension LocationCore {
 
     mutating func beginBackgroundActivity(_ call: CallID, appID: String) {
         let app = apps[appID]!
-        let manifest = app.manifest ?? .unknownApp(appID)
+        let manifest = app.declared
         guard manifest.backgroundLocation else {
             return fail(
                 call,
@@ -175,7 +175,7 @@ extension LocationCore {
     /// `LiveUpdates` and `MonitorEvents`: an implicit session unless the app holds an explicit one (S10, S11).
     mutating func startLocationStream(_ call: CallID, appID: String, monitor: String?) {
         let app = apps[appID]!
-        let manifest = app.manifest ?? .unknownApp(appID)
+        let manifest = app.declared
         let optedOut = manifest.requireExplicitServiceSession
         if !optedOut, manifest.whenInUseUsageDescription == nil {
             return fail(call, .usageDescriptionMissing(key: Manifest.whenInUseKey, manifest: manifest.source))
