@@ -151,8 +151,12 @@ extension LocationCore {
     /// Stores a record change and follows it: withdraw, lift suppression, re-evaluate (A3, A4).
     mutating func changeRecord(_ appID: String, to record: AuthorizationRecord, by change: RecordChange) {
         switch change {
-        case .admin, .locationButton, .reload: apps[appID]!.suppressed.removeAll()
-        case .answer, .lifecycle: break
+        case .admin, .locationButton, .reload:
+            // Even a setting that leaves the record as it was is a person's decision: ask again (A3).
+            apps[appID]!.suppressed.removeAll()
+            if record == apps[appID]!.record { evaluatePrompts(appID) }
+        case .answer, .lifecycle:
+            break
         }
         guard record != apps[appID]!.record else { return }
         apps[appID]!.record = record
