@@ -200,10 +200,11 @@ extension LocationCore {
         }
     }
 
+    /// L2, S13: an owned background activity session; L7: or one restored at a restart and not yet taken back.
     func ownsBackgroundActivity(_ app: AppRuntime) -> Bool {
         app.sessions.contains { id in
             guard let session = sessions[id] else { return false }
-            return session.kind == .backgroundActivity && session.owner != nil
+            return session.kind == .backgroundActivity && (session.owner != nil || session.restored)
         }
     }
 

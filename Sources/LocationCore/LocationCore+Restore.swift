@@ -40,7 +40,8 @@ extension LocationCore {
             guard apps[stored.appID] != nil else { continue }
             let session = SessionEntry(
                 id: stored.id, appID: stored.appID, kind: stored.kind, requirement: stored.requirement,
-                purposeKey: stored.purposeKey, owner: nil, ownerPID: stored.ownerPID, lingerEnds: window)
+                purposeKey: stored.purposeKey, owner: nil, ownerPID: stored.ownerPID, lingerEnds: window,
+                restored: true)
             sessions[stored.id] = session
             apps[stored.appID]!.sessions.append(stored.id)
             apps[stored.appID]!.count(session, 1)

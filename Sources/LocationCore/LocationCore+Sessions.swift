@@ -91,6 +91,7 @@ extension LocationCore {
         sessions[id]!.owner = call.client
         sessions[id]!.ownerPID = clients[call.client]?.pid ?? 0
         sessions[id]!.lingerEnds = nil
+        sessions[id]!.restored = false
         persist(.session(sessions[id]!.snapshot))
         announce(.sessionChanged, app: appID, session: id, "resumed")
         cover(by: id)

@@ -15,6 +15,8 @@ struct SessionEntry {
     /// Mask and state as last reported, to report changes once.
     var mask = DiagnosticMask()
     var state: SessionState = .limited
+    /// Restored after a daemon restart and not yet taken back: its owner is only reconnecting (L7).
+    var restored = false
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
