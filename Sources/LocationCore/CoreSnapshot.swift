@@ -47,6 +47,5 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
     package var appID: String
     package var kind: PromptKind
     package var purposeKey: String?
-    package var requestedAlways: Bool
     package var raisedAt: Instant?
 }

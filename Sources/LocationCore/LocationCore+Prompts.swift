@@ -89,8 +89,7 @@ extension LocationCore {
     mutating func raise(_ key: PromptKey, appID: String) {
         let id = PromptID(epoch: epoch, number: nextPromptNumber)
         nextPromptNumber += 1
-        let always = key == .authorization && apps[appID]!.requests.contains { $0.key == key && $0.always }
-        prompts[id] = PromptEntry(id: id, appID: appID, key: key, requestedAlways: always)
+        prompts[id] = PromptEntry(id: id, appID: appID, key: key)
         apps[appID]!.queue.append(id)
         if apps[appID]!.queue.count == 1 {
             activate(id)
@@ -198,10 +197,7 @@ extension LocationCore {
         apps[appID]!.suppressed.remove(key)
         apps[appID]!.requests.append(PendingRequest(client: call.client, key: key, always: always))
         evaluatePrompts(appID)
-        let pending = apps[appID]!.queue.first { prompts[$0]?.key == key }
-        if let pending {
-            if always && key == .authorization { prompts[pending]!.requestedAlways = true }
-        } else {
+        if !apps[appID]!.queue.contains(where: { prompts[$0]?.key == key }) {
             apps[appID]!.requests.removeAll { $0.client == call.client && $0.key == key }
         }
     }
@@ -230,8 +226,9 @@ extension LocationCore {
         case .allowWhileUsing, .allowOnce:
             let chosen = view.accuracyToggle ? (accuracy ?? view.defaultAccuracy) : view.defaultAccuracy
             record.accuracy = chosen == .full ? .fullAccuracy : .reducedAccuracy
+            // P1: judged at answer time, from the sessions and the requests that still call for it.
             let always =
-                prompt.requestedAlways || apps[appID]!.effectiveRequirement == .always
+                apps[appID]!.effectiveRequirement == .always
                 || apps[appID]!.requests.contains { $0.key == .authorization && $0.always }
             if answer == .allowOnce {
                 record.status = .authorizedWhenInUse  // P2

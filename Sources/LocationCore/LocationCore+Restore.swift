@@ -51,8 +51,7 @@ extension LocationCore {
         for stored in snapshot.prompts.sorted(by: { $0.id < $1.id }) {
             guard apps[stored.appID]?.manifest != nil else { continue }
             var prompt = PromptEntry(
-                id: stored.id, appID: stored.appID, key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey),
-                requestedAlways: stored.requestedAlways)
+                id: stored.id, appID: stored.appID, key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey))
             if let raisedAt = stored.raisedAt, apps[stored.appID]!.queue.isEmpty {
                 prompt.raisedAt = raisedAt
                 prompt.timeoutAt = raisedAt.adding(configuration.promptTimeout)

@@ -37,15 +37,13 @@ struct PromptEntry {
     let id: PromptID
     let appID: String
     let key: PromptKey
-    var requestedAlways: Bool
     /// Set when it becomes the head of its queue (S9).
     var raisedAt: Instant?
     var timeoutAt: Instant?
 
     var snapshot: PromptSnapshot {
         PromptSnapshot(
-            id: id, appID: appID, kind: key.kind, purposeKey: key.purposeKey, requestedAlways: requestedAlways,
-            raisedAt: raisedAt)
+            id: id, appID: appID, kind: key.kind, purposeKey: key.purposeKey, raisedAt: raisedAt)
     }
 }
 

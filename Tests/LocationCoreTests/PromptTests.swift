@@ -303,6 +303,22 @@ struct PromptTests {
         #expect(h.authorization("com.ex.maps").provisional)
     }
 
+    @Test("P1: a RequestAuthorization(always) whose client left no longer makes the answer Always (S9)")
+    func requestAlwaysLeftBeforeAnswer() throws {
+        var h = Harness()
+        let app = h.launch("com.ex.maps")
+        _ = try h.created(app, .whenInUse)
+        let helper = h.connect(pid: 4242)
+        h.call(helper, .hello(appID: "com.ex.maps", state: nil))
+        h.call(helper, .requestAuthorization(.always))
+        h.disconnect(helper)
+
+        #expect(h.answer("com.ex.maps", .allowWhileUsing) == nil)
+
+        #expect(h.status("com.ex.maps") == .authorizedWhenInUse)
+        #expect(!h.authorization("com.ex.maps").provisional)
+    }
+
     @Test("P1: the effective requirement is judged when the prompt is answered, not when it was raised")
     func effectiveRequirementAtAnswerTime() throws {
         var h = Harness()
