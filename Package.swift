@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -30,6 +31,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The durable store of SEMANTICS §10: records, the global switch and this boot's state, in SQLite.
+        .target(
+            name: "LocationStore",
+            dependencies: ["LocationCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .executableTarget(
             name: "locd",
             dependencies: [
@@ -46,6 +52,10 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: ["LocationCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(
+            name: "LocationStoreTests",
+            dependencies: ["LocationStore", "LocationCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LocationConfigurationTests",

@@ -28,6 +28,20 @@ package struct AppSnapshot: Hashable, Codable, Sendable {
     package var graceEnds: Instant?
     package var relaunchEnds: Instant?
     package var inUseAtTermination: Bool
+
+    package init(
+        appID: String,
+        state: AppState,
+        graceEnds: Instant?,
+        relaunchEnds: Instant?,
+        inUseAtTermination: Bool
+    ) {
+        self.appID = appID
+        self.state = state
+        self.graceEnds = graceEnds
+        self.relaunchEnds = relaunchEnds
+        self.inUseAtTermination = inUseAtTermination
+    }
 }
 
 /// A session as stored; implicit sessions are never stored (they end with their stream).
@@ -39,6 +53,24 @@ package struct SessionSnapshot: Hashable, Codable, Sendable {
     package var purposeKey: String?
     package var ownerPID: Int32
     package var lingerEnds: Instant?
+
+    package init(
+        id: SessionID,
+        appID: String,
+        kind: SessionKind,
+        requirement: Requirement,
+        purposeKey: String?,
+        ownerPID: Int32,
+        lingerEnds: Instant?
+    ) {
+        self.id = id
+        self.appID = appID
+        self.kind = kind
+        self.requirement = requirement
+        self.purposeKey = purposeKey
+        self.ownerPID = ownerPID
+        self.lingerEnds = lingerEnds
+    }
 }
 
 /// A pending prompt as stored; `raisedAt` is set once it heads its app's queue.
@@ -48,4 +80,20 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
     package var kind: PromptKind
     package var purposeKey: String?
     package var raisedAt: Instant?
+
+    package init(
+        id: PromptID,
+        appID: String,
+        kind: PromptKind,
+        purposeKey: String?,
+        requestedAlways: Bool,
+        raisedAt: Instant?
+    ) {
+        self.id = id
+        self.appID = appID
+        self.kind = kind
+        self.purposeKey = purposeKey
+        self.requestedAlways = requestedAlways
+        self.raisedAt = raisedAt
+    }
 }

@@ -1,0 +1,110 @@
+import GRDB
+import LocationCore
+
+// Rows back into the core's snapshot values; a value this version cannot read is an error, never a guess.
+extension LocationStore {
+    func readSnapshot(_ db: Database) throws -> CoreSnapshot {
+        var snapshot = CoreSnapshot()
+        snapshot.locationServicesEnabled =
+            try Bool.fetchOne(db, sql: "SELECT location_services_enabled FROM settings WHERE id = 1") ?? true
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM records") {
+            let fields = StoredRow(row, table: "records", path: path)
+            let appID: String = try fields.value("app_id")
+            snapshot.records[appID] = AuthorizationRecord(
+                status: try fields.enumValue("status"),
+                provisional: try fields.value("provisional"),
+                oneTime: try fields.value("one_time"),
+                accuracy: try fields.enumValue("accuracy"),
+                temporaryFullAccuracy: try fields.value("temporary_full_accuracy"),
+                alwaysDecision: try fields.enumValue("always_decision")
+            )
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM apps") {
+            let fields = StoredRow(row, table: "apps", path: path)
+            snapshot.apps.append(
+                AppSnapshot(
+                    appID: try fields.value("app_id"),
+                    state: try fields.enumValue("state"),
+                    graceEnds: try fields.instant("grace_ends"),
+                    relaunchEnds: try fields.instant("relaunch_ends"),
+                    inUseAtTermination: try fields.value("in_use_at_termination")
+                )
+            )
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM sessions") {
+            let fields = StoredRow(row, table: "sessions", path: path)
+            snapshot.sessions.append(
+                SessionSnapshot(
+                    id: try fields.id("id", SessionID.init),
+                    appID: try fields.value("app_id"),
+                    kind: try fields.enumValue("kind"),
+                    requirement: try fields.enumValue("requirement"),
+                    purposeKey: try fields.value("purpose_key"),
+                    ownerPID: try fields.value("owner_pid"),
+                    lingerEnds: try fields.instant("linger_ends")
+                )
+            )
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM prompts") {
+            let fields = StoredRow(row, table: "prompts", path: path)
+            snapshot.prompts.append(
+                PromptSnapshot(
+                    id: try fields.id("id", PromptID.init),
+                    appID: try fields.value("app_id"),
+                    kind: try fields.enumValue("kind"),
+                    purposeKey: try fields.value("purpose_key"),
+                    requestedAlways: try fields.value("requested_always"),
+                    raisedAt: try fields.instant("raised_at")
+                )
+            )
+        }
+        // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
+        snapshot.apps.sort { $0.appID < $1.appID }
+        snapshot.sessions.sort { $0.id < $1.id }
+        snapshot.prompts.sort { $0.id < $1.id }
+        return snapshot
+    }
+}
+
+/// One stored row, read column by column into the core's types; errors name the table, row and column.
+private struct StoredRow {
+    let row: Row
+    let table: String
+    let path: String
+
+    init(_ row: Row, table: String, path: String) {
+        self.row = row
+        self.table = table
+        self.path = path
+    }
+
+    func value<Value: DatabaseValueConvertible>(_ column: String) throws -> Value {
+        do {
+            return try row.decode(Value.self, forColumn: column)
+        } catch {
+            throw unreadable(column, "\(row[column] ?? "NULL") is not a \(Value.self)")
+        }
+    }
+
+    func instant(_ column: String) throws -> Instant? {
+        let nanoseconds: Int64? = try value(column)
+        return nanoseconds.map(Instant.init(nanoseconds:))
+    }
+
+    func enumValue<Value: RawRepresentable>(_ column: String) throws -> Value where Value.RawValue == String {
+        let raw: String = try value(column)
+        guard let value = Value(rawValue: raw) else { throw unreadable(column, "unknown \(Value.self) \"\(raw)\"") }
+        return value
+    }
+
+    func id<ID>(_ column: String, _ parse: (String) -> ID?) throws -> ID {
+        let text: String = try value(column)
+        guard let id = parse(text) else { throw unreadable(column, "\"\(text)\" is not a \(ID.self)") }
+        return id
+    }
+
+    private func unreadable(_ column: String, _ problem: String) -> StoreError {
+        let key = row.hasColumn("id") ? row["id"] : row["app_id"]
+        return .unreadable(path: path, reason: "\(table) row \(key ?? "?"), column \(column): \(problem)")
+    }
+}

@@ -1,0 +1,76 @@
+import GRDB
+import LocationCore
+
+// One `Persist` as one statement, prepared once per connection and cached by GRDB.
+extension LocationStore {
+    func apply(_ write: Persist, _ db: Database) throws {
+        switch write {
+        case .record(let appID, let record):
+            try db.cachedStatement(sql: Self.upsertRecord).execute(arguments: [
+                appID, record.status.rawValue, record.provisional, record.oneTime, record.accuracy.rawValue,
+                record.temporaryFullAccuracy, record.alwaysDecision.rawValue,
+            ])
+        case .locationServices(let enabled):
+            try db.cachedStatement(sql: Self.updateLocationServices).execute(arguments: [enabled])
+        case .session(let session):
+            try db.cachedStatement(sql: Self.upsertSession).execute(arguments: [
+                session.id.description, session.appID, session.kind.rawValue, session.requirement.rawValue,
+                session.purposeKey, session.ownerPID, session.lingerEnds?.nanoseconds, bootID,
+            ])
+        case .sessionRemoved(let id):
+            try db.cachedStatement(sql: Self.deleteSession).execute(arguments: [id.description])
+        case .app(let app):
+            try db.cachedStatement(sql: Self.upsertApp).execute(arguments: [
+                app.appID, app.state.rawValue, app.graceEnds?.nanoseconds, app.relaunchEnds?.nanoseconds,
+                app.inUseAtTermination, bootID,
+            ])
+        case .prompt(let prompt):
+            try db.cachedStatement(sql: Self.upsertPrompt).execute(arguments: [
+                prompt.id.description, prompt.appID, prompt.kind.rawValue, prompt.purposeKey, prompt.requestedAlways,
+                prompt.raisedAt?.nanoseconds, bootID,
+            ])
+        case .promptRemoved(let id):
+            try db.cachedStatement(sql: Self.deletePrompt).execute(arguments: [id.description])
+        }
+    }
+
+    static let upsertRecord = """
+        INSERT INTO records (app_id, status, provisional, one_time, accuracy, temporary_full_accuracy, always_decision)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET
+            status = excluded.status, provisional = excluded.provisional, one_time = excluded.one_time,
+            accuracy = excluded.accuracy, temporary_full_accuracy = excluded.temporary_full_accuracy,
+            always_decision = excluded.always_decision
+        """
+
+    static let updateLocationServices = "UPDATE settings SET location_services_enabled = ? WHERE id = 1"
+
+    static let upsertSession = """
+        INSERT INTO sessions (id, app_id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET
+            app_id = excluded.app_id, kind = excluded.kind, requirement = excluded.requirement,
+            purpose_key = excluded.purpose_key, owner_pid = excluded.owner_pid, linger_ends = excluded.linger_ends,
+            boot_id = excluded.boot_id
+        """
+
+    static let deleteSession = "DELETE FROM sessions WHERE id = ?"
+
+    static let upsertApp = """
+        INSERT INTO apps (app_id, state, grace_ends, relaunch_ends, in_use_at_termination, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET
+            state = excluded.state, grace_ends = excluded.grace_ends, relaunch_ends = excluded.relaunch_ends,
+            in_use_at_termination = excluded.in_use_at_termination, boot_id = excluded.boot_id
+        """
+
+    static let upsertPrompt = """
+        INSERT INTO prompts (id, app_id, kind, purpose_key, requested_always, raised_at, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET
+            app_id = excluded.app_id, kind = excluded.kind, purpose_key = excluded.purpose_key,
+            requested_always = excluded.requested_always, raised_at = excluded.raised_at, boot_id = excluded.boot_id
+        """
+
+    static let deletePrompt = "DELETE FROM prompts WHERE id = ?"
+}

@@ -1,0 +1,70 @@
+import GRDB
+
+/// The store's tables, as GRDB migrations; a migration once shipped is never edited, only followed.
+///
+/// - `records`: one row per app with an authorization decision (SEMANTICS §3); kept across boots.
+/// - `settings`: one row: the global switch (kept across boots) and the id epoch (S3).
+/// - `apps`, `sessions`, `prompts`: this boot's state (R2); each row carries the boot id that wrote it,
+///   and ``LocationStore/load()`` deletes the rows of any other boot.
+///
+/// Enum columns hold the enums' raw values, the same strings as on the wire. Instants are `CLOCK_BOOTTIME`
+/// nanoseconds. Ids are their wire spelling (`s3-12`, `p3-4`). Tables are `STRICT` so that a value of the
+/// wrong type is refused when written instead of surprising ``LocationStore/load()``.
+enum StoreSchema {
+    /// `PRAGMA application_id`: `locd` in ASCII, so that no other program's database is taken for a store.
+    static let applicationID: Int32 = 0x6C6F_6364
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    PRAGMA application_id = \(applicationID);
+                    CREATE TABLE records (
+                        app_id TEXT NOT NULL PRIMARY KEY,
+                        status TEXT NOT NULL,
+                        provisional INTEGER NOT NULL CHECK (provisional IN (0, 1)),
+                        one_time INTEGER NOT NULL CHECK (one_time IN (0, 1)),
+                        accuracy TEXT NOT NULL,
+                        temporary_full_accuracy INTEGER NOT NULL CHECK (temporary_full_accuracy IN (0, 1)),
+                        always_decision TEXT NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    CREATE TABLE settings (
+                        id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+                        location_services_enabled INTEGER NOT NULL CHECK (location_services_enabled IN (0, 1)),
+                        epoch INTEGER NOT NULL
+                    ) STRICT;
+                    INSERT INTO settings (id, location_services_enabled, epoch) VALUES (1, 1, 0);
+                    CREATE TABLE apps (
+                        app_id TEXT NOT NULL PRIMARY KEY,
+                        state TEXT NOT NULL,
+                        grace_ends INTEGER,
+                        relaunch_ends INTEGER,
+                        in_use_at_termination INTEGER NOT NULL CHECK (in_use_at_termination IN (0, 1)),
+                        boot_id TEXT NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    CREATE TABLE sessions (
+                        id TEXT NOT NULL PRIMARY KEY,
+                        app_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        requirement TEXT NOT NULL,
+                        purpose_key TEXT,
+                        owner_pid INTEGER NOT NULL,
+                        linger_ends INTEGER,
+                        boot_id TEXT NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    CREATE TABLE prompts (
+                        id TEXT NOT NULL PRIMARY KEY,
+                        app_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        purpose_key TEXT,
+                        requested_always INTEGER NOT NULL CHECK (requested_always IN (0, 1)),
+                        raised_at INTEGER,
+                        boot_id TEXT NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    """
+            )
+        }
+        return migrator
+    }
+}

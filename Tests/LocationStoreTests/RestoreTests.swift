@@ -1,0 +1,106 @@
+import LocationCore
+import LocationStore
+import Testing
+
+/// R3: a core restored from what the store kept has the same decisions, and its sessions wait for their clients.
+@Suite struct RestoreTests {
+    static let manifests = [
+        Manifest(
+            appID: "com.ex.maps",
+            whenInUseUsageDescription: "Shows you on the map",
+            alwaysAndWhenInUseUsageDescription: "Tracks your trips",
+            temporaryUsageDescriptions: ["Navigation": "Turn-by-turn needs your precise location"]
+        ),
+        Manifest(
+            appID: "com.ex.run",
+            whenInUseUsageDescription: "Records your run",
+            alwaysAndWhenInUseUsageDescription: "Records runs in the background",
+            backgroundLocation: true
+        ),
+        Manifest(appID: "com.ex.approx", whenInUseUsageDescription: "Weather near you", defaultAccuracyReduced: true),
+    ]
+
+    @Test("R3: a core restored from the store has the records, sessions (lingering) and prompts it had")
+    func restore() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            var driver = CoreDriver(manifests: Self.manifests, store: store)
+
+            let maps = try driver.connect(pid: 4242)
+            try driver.call(maps, .hello(appID: "com.ex.maps", state: .foreground))
+            let first = try driver.call(maps, .createSession(.whenInUse, purposeKey: nil))
+            guard case .session(let firstSession)? = driver.reply(to: first) else {
+                Issue.record("CreateSession failed: \(driver.last)")
+                return
+            }
+            let agent = try driver.connect(pid: 1)
+            try driver.call(agent, .prompts)
+            let authorization = try #require(driver.core.queuedPrompts(of: "com.ex.maps").first)
+            #expect(authorization.kind == .authorization)
+            try driver.call(
+                agent,
+                .answerPrompt(id: authorization.id.description, answer: .allowWhileUsing, accuracy: nil)
+            )
+            #expect(driver.core.storedRecord("com.ex.maps")?.status == .authorizedWhenInUse)
+            // An Always session raises the upgrade prompt, left unanswered: it must come back after the restart.
+            try driver.call(maps, .createSession(.always, purposeKey: "Navigation"))
+            #expect(driver.core.queuedPrompts(of: "com.ex.maps").first?.kind == .alwaysUpgrade)
+
+            let admin = try driver.connect(pid: 1)
+            try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil))
+            let run = try driver.connect(pid: 5151)
+            try driver.call(run, .hello(appID: "com.ex.run", state: .foreground))
+            let activity = try driver.call(run, .beginBackgroundActivity)
+            guard case .session? = driver.reply(to: activity) else {
+                Issue.record("BeginBackgroundActivity failed: \(driver.last)")
+                return
+            }
+            try driver.call(run, .setAppState(.background))
+            try driver.call(admin, .setAuthorization(appID: "com.ex.approx", setting: .always, precise: false))
+            try driver.advance(3)
+
+            let original = driver.core
+            #expect(driver.written.contains { $0.isDecision })
+            #expect(original.sessionIDs.count == 3)
+
+            // The daemon restarts in the same boot: a new store object reads what the old one wrote.
+            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let expected = original.snapshot
+            #expect(loaded.locationServicesEnabled == expected.locationServicesEnabled)
+            #expect(loaded.records == expected.records.filter { appID, _ in Self.decided.contains(appID) })
+            #expect(loaded.sessions == expected.sessions)
+            #expect(loaded.prompts == expected.prompts)
+            #expect(loaded.apps == expected.apps.filter { app in loaded.apps.contains { $0.appID == app.appID } })
+            #expect(Set(loaded.apps.map(\.appID)) == ["com.ex.maps", "com.ex.run"])
+
+            let restartedAt = driver.now.adding(.seconds(2))
+            let restored = LocationCore(
+                configuration: CoreConfiguration(),
+                manifests: Self.manifests,
+                restoring: loaded,
+                epoch: 2,
+                at: restartedAt
+            )
+            #expect(restored.snapshot.records == expected.records)
+            for manifest in Self.manifests {
+                #expect(restored.storedRecord(manifest.appID) == original.storedRecord(manifest.appID))
+                #expect(restored.authorizationView(manifest.appID) == original.authorizationView(manifest.appID))
+            }
+            #expect(restored.sessionIDs == original.sessionIDs)
+            #expect(restored.sessionIDs.contains(firstSession.id))
+            for id in restored.sessionIDs {
+                #expect(restored.sessionView(id)?.state == .lingering)
+            }
+            let window = restartedAt.adding(CoreConfiguration().relaunchWindow)
+            #expect(restored.snapshot.sessions.allSatisfy { $0.lingerEnds == window })
+            #expect(
+                restored.queuedPrompts(of: "com.ex.maps").map(\.id)
+                    == original.queuedPrompts(of: "com.ex.maps").map(\.id)
+            )
+            #expect(restored.appState("com.ex.run")?.state == .background)
+        }
+    }
+
+    /// The apps that had a decision written: the answer, and the two admin changes.
+    static let decided: Set<String> = ["com.ex.maps", "com.ex.approx", "com.ex.run"]
+}

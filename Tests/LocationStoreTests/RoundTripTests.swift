@@ -1,0 +1,61 @@
+import LocationCore
+import LocationStore
+import Testing
+
+/// What goes into the store comes back out unchanged (SEMANTICS §10, STYLE habit 3).
+@Suite struct RoundTripTests {
+    @Test("R2: every Persist case round-trips through apply, reopen and load")
+    func everyPersistCase() throws {
+        try TemporaryDirectory.with { directory in
+            let writes = Samples.everyCase
+            do {
+                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                for write in writes { try store.apply([write]) }
+            }
+            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            #expect(loaded == Samples.expected(after: writes))
+            #expect(loaded.locationServicesEnabled == false)
+            #expect(loaded.records["com.ex.app0"] == AuthorizationRecord(status: .denied, alwaysDecision: .declined))
+            #expect(!loaded.sessions.contains { $0.id == SessionID(epoch: 7, number: 2) })
+            #expect(loaded.sessions.last?.id == SessionID(epoch: 7, number: 10))
+            #expect(loaded.prompts.map(\.id) == [PromptID(epoch: .max, number: 9), PromptID(epoch: .max, number: 11)])
+        }
+    }
+
+    @Test("R2: an empty store loads as a core with no history, location services on")
+    func emptyStore() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            #expect(try store.load() == CoreSnapshot())
+        }
+    }
+
+    @Test("R2: applying the same writes twice changes nothing; removing what is absent is fine")
+    func idempotent() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let writes = Samples.everyCase
+            try store.apply(writes)
+            let once = try store.load()
+            try store.apply(writes)
+            try store.apply([
+                .sessionRemoved(SessionID(epoch: 99, number: 1)), .promptRemoved(PromptID(epoch: 99, number: 1)),
+            ])
+            try store.apply([])
+            #expect(try store.load() == once)
+            #expect(once == Samples.expected(after: writes))
+        }
+    }
+
+    @Test("R1: a batch of events commits in order in one transaction")
+    func batch() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let writes = Samples.everyCase
+            let events = stride(from: 0, to: writes.count, by: 3).map { Array(writes[$0..<min($0 + 3, writes.count)]) }
+            try store.apply(batch: events)
+            try store.apply(batch: [[], []])
+            #expect(try LocationStore(directory: directory, bootID: "boot-a").load() == Samples.expected(after: writes))
+        }
+    }
+}

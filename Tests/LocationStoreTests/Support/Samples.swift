@@ -1,0 +1,129 @@
+import LocationCore
+
+/// Writes and the snapshot they should leave, built by the plain meaning of each ``Persist`` case.
+enum Samples {
+    /// Every `Persist` case, and between them every raw value of every stored enum, both states of every flag,
+    /// absent and present optionals, extreme instants and ids whose text order differs from their order.
+    static var everyCase: [Persist] {
+        var writes: [Persist] = []
+        for (index, status) in AuthorizationStatus.allCases.enumerated() {
+            let record = AuthorizationRecord(
+                status: status,
+                provisional: index % 2 == 0,
+                oneTime: index % 3 == 0,
+                accuracy: AccuracyAuthorization.allCases[index % AccuracyAuthorization.allCases.count],
+                temporaryFullAccuracy: index % 2 == 1,
+                alwaysDecision: AlwaysDecision.allCases[index % AlwaysDecision.allCases.count]
+            )
+            writes.append(.record(appID: "com.ex.app\(index)", record))
+        }
+        writes.append(.locationServices(false))
+        let instants: [Instant?] = [nil, .seconds(1000.5), Instant(nanoseconds: .max), Instant(nanoseconds: .min)]
+        for (index, state) in AppState.allCases.enumerated() {
+            writes.append(
+                .app(
+                    AppSnapshot(
+                        appID: "com.ex.app\(index)",
+                        state: state,
+                        graceEnds: instants[index % instants.count],
+                        relaunchEnds: instants[(index + 1) % instants.count],
+                        inUseAtTermination: index % 2 == 0
+                    )
+                )
+            )
+        }
+        var number: UInt64 = 1
+        for kind in SessionKind.allCases {
+            for requirement in Requirement.allCases {
+                writes.append(
+                    .session(
+                        SessionSnapshot(
+                            id: SessionID(epoch: 7, number: number),
+                            appID: "com.ex.app\(number % 3)",
+                            kind: kind,
+                            requirement: requirement,
+                            purposeKey: number % 2 == 0 ? "Navigation" : nil,
+                            ownerPID: number == 1 ? 0 : Int32(4000 + number),
+                            lingerEnds: instants[Int(number) % instants.count]
+                        )
+                    )
+                )
+                number += 1
+            }
+        }
+        // s7-10 sorts after s7-9, though its text sorts before.
+        writes.append(
+            .session(
+                SessionSnapshot(
+                    id: SessionID(epoch: 7, number: 10),
+                    appID: "com.ex.app0",
+                    kind: .explicit,
+                    requirement: .always,
+                    purposeKey: "Radar",
+                    ownerPID: .max,
+                    lingerEnds: nil
+                )
+            )
+        )
+        writes.append(.sessionRemoved(SessionID(epoch: 7, number: 2)))
+        for (index, kind) in PromptKind.allCases.enumerated() {
+            writes.append(
+                .prompt(
+                    PromptSnapshot(
+                        id: PromptID(epoch: UInt32.max, number: UInt64(index + 9)),
+                        appID: "com.ex.app\(index)",
+                        kind: kind,
+                        purposeKey: kind == .temporaryFullAccuracy ? "Navigation" : nil,
+                        requestedAlways: index % 2 == 0,
+                        raisedAt: instants[index % instants.count]
+                    )
+                )
+            )
+        }
+        writes.append(.promptRemoved(PromptID(epoch: UInt32.max, number: 10)))
+        // Later writes win.
+        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined)))
+        writes.append(
+            .app(
+                AppSnapshot(
+                    appID: "com.ex.app1",
+                    state: .terminated,
+                    graceEnds: nil,
+                    relaunchEnds: .seconds(2),
+                    inUseAtTermination: true
+                )
+            )
+        )
+        return writes
+    }
+
+    /// What the store should hold after `writes`: each write's plain meaning, in order.
+    static func expected(after writes: [Persist], from start: CoreSnapshot = CoreSnapshot()) -> CoreSnapshot {
+        var snapshot = start
+        for write in writes {
+            switch write {
+            case .record(let appID, let record):
+                snapshot.records[appID] = record
+            case .locationServices(let enabled):
+                snapshot.locationServicesEnabled = enabled
+            case .session(let session):
+                snapshot.sessions.removeAll { $0.id == session.id }
+                snapshot.sessions.append(session)
+            case .sessionRemoved(let id):
+                snapshot.sessions.removeAll { $0.id == id }
+            case .app(let app):
+                snapshot.apps.removeAll { $0.appID == app.appID }
+                snapshot.apps.append(app)
+            case .prompt(let prompt):
+                snapshot.prompts.removeAll { $0.id == prompt.id }
+                snapshot.prompts.append(prompt)
+            case .promptRemoved(let id):
+                snapshot.prompts.removeAll { $0.id == id }
+            }
+        }
+        snapshot.apps.sort { $0.appID < $1.appID }
+        snapshot.sessions.sort { $0.id < $1.id }
+        snapshot.prompts.sort { $0.id < $1.id }
+        return snapshot
+    }
+}
