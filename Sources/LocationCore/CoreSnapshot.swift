@@ -86,14 +86,12 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
         appID: String,
         kind: PromptKind,
         purposeKey: String?,
-        requestedAlways: Bool,
         raisedAt: Instant?
     ) {
         self.id = id
         self.appID = appID
         self.kind = kind
         self.purposeKey = purposeKey
-        self.requestedAlways = requestedAlways
         self.raisedAt = raisedAt
     }
 }

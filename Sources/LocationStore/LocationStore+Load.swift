@@ -53,7 +53,6 @@ extension LocationStore {
                     appID: try fields.value("app_id"),
                     kind: try fields.enumValue("kind"),
                     purposeKey: try fields.value("purpose_key"),
-                    requestedAlways: try fields.value("requested_always"),
                     raisedAt: try fields.instant("raised_at")
                 )
             )

@@ -26,7 +26,7 @@ extension LocationStore {
             ])
         case .prompt(let prompt):
             try db.cachedStatement(sql: Self.upsertPrompt).execute(arguments: [
-                prompt.id.description, prompt.appID, prompt.kind.rawValue, prompt.purposeKey, prompt.requestedAlways,
+                prompt.id.description, prompt.appID, prompt.kind.rawValue, prompt.purposeKey,
                 prompt.raisedAt?.nanoseconds, bootID,
             ])
         case .promptRemoved(let id):
@@ -65,11 +65,11 @@ extension LocationStore {
         """
 
     static let upsertPrompt = """
-        INSERT INTO prompts (id, app_id, kind, purpose_key, requested_always, raised_at, boot_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO prompts (id, app_id, kind, purpose_key, raised_at, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET
             app_id = excluded.app_id, kind = excluded.kind, purpose_key = excluded.purpose_key,
-            requested_always = excluded.requested_always, raised_at = excluded.raised_at, boot_id = excluded.boot_id
+            raised_at = excluded.raised_at, boot_id = excluded.boot_id
         """
 
     static let deletePrompt = "DELETE FROM prompts WHERE id = ?"

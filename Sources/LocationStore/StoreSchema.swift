@@ -58,7 +58,6 @@ enum StoreSchema {
                         app_id TEXT NOT NULL,
                         kind TEXT NOT NULL,
                         purpose_key TEXT,
-                        requested_always INTEGER NOT NULL CHECK (requested_always IN (0, 1)),
                         raised_at INTEGER,
                         boot_id TEXT NOT NULL
                     ) STRICT, WITHOUT ROWID;

@@ -156,7 +156,6 @@ import Testing
             appID: "com.ex.maps",
             kind: .authorization,
             purposeKey: nil,
-            requestedAlways: false,
             raisedAt: .seconds(Double(k))
         )
     }

@@ -74,7 +74,6 @@ enum Samples {
                         appID: "com.ex.app\(index)",
                         kind: kind,
                         purposeKey: kind == .temporaryFullAccuracy ? "Navigation" : nil,
-                        requestedAlways: index % 2 == 0,
                         raisedAt: instants[index % instants.count]
                     )
                 )
