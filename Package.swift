@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -36,6 +37,16 @@ let package = Package(
             name: "LocationStore",
             dependencies: ["LocationCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // libsystemd through pkg-config; `.ci/install-deps` installs libsystemd-dev.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd_notify, socket activation, the watchdog and the journal LogHandler.
+        .target(
+            name: "SystemdSupport",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
+        // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
+        .executableTarget(name: "SystemdProbe", dependencies: ["SystemdSupport", "CSystemd"]),
         .executableTarget(
             name: "locd",
             dependencies: [
@@ -46,8 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            dependencies: ["LocationCore"]
         ),
         .testTarget(
             name: "LocationCoreTests",
@@ -60,6 +70,10 @@ let package = Package(
         .testTarget(
             name: "LocationConfigurationTests",
             dependencies: ["LocationConfiguration", "LocationCore"]
+        ),
+        .testTarget(
+            name: "SystemdSupportTests",
+            dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

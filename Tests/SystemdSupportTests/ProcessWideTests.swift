@@ -1,0 +1,8 @@
+import Testing
+
+/// Every suite of this target nests in here, so they run one at a time.
+///
+/// They change process-wide state: environment variables (setenv is not thread-safe against the
+/// getenv and posix_spawn of a test running beside it) and child processes that inherit it.
+@Suite(.serialized)
+enum ProcessWideTests {}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What a finished command printed (stdout and stderr together) and how it exited.
+struct CommandResult {
+    var status: Int32
+    var output: String
+
+    var lines: [Substring] { output.split(separator: "\n") }
+}
+
+/// A started command whose output is collected until it exits.
+final class RunningCommand {
+    private let process = Process()
+    private let pipe = Pipe()
+
+    init(_ executable: String, _ arguments: [String], directory: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory {
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        }
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Reads everything the command prints, then waits for it; kills it after `timeout`.
+    func finish(timeout: Duration = .seconds(60)) -> CommandResult {
+        let process = self.process
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let seconds = Double(timeout.components.seconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        return CommandResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Runs a command to its end.
+func run(_ executable: String, _ arguments: [String], directory: String? = nil) throws -> CommandResult {
+    try RunningCommand(executable, arguments, directory: directory).finish()
+}
+
+/// The package's root folder (this file is Tests/SystemdSupportTests/Support/Command.swift).
+let packageRoot: String = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+
+/// A new empty folder under the system's temporary folder; the caller removes it.
+func makeTemporaryDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("locd-systemd-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
