@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -47,12 +48,33 @@ let package = Package(
         // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
         // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
         .executableTarget(name: "SystemdProbe", dependencies: ["SystemdSupport", "CSystemd"]),
-        .executableTarget(
-            name: "locd",
+        // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
+        .target(name: "LocationProtocol"),
+        // The shell around the core: Varlink calls in, actions carried out, the store and systemd.
+        .target(
+            name: "LocationDaemon",
             dependencies: [
                 "LocationCore",
                 "LocationConfiguration",
+                "LocationProtocol",
+                "LocationStore",
+                "SystemdSupport",
+                "Varlink",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "locd",
+            dependencies: [
+                "LocationDaemon",
+                "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -70,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "LocationConfigurationTests",
             dependencies: ["LocationConfiguration", "LocationCore"]
+        ),
+        .testTarget(
+            name: "LocationDaemonTests",
+            dependencies: ["locd", "Varlink", "LocationProtocol"]
         ),
         .testTarget(
             name: "SystemdSupportTests",

@@ -154,16 +154,21 @@ public final class VarlinkServer {
     }
 
     /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
-    public func bind(path: String) throws {
+    public func bind(path: String) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        let channel = try bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
-        chmod(path, 0o666)
-        listener = channel
+        return bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+            .assumeIsolated().map { [self] channel in
+                chmod(path, 0o666)
+                listener = channel
+            }.nonisolated()
     }
 
     /// Serves on a listening socket handed over by systemd (socket activation).
-    public func adopt(descriptor: CInt) throws {
-        listener = try bootstrap().withBoundSocket(descriptor).wait()
+    public func adopt(descriptor: CInt) -> EventLoopFuture<Void> {
+        eventLoop.preconditionInEventLoop()
+        return bootstrap().withBoundSocket(descriptor).assumeIsolated().map { [self] channel in
+            listener = channel
+        }.nonisolated()
     }
 
     /// Stops listening and closes every connection.

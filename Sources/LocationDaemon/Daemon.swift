@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import LocationConfiguration
+import LocationCore
+import LocationProtocol
+import LocationStore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SystemdSupport
+import UnixSignals
+import Varlink
+
+/// The daemon's start-up error: one line for the person, and the exit code that goes with it.
+package struct StartupError: Error, CustomStringConvertible {
+    package var description: String
+    package var code: ExitStatus
+}
+
+/// `locd` as a long-running ``Service``: start-up in the order of R4, then serve until told to stop.
+///
+/// Start-up: read config → open store → discard stale state → re-arm deadlines → listen → `READY=1`.
+/// `SIGHUP` reloads config and manifests (M2) between `RELOADING=1` and `READY=1`; graceful shutdown
+/// (`SIGTERM`) sends `STOPPING=1`, closes every connection and exits 0.
+package final class Daemon: Service {
+    private let options: DaemonOptions
+    private let logger: Logger
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    package init(options: DaemonOptions, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Reads and checks the configuration with the command line's overrides.
+    package static func configuration(_ options: DaemonOptions) throws -> DaemonConfiguration {
+        var configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonConfiguration.load(path: options.configPath)
+        } catch {
+            throw StartupError(description: error.description, code: .configuration)
+        }
+        if let socket = options.socket { configuration.socket = socket }
+        if let state = options.stateDirectory { configuration.stateDirectory = state }
+        configuration.appsDirectories += options.appsDirectories
+        return configuration
+    }
+
+    package func run() async throws {
+        let configuration = try Self.configuration(options)
+        let manifests = loadManifests(configuration)
+        let bootID = (try? LocationStore.currentBootID()) ?? "unknown-boot"
+        let store: LocationStore
+        let snapshot: CoreSnapshot
+        let epoch: UInt32
+        do {
+            store = try LocationStore(directory: configuration.stateDirectory, bootID: bootID)
+            snapshot = try store.load()
+            epoch = try store.nextEpoch()
+        } catch {
+            throw StartupError(description: "cannot open the store: \(error)", code: .cannotCreate)
+        }
+        let clock = DaemonClock()
+        let startedAt = clock.now()
+        let core = LocationCore(
+            configuration: configuration.core, manifests: manifests, restoring: snapshot, epoch: epoch, at: startedAt)
+        let facts = DaemonFacts(
+            version: options.version, pid: getpid(), startedAt: startedAt,
+            providerName: configuration.provider.kind.rawValue)
+        let socketPath = configuration.socketPath(uid: getuid(), environment: options.environment)
+        let limits = VarlinkLimits(
+            maximumConnections: configuration.limits.maxConnections,
+            maximumMessageBytes: configuration.limits.maxMessageBytes,
+            maximumWriteBuffer: configuration.limits.maxWriteBuffer)
+        let loop = group.next()
+        let logger = self.logger
+        let version = options.version
+        let adopted = Systemd.listenedSockets().first?.descriptor
+        let notifier = SystemdNotifier()
+
+        let running = try await loop.submit {
+            let manager = SessionManager(
+                core: core, manifests: manifests, adminGroup: configuration.adminGroup, store: StoreAdapter(store),
+                facts: facts, eventLoop: loop, logger: logger)
+            let server = VarlinkServer(
+                info: VarlinkServiceInfo(
+                    vendor: "locd", product: "locd", version: version, url: "https://github.com/locd/locd"),
+                interfaces: LocationInterfaces.all, limits: limits, eventLoop: loop, delegate: manager,
+                logger: { logger.warning("\($0)") })
+            return NIOLoopBound(Running(manager: manager, server: server), eventLoop: loop)
+        }.get()
+
+        do {
+            if let adopted {
+                try await loop.flatSubmit { running.value.server.adopt(descriptor: adopted) }.get()
+                logger.info("serving on the socket systemd passed (fd \(adopted))")
+            } else {
+                try makeParentDirectory(of: socketPath)
+                try await loop.flatSubmit { running.value.server.bind(path: socketPath) }.get()
+                logger.info("serving on \(socketPath)")
+            }
+        } catch {
+            throw StartupError(description: "cannot listen on \(socketPath): \(error)", code: .cannotCreate)
+        }
+        let counts = snapshot.sessions.count
+        notifier.ready(status: "serving \(manifests.count) apps; \(counts) sessions restored, lingering")
+        logger.info("ready", metadata: MessageID.daemonReady.metadata)
+
+        let watchdog = Task { await Self.pingWatchdog() }
+        defer { watchdog.cancel() }
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        // Serve (and reload on SIGHUP) until graceful shutdown cancels the loop.
+        await cancelWhenGracefulShutdown {
+            for await _ in signals {
+                notifier.reloading(status: "reloading configuration and manifests")
+                do {
+                    let fresh = try Self.configuration(self.options)
+                    let reloaded = self.loadManifests(fresh)
+                    try await loop.submit {
+                        running.value.manager.reload(
+                            manifests: reloaded, configuration: fresh.core, adminGroup: fresh.adminGroup)
+                    }.get()
+                    logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
+                } catch {
+                    logger.error("reload refused, nothing changed: \(error)")
+                }
+                notifier.ready(status: "serving; reloaded")
+            }
+        }
+        notifier.stopping()
+        logger.info("stopping", metadata: MessageID.stopping.metadata)
+        try? await loop.submit { running.value.server.close() }.get()
+        try? await group.shutdownGracefully()
+    }
+
+    private func loadManifests(_ configuration: DaemonConfiguration) -> [Manifest] {
+        let loaded = ManifestLoader.load(directories: configuration.appsDirectories)
+        for issue in loaded.errors { logger.error("manifest rejected: \(issue)") }
+        for issue in loaded.warnings { logger.warning("manifest: \(issue)") }
+        return loaded.manifests
+    }
+
+    /// Sends `WATCHDOG=1` at half of `WATCHDOG_USEC` while the service runs.
+    private static func pingWatchdog() async {
+        guard let interval = Systemd.watchdogInterval() else { return }
+        let notifier = SystemdNotifier()
+        while !Task.isCancelled {
+            notifier.watchdogPing()
+            try? await Task.sleep(for: interval / 2)
+        }
+    }
+
+    private func makeParentDirectory(of path: String) throws {
+        var components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var prefix = path.hasPrefix("/") ? "" : "."
+        while !components.isEmpty {
+            let part = components.removeFirst()
+            guard !part.isEmpty else { continue }
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw StartupError(description: "cannot create \(prefix): \(String(cString: strerror(errno)))", code: .cannotCreate)
+            }
+        }
+    }
+}
+
+/// The loop-bound pair the daemon runs.
+final class Running {
+    let manager: SessionManager
+    let server: VarlinkServer
+
+    init(manager: SessionManager, server: VarlinkServer) {
+        self.manager = manager
+        self.server = server
+    }
+}
+
+/// The SQLite store as the session manager's ``StateStore``.
+final class StoreAdapter: StateStore {
+    private let store: LocationStore
+
+    init(_ store: LocationStore) {
+        self.store = store
+    }
+
+    func apply(_ writes: [Persist]) throws {
+        try store.apply(writes)
+    }
+}

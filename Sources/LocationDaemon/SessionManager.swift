@@ -1,0 +1,270 @@
+import LocationCore
+import Logging
+import NIOCore
+import Varlink
+
+/// Where the daemon's writes go (SEMANTICS §10); the SQLite store in production.
+protocol StateStore: AnyObject {
+    /// Applies one event's writes atomically; decisions are durable when it returns (R1).
+    func apply(_ writes: [Persist]) throws
+}
+
+/// What the daemon reports about itself beyond the core: the rest of `Admin.Status`.
+struct DaemonFacts {
+    var version: String
+    var pid: Int32
+    var startedAt: Instant
+    var providerName: String
+}
+
+/// The daemon's shell: decode a call, hand it to the core, then carry out the actions — store writes
+/// first, then replies and stream messages, then the timer (STYLE: pure core, imperative shell).
+///
+/// Loop-bound: every method runs on the server's one event loop, which is what protects the core.
+final class SessionManager: VarlinkServerDelegate {
+    private(set) var core: LocationCore
+    private var manifests: [String: Manifest]
+    private var identity: PeerIdentity
+    private let clock = DaemonClock()
+    private let eventLoop: EventLoop
+    private let logger: Logger
+    private let store: StateStore?
+    private let facts: DaemonFacts
+    private var connections: [UInt64: VarlinkConnection] = [:]
+    /// The monitor name of each `MonitorEvents` stream, for its events.
+    private var monitorNames: [CallID: String] = [:]
+    private var timer: Scheduled<Void>?
+    private var timerInstant: Instant?
+    /// Writes that failed and wait for a retry, and the messages held back until they are stored (R1).
+    private var unstoredWrites: [Persist] = []
+    private var heldMessages: [Action] = []
+    private var retry: Scheduled<Void>?
+    private(set) var storeHealthy = true
+    private(set) var agentCount = 0
+
+    init(
+        core: LocationCore, manifests: [Manifest], adminGroup: String, store: StateStore?, facts: DaemonFacts,
+        eventLoop: EventLoop, logger: Logger
+    ) {
+        self.core = core
+        self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
+        self.identity = PeerIdentity(adminGroup: adminGroup)
+        self.store = store
+        self.facts = facts
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
+
+    // MARK: VarlinkServerDelegate
+
+    func opened(_ connection: VarlinkConnection) {
+        connections[connection.id] = connection
+        run(.connected(ClientID(connection.id), pid: connection.credentials?.pid ?? 0))
+    }
+
+    func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
+        let decoded: Call
+        switch CallDecoder.decode(call) {
+        case .failure(let error): return connection.fail(serial, error)
+        case .success(let method): decoded = method
+        }
+        if call.interface == "io.locd.Admin", let reason = identity.refusalToAdminister(peer: connection.credentials) {
+            return refuse(call, serial: serial, on: connection, reason: reason)
+        }
+        if case .hello(let appID, _) = decoded, let manifest = manifests[appID],
+            let reason = identity.refusal(toSpeakFor: manifest, peer: connection.credentials)
+        {
+            return refuse(call, serial: serial, on: connection, reason: reason)
+        }
+        if case .monitorEvents(let monitor) = decoded {
+            monitorNames[CallID(client: ClientID(connection.id), serial: serial)] = monitor
+        }
+        run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded))
+    }
+
+    func closed(_ connection: VarlinkConnection) {
+        connections.removeValue(forKey: connection.id)
+        monitorNames = monitorNames.filter { $0.key.client.raw != connection.id }
+        run(.disconnected(ClientID(connection.id)))
+    }
+
+    private func refuse(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection, reason: String) {
+        let peer = connection.credentials
+        logger.warning(
+            "refused \(call.method): \(reason)",
+            metadata: [
+                "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
+                "locd.app": "\(call.parameters["appId"]?.stringValue ?? "")",
+            ])
+        connection.fail(serial, LocationError.permissionDenied(reason: reason).varlinkError)
+    }
+
+    // MARK: Running the core
+
+    /// Hands one event to the core and carries out what it returns.
+    func run(_ event: Event) {
+        let actions = core.handle(event, at: clock.now())
+        perform(actions)
+    }
+
+    /// Reloaded manifests and settings (M2); the caller has validated them.
+    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String) {
+        self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
+        identity.adminGroup = adminGroup
+        run(.reload(manifests: manifests, configuration: configuration))
+    }
+
+    private func perform(_ actions: [Action]) {
+        var writes: [Persist] = []
+        var messages: [Action] = []
+        messages.reserveCapacity(actions.count)
+        for action in actions {
+            switch action {
+            case .persist(let write): writes.append(write)
+            case .armTimer(let instant): arm(instant)
+            case .provider(let running): logger.debug("provider \(running ? "needed" : "idle")")
+            default: messages.append(action)
+            }
+        }
+        guard !writes.isEmpty else { return send(messages) }
+        let decision = writes.contains { $0.isDecision }
+        if unstoredWrites.isEmpty, store(writes) {
+            return send(messages)
+        }
+        // The store failed: keep serving from memory, retry, and hold back what acknowledges a decision.
+        unstoredWrites.append(contentsOf: writes)
+        if decision || !heldMessages.isEmpty {
+            heldMessages.append(contentsOf: messages)
+        } else {
+            send(messages)
+        }
+        scheduleRetry()
+    }
+
+    private func store(_ writes: [Persist]) -> Bool {
+        guard let store else { return true }
+        do {
+            try store.apply(writes)
+            if !storeHealthy {
+                storeHealthy = true
+                logger.notice("store writable again")
+            }
+            return true
+        } catch {
+            if storeHealthy { logger.error("store write failed, serving from memory and retrying: \(error)") }
+            storeHealthy = false
+            return false
+        }
+    }
+
+    private func scheduleRetry() {
+        guard retry == nil else { return }
+        retry = eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [self] in
+            retry = nil
+            guard store(unstoredWrites) else { return scheduleRetry() }
+            unstoredWrites.removeAll()
+            let held = heldMessages
+            heldMessages.removeAll()
+            send(held)
+        }
+    }
+
+    private func arm(_ instant: Instant?) {
+        timer?.cancel()
+        timer = nil
+        timerInstant = instant
+        guard let instant else { return }
+        let delay = max(0, instant.since(clock.now()).nanoseconds)
+        // One nanosecond late rather than early: the core re-checks against the time it is given (L6).
+        timer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay + 1)) { [self] in
+            timer = nil
+            run(.deadlineReached)
+        }
+    }
+
+    // MARK: Encoding
+
+    private func send(_ messages: [Action]) {
+        for action in messages {
+            switch action {
+            case .reply(let call, let reply):
+                connections[call.client.raw]?.reply(call.serial, parameters(of: reply))
+            case .fail(let call, let error):
+                connections[call.client.raw]?.fail(call.serial, error.varlinkError)
+            case .emit(let call, let message):
+                connections[call.client.raw]?.reply(call.serial, parameters(of: message, call: call), continues: true)
+            case .end(let call, let message):
+                monitorNames.removeValue(forKey: call)
+                let final = message.map { parameters(of: $0, call: call) } ?? [:]
+                connections[call.client.raw]?.reply(call.serial, final)
+            case .persist, .armTimer, .provider:
+                break
+            }
+        }
+    }
+
+    private func parameters(of reply: Reply) -> JSONObject {
+        switch reply {
+        case .empty:
+            return [:]
+        case .hello(let authorization, let lingering):
+            return ["authorization": authorization.json, "lingeringSessions": .array(lingering.map(\.json))]
+        case .authorization(let authorization):
+            return ["authorization": authorization.json]
+        case .session(let session):
+            return ["session": session.json]
+        case .sessions(let sessions):
+            return ["sessions": .array(sessions.map(\.json))]
+        case .apps(let apps):
+            return ["apps": .array(apps.map(\.json))]
+        case .status(let status):
+            return ["status": daemonStatus(status)]
+        }
+    }
+
+    private func parameters(of message: StreamMessage, call: CallID) -> JSONObject {
+        switch message {
+        case .authorization(let authorization):
+            return ["authorization": authorization.json]
+        case .diagnostic(let mask, let ended):
+            return ["diagnostic": mask.json, "ended": .bool(ended)]
+        case .update(let mask):
+            return ["update": .object(["diagnostic": mask.json])]
+        case .monitor(let mask):
+            return [
+                "event": .object([
+                    "monitor": .string(monitorNames[call] ?? ""), "identifier": .string(""),
+                    "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
+                ])
+            ]
+        case .prompt(let prompt):
+            return ["prompt": prompt.json(clock: clock)]
+        case .withdrawn(let id):
+            return ["withdrawn": .string(id.description)]
+        case .event(let event):
+            return ["event": event.json(clock: clock)]
+        }
+    }
+
+    private func daemonStatus(_ status: CoreStatus) -> JSONValue {
+        .object([
+            "version": .string(facts.version),
+            "pid": .int(Int64(facts.pid)),
+            "uptimeSeconds": .double(clock.now().since(facts.startedAt).seconds),
+            "locationServicesEnabled": .bool(status.locationServicesEnabled),
+            "provider": .object([
+                "name": .string(facts.providerName), "running": .bool(core.isProviderRunning),
+                "hasFix": .bool(false),
+            ]),
+            "storeHealthy": .bool(storeHealthy),
+            "apps": .int(Int64(status.apps)),
+            "clients": .int(Int64(status.clients)),
+            "sessions": .int(Int64(status.sessions)),
+            "lingeringSessions": .int(Int64(status.lingeringSessions)),
+            "pendingPrompts": .int(Int64(status.pendingPrompts)),
+            "agents": .int(Int64(status.agents)),
+            "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
+            "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
+        ])
+    }
+}

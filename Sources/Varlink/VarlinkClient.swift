@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking Varlink client on a Unix socket: one connection, calls answered in order.
+///
+/// For command-line tools and tests; each read waits at most ``timeout`` seconds.
+public final class VarlinkClient {
+    public enum ClientError: Error, Hashable, CustomStringConvertible {
+        case connect(path: String, errno: Int32)
+        case closed
+        case timedOut
+        case malformedReply
+        case tooLarge
+
+        public var description: String {
+            switch self {
+            case .connect(let path, let code):
+                "cannot connect to \(path): \(String(cString: strerror(code))) (is locd running? try --socket)"
+            case .closed: "locd closed the connection"
+            case .timedOut: "no reply from locd in time"
+            case .malformedReply: "locd sent a reply that is not valid Varlink"
+            case .tooLarge: "reply larger than the client accepts"
+            }
+        }
+    }
+
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    public var timeout: Double
+    public let maximumReplyBytes = 16 << 20
+
+    /// Connects to the socket at `path`.
+    public init(path: String, timeout: Double = 10) throws {
+        self.timeout = timeout
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ClientError.connect(path: path, errno: errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw ClientError.connect(path: path, errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            throw ClientError.connect(path: path, errno: code)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends a call without waiting for its reply.
+    public func send(_ call: VarlinkCall) throws {
+        try sendRaw(Array(call.serialized.utf8) + [0])
+    }
+
+    /// Sends raw bytes, as they are (for tests of bad input).
+    public func sendRaw(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard written > 0 else { throw ClientError.closed }
+            offset += written
+        }
+    }
+
+    /// Reads the next reply.
+    public func receive() throws -> VarlinkReply {
+        while true {
+            if let nul = buffer.firstIndex(of: 0) {
+                let frame = buffer[..<nul]
+                defer { buffer.removeSubrange(...nul) }
+                guard let reply = VarlinkReply.decode(frame) else { throw ClientError.malformedReply }
+                return reply
+            }
+            guard buffer.count < maximumReplyBytes else { throw ClientError.tooLarge }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(timeout * 1000))
+            guard ready > 0 else { throw ClientError.timedOut }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { throw ClientError.closed }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Calls a method and returns its reply's parameters; an error reply throws ``VarlinkError``.
+    @discardableResult
+    public func call(_ method: String, _ parameters: JSONObject = [:]) throws -> JSONObject {
+        try send(VarlinkCall(method: method, parameters: parameters))
+        let reply = try receive()
+        if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
+        return reply.parameters
+    }
+
+    /// Whether the peer has closed the connection (reads nothing and waits at most `within` seconds).
+    public func isClosedByPeer(within seconds: Double) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(seconds * 1000)) > 0 else { return false }
+        var byte: UInt8 = 0
+        // End of file, or a reset (a Unix socket closed with unread data resets its peer).
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        if count == 0 { return true }
+        return count < 0 && errno != EAGAIN
+    }
+}

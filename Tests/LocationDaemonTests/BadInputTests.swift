@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import Varlink
+
+/// PROTOCOL "Limits and bad input": after each bad input the daemon answers a fresh client, and no
+/// other client was disturbed.
+@Suite("Bad input", .serialized)
+struct BadInputTests {
+    /// A client that keeps a session open across the whole test, to show it is never disturbed.
+    private func bystander(_ daemon: DaemonProcess) throws -> (VarlinkClient, String) {
+        let client = try daemon.app("com.ex.maps")
+        let id = try #require(try client.call("io.locd.App.CreateSession", ["authorization": .string("none")]).sessionID)
+        return (client, id)
+    }
+
+    private func stillServes(_ daemon: DaemonProcess, _ bystander: (VarlinkClient, String)) throws {
+        let fresh = try daemon.connect()
+        #expect(try fresh.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        let sessions = try bystander.0.call("io.locd.App.ListSessions")["sessions"]?.arrayValue ?? []
+        #expect(sessions.map { $0["id"] } == [.string(bystander.1)])
+    }
+
+    @Test("PROTOCOL: invalid JSON gets InvalidParameter and the connection stays usable")
+    func invalidJSON() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let other = try bystander(daemon)
+        let client = try daemon.connect()
+        try client.sendRaw(Array("{not json".utf8) + [0])
+        #expect(try client.receive().error == "org.varlink.service.InvalidParameter")
+        #expect(try client.call("org.varlink.service.GetInfo")["product"] == .string("locd"))
+        try stillServes(daemon, other)
+    }
+
+    @Test("PROTOCOL: garbage bytes and a missing method get InvalidParameter; the framing recovers")
+    func garbage() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let other = try bystander(daemon)
+        let client = try daemon.connect()
+        try client.sendRaw([0xFF, 0xFE, 0x01, 0x80, 0x00])
+        #expect(try client.receive().error == "org.varlink.service.InvalidParameter")
+        try client.sendRaw(Array("{\"parameters\":{}}".utf8) + [0])
+        let missing = try client.receive()
+        #expect(missing.error == "org.varlink.service.InvalidParameter")
+        #expect(missing.parameters["parameter"] == .string("method"))
+        try stillServes(daemon, other)
+    }
+
+    @Test("PROTOCOL: an oversize frame is refused and closes only that connection")
+    func oversize() throws {
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-message-bytes = 4096\n")
+        try daemon.start()
+        let other = try bystander(daemon)
+        let client = try daemon.connect()
+        try? client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 8192))
+        #expect(try client.receive().error == "org.varlink.service.InvalidParameter")
+        #expect(client.isClosedByPeer(within: 5))
+        try stillServes(daemon, other)
+    }
+
+    @Test("PROTOCOL: unknown methods and interfaces get MethodNotFound and InterfaceNotFound")
+    func unknownMethods() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.connect()
+        #expect(errorName { try client.call("io.locd.App.Teleport") } == "org.varlink.service.MethodNotFound")
+        #expect(errorName { try client.call("io.example.Nope.Call") } == "org.varlink.service.InterfaceNotFound")
+        #expect(errorName { try client.call("org.varlink.service.Nope") } == "org.varlink.service.MethodNotFound")
+    }
+
+    @Test("PROTOCOL: wrong parameter types and unknown parameters get InvalidParameter naming them")
+    func wrongTypes() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.connect()
+        do {
+            try client.call("io.locd.App.Hello", ["appId": .int(7)])
+            Issue.record("Hello with a number for appId was accepted")
+        } catch let error as VarlinkError {
+            #expect(error.name == "org.varlink.service.InvalidParameter")
+            #expect(error.parameters["parameter"] == .string("appId"))
+        }
+        let app = try daemon.app("com.ex.maps")
+        do {
+            try app.call("io.locd.App.CreateSession", ["authorization": .string("sometimes")])
+            Issue.record("an unknown requirement was accepted")
+        } catch let error as VarlinkError {
+            #expect(error.parameters["parameter"] == .string("authorization"))
+            #expect(error.parameters["message"]?.stringValue?.contains("whenInUse") == true)
+        }
+        #expect(
+            errorName { try app.call("io.locd.App.ListSessions", ["extra": .bool(true)]) }
+                == "org.varlink.service.InvalidParameter")
+    }
+
+    @Test("PROTOCOL: io.locd.App calls before Hello answer HelloRequired")
+    func helloRequired() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.connect()
+        #expect(errorName { try client.call("io.locd.App.ListSessions") } == "io.locd.App.HelloRequired")
+        #expect(
+            errorName { try client.call("io.locd.App.CreateSession", ["authorization": .string("none")]) }
+                == "io.locd.App.HelloRequired")
+    }
+
+    @Test("PROTOCOL: a streaming method without more answers ExpectedMore")
+    func expectedMore() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let app = try daemon.app("com.ex.maps")
+        #expect(errorName { try app.call("io.locd.App.WatchAuthorization") } == "org.varlink.service.ExpectedMore")
+    }
+
+    @Test("M3: Hello for an app with no manifest answers AppUnknown with what to do")
+    func unknownApp() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.connect()
+        do {
+            try client.call("io.locd.App.Hello", ["appId": .string("com.ex.nobody")])
+            Issue.record("an unknown app said Hello")
+        } catch let error as VarlinkError {
+            #expect(error.name == "io.locd.App.AppUnknown")
+            #expect(error.parameters["appId"] == .string("com.ex.nobody"))
+            #expect(error.parameters["message"]?.stringValue?.contains("apps.d/com.ex.nobody.toml") == true)
+        }
+    }
+
+    @Test("PROTOCOL: past max-connections a connection is accepted and closed at once; others are served")
+    func connectionFlood() throws {
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-connections = 64\n")
+        try daemon.start()
+        let other = try bystander(daemon)
+        var held: [VarlinkClient] = []
+        for _ in 0..<63 { held.append(try daemon.connect()) }
+        // Each held connection is accepted: it answers.
+        #expect(try held.last!.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        let refused = try daemon.connect()
+        #expect(refused.isClosedByPeer(within: 5))
+        held.removeAll()
+        // The 63 closes and a new connection may reach the daemon in either order: the new one is served
+        // at the latest once the closes are processed.
+        var served = false
+        for _ in 0..<50 where !served {
+            let fresh = try daemon.connect()
+            served = (try? fresh.call("org.varlink.service.GetInfo")) != nil
+        }
+        #expect(served)
+        try stillServes(daemon, other)
+    }
+}

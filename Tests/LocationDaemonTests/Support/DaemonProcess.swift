@@ -1,0 +1,218 @@
+import Foundation
+import Varlink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The real `locd` binary, started on a temporary socket, state directory and apps directory.
+///
+/// Start-up is synchronised on the daemon's own `READY=1`, read from a `NOTIFY_SOCKET` the test binds,
+/// never on a sleep.
+final class DaemonProcess {
+    let directory: URL
+    let socketPath: String
+    let stateDirectory: String
+    let appsDirectory: String
+    let configPath: String
+    private(set) var process: Process?
+    let notify: NotifySocket
+    private var stderrPipe = Pipe()
+    /// Everything the daemon printed on stderr so far (read when it has exited).
+    private(set) var errorOutput = ""
+
+    /// Writes the config and manifests; call ``start()`` to run the daemon.
+    /// - Parameters:
+    ///   - manifests: file name stem → TOML text.
+    ///   - settings: extra top-level TOML lines and tables appended to the config.
+    init(manifests: [String: String] = DaemonProcess.standardManifests, settings: String = DaemonProcess.fastLifecycle)
+        throws
+    {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("locd-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        socketPath = directory.appendingPathComponent("io.locd").path
+        stateDirectory = directory.appendingPathComponent("state").path
+        appsDirectory = directory.appendingPathComponent("apps.d").path
+        configPath = directory.appendingPathComponent("locd.toml").path
+        try FileManager.default.createDirectory(atPath: appsDirectory, withIntermediateDirectories: true)
+        for (name, text) in manifests {
+            try text.write(toFile: "\(appsDirectory)/\(name).toml", atomically: true, encoding: .utf8)
+        }
+        let config = """
+            socket = "\(socketPath)"
+            state-dir = "\(stateDirectory)"
+            apps-dirs = ["\(appsDirectory)"]
+            admin-group = "root"
+            \(settings)
+            """
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Lifecycle settings in fractions of a second, so tests of grace and windows are quick.
+    static let fastLifecycle = """
+        allow-unknown-apps = false
+        [lifecycle]
+        background-grace = 0.4
+        relaunch-window = 0.6
+        relaunch-adopt = 0.3
+        prompt-timeout = 30.0
+        """
+
+    static let standardManifests: [String: String] = [
+        "com.ex.maps": """
+            id = "com.ex.maps"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "Shows you on the map"
+            NSLocationAlwaysAndWhenInUseUsageDescription = "Tracks your trips"
+            [NSLocationTemporaryUsageDescriptionDictionary]
+            Navigation = "Turn-by-turn needs your precise location"
+            """,
+        "com.ex.run": """
+            id = "com.ex.run"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "Records your run"
+            UIBackgroundModes = ["location"]
+            """,
+        "com.ex.explicit": """
+            id = "com.ex.explicit"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "Explicit sessions only"
+            CLRequireExplicitServiceSession = true
+            """,
+    ]
+
+    /// The `locd` binary beside the test bundle.
+    static var binary: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundle, bundle.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("locd").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return ".build/debug/locd"
+    }
+
+    /// Starts the daemon and waits for its `READY=1`.
+    @discardableResult
+    func start(extraArguments: [String] = [], environment: [String: String] = [:]) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["--config", configPath, "--log-level", "debug"] + extraArguments
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = notify.path
+        env.removeValue(forKey: "INVOCATION_ID")
+        env.removeValue(forKey: "JOURNAL_STREAM")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        stderrPipe = Pipe()
+        process.standardError = stderrPipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        return try notify.waitFor("READY=1", timeout: 20)
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// Sends a signal to the daemon.
+    func signal(_ number: Int32) {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, number)
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process else { return 0 }
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        collectOutput()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: a crash at this very moment.
+    func crash() {
+        guard let process else { return }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        collectOutput()
+        self.process = nil
+    }
+
+    private func collectOutput() {
+        let data = stderrPipe.fileHandleForReading.readDataToEndOfFile()
+        errorOutput += String(decoding: data, as: UTF8.self)
+    }
+
+    /// A fresh client connection.
+    func connect() throws -> VarlinkClient {
+        try VarlinkClient(path: socketPath, timeout: 10)
+    }
+
+    /// A client bound to `appID` by `Hello`.
+    func app(_ appID: String, state: String? = nil) throws -> VarlinkClient {
+        let client = try connect()
+        var parameters: JSONObject = ["appId": .string(appID)]
+        if let state { parameters["state"] = .string(state) }
+        try client.call("io.locd.App.Hello", parameters)
+        return client
+    }
+}
+
+/// A `NOTIFY_SOCKET` datagram socket, as systemd binds it, to read what the daemon reports.
+final class NotifySocket {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    /// Reads datagrams until one has the line `line`; returns every line read on the way.
+    @discardableResult
+    func waitFor(_ line: String, timeout: Double) throws -> [String] {
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&poller, 1, remaining) > 0 else { break }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { continue }
+            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
+            seen += lines
+            if lines.contains(line) { return seen }
+        }
+        throw NotifyTimeout(expected: line, seen: seen)
+    }
+}
+
+struct NotifyTimeout: Error, CustomStringConvertible {
+    var expected: String
+    var seen: [String]
+    var description: String { "no \(expected) on NOTIFY_SOCKET; saw \(seen)" }
+}
