@@ -73,6 +73,8 @@ extension LocationCore {
         guard let caller = clients[call.client], let appID = caller.appID else { return }
         let old = apps[appID]!.state
         let processClients = apps[appID]!.clients.filter { clients[$0]?.pid == caller.pid }
+        // The app's last process: its prompts go first, so ending its sessions shows no next head (S6).
+        if processClients.count == apps[appID]!.clients.count { cancelPrompts(of: appID) }
         for client in processClients {
             for id in apps[appID]!.sessions where sessions[id]?.owner == client {
                 endSession(id, final: true)
@@ -169,7 +171,10 @@ extension LocationCore {
             announce(.appStateChanged, app: appID, "\(old.rawValue) -> \(app.state.rawValue)")
         }
         refreshInUse(appID)
-        if app.state == .foreground && old != .foreground { evaluatePrompts(appID) }
+        if app.state == .foreground && old != .foreground {
+            showWaitingHead(appID)
+            evaluatePrompts(appID)
+        }
         markDirty(appID)
     }
 
@@ -217,13 +222,18 @@ extension LocationCore {
             apps[appID]!.suppressed.removeAll()
             return
         }
-        var record = apps[appID]!.record
+        changeRecord(appID, to: Self.endingUseGrants(apps[appID]!.record), by: .lifecycle)
+    }
+
+    /// L5: the record once its app stops being in use: one-time and temporary full-accuracy grants end.
+    static func endingUseGrants(_ record: AuthorizationRecord) -> AuthorizationRecord {
+        var record = record
         if record.oneTime {
             record.status = .notDetermined
             record.oneTime = false
             record.provisional = false
         }
         record.temporaryFullAccuracy = false
-        changeRecord(appID, to: record, by: .lifecycle)
+        return record
     }
 }

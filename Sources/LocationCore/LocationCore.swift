@@ -77,11 +77,12 @@ package struct LocationCore {
     }
 
     private mutating func begin(at now: Instant) {
+        let previous = self.now
         if now > self.now { self.now = now }
         persisted.removeAll(keepingCapacity: true)
         messages.removeAll(keepingCapacity: true)
         answer = nil
-        processDueDeadlines()
+        processDueDeadlines(since: previous)
     }
 
     private mutating func finish() -> [Action] {
@@ -212,9 +213,11 @@ package struct LocationCore {
         return view(of: session, context: context(of: app))
     }
 
-    /// The heads of every app's prompt queue, oldest first.
+    /// The shown heads of every app's prompt queue, oldest first.
     package var pendingPromptViews: [PromptView] {
-        apps.values.compactMap { app in app.queue.first.flatMap { promptView($0) } }
+        apps.values.compactMap { app in
+            app.queue.first.flatMap { prompts[$0]?.raisedAt == nil ? nil : promptView($0) }
+        }
             .sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
     }
 
