@@ -108,12 +108,14 @@ extension LocationCore {
         guard let appID = entry.appID, apps[appID] != nil else { return }
         let old = apps[appID]!.state
         // L2: whether it was in use is judged before the closing client's sessions start to linger.
-        let wasInUse = computeInUse(apps[appID]!)
+        let app = apps[appID]!
+        let wasInUse = computeInUse(app)
         apps[appID]!.clients.removeAll { $0 == client }
         apps[appID]!.requests.removeAll { $0.client == client }
         let window = now.adding(configuration.relaunchWindow)
         for id in apps[appID]!.sessions where sessions[id]?.owner == client {
             sessions[id]!.owner = nil
+            apps[appID]!.lingeringSessions += 1
             setLinger(id, ends: window)
             announce(.sessionChanged, app: appID, session: id, "lingering")
         }
@@ -214,7 +216,8 @@ extension LocationCore {
 
     /// Re-judges in use; a start of use lifts prompt suppression (§5.2), an end of use ends grants (L5).
     mutating func refreshInUse(_ appID: String) {
-        let inUse = computeInUse(apps[appID]!)
+        let app = apps[appID]!
+        let inUse = computeInUse(app)
         guard inUse != apps[appID]!.inUse else { return }
         apps[appID]!.inUse = inUse
         markDirty(appID)

@@ -188,7 +188,8 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        app.record.overlaid(restricted: configuration.restrictedApps.contains(app.appID))
+        app.record.overlaid(
+            restricted: !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(app.appID))
     }
 
     package func authorizationView(_ appID: String) -> AuthorizationView {

@@ -119,16 +119,38 @@ struct PropertyTests {
         }
     }
 
-    @Test("D11: a diagnostics stream's last mask is its session's current mask after every event")
-    func diagnosticsAreCurrent() async {
+    @Test("D11: every open stream's last mask is its current mask after every event")
+    func masksAreCurrent() async {
         await check { scenario in
-            scenario.diagnostics.compactMap { stream, messages in
-                guard let session = scenario.diagnosticStreams[stream], scenario.core.streams[stream] != nil,
-                    let last = messages.last, !last.ended,
-                    let view = scenario.core.sessionView(session)
+            let core = scenario.core
+            let sessions: [String] = scenario.diagnostics.compactMap { stream, messages in
+                guard let session = scenario.diagnosticStreams[stream], core.streams[stream] != nil,
+                    let last = messages.last, !last.ended, let view = core.sessionView(session)
                 else { return nil }
                 return last.mask == view.diagnostic
                     ? nil : "\(stream) last sent \(last.mask), \(session) is \(view.diagnostic)"
+            }
+            let updates: [String] = scenario.updates.compactMap { stream, last in
+                guard let entry = core.streams[stream] else { return nil }
+                let appID = scenario.streamConnections.first { $0.client == stream.client }!.appID
+                let mask = core.streamMask(entry.kind, context: core.context(of: core.apps[appID]!))
+                return last == mask ? nil : "location stream \(stream) last sent \(last), its mask is \(mask)"
+            }
+            return sessions + updates
+        }
+    }
+
+    @Test("L4: a session created or resumed leaves no lingering session of another process that it covers")
+    func claimingCovers() async {
+        await check { scenario in
+            guard let id = scenario.claimed, let claimed = scenario.core.sessions[id] else { return [] }
+            return scenario.core.sessions.values.compactMap { other in
+                guard other.appID == claimed.appID, other.owner == nil, other.ownerPID != claimed.ownerPID,
+                    (other.kind == .backgroundActivity) == (claimed.kind == .backgroundActivity),
+                    other.requirement <= claimed.requirement,
+                    other.purposeKey == nil || other.purposeKey == claimed.purposeKey
+                else { return nil }
+                return "\(id) covers \(other.id), which still lingers"
             }
         }
     }
@@ -388,6 +410,10 @@ private struct Scenario {
     var diagnosticStreams: [CallID: SessionID] = [:]
     /// Everything each diagnostics stream received, in order.
     var diagnostics: [CallID: [(mask: DiagnosticMask, ended: Bool)]] = [:]
+    /// The session the last step created or resumed.
+    var claimed: SessionID?
+    /// The last mask each `LiveUpdates` or `MonitorEvents` stream received.
+    var updates: [CallID: DiagnosticMask] = [:]
     /// Prompts the agent holds (sent and not withdrawn), with their app.
     var shown: [PromptID: String] = [:]
     /// Prompts sent to the agent by the last step, with their app's state and grant after that event.
@@ -410,6 +436,7 @@ private struct Scenario {
 
     mutating func run(_ step: Step) {
         raisedThisStep = []
+        claimed = nil
         let note: String
         switch step.kind {
         case .launch: note = launch(step)
@@ -481,6 +508,8 @@ private struct Scenario {
             case .emit(let stream, .diagnostic(let mask, let ended)),
                 .end(let stream, .diagnostic(let mask, let ended)?):
                 diagnostics[stream, default: []].append((mask, ended))
+            case .emit(let stream, .update(let mask)), .emit(let stream, .monitor(let mask)):
+                updates[stream] = mask
             case .armTimer(let instant):
                 armed = instant
             default:
@@ -541,6 +570,7 @@ private struct Scenario {
             return "\(connection.client) create \(requirement.rawValue) \(key ?? "-") \(describe(result))"
         }
         created[connection.appID, default: []].append(view.id)
+        claimed = view.id
         let stream = call(connection.client, .sessionDiagnostics(view.id.description))
         diagnosticStreams[stream] = view.id
         return "\(connection.client) create \(requirement.rawValue) \(key ?? "-") → \(view.id) \(view.state.rawValue)"
@@ -562,6 +592,7 @@ private struct Scenario {
             pick(connections.filter { $0.appID == appID }, step.a)
             ?? launch(appID, state: step.c % 4 == 0 ? .background : nil, newProcess: true).connection
         let result = call(connection.client, .resumeSession(id.description))
+        if h.error(of: result) == nil { claimed = id }
         return "\(connection.client) resume \(id) \(describe(result))"
     }
 
