@@ -216,10 +216,10 @@ package struct LocationCore {
 
     /// The shown heads of every app's prompt queue, oldest first.
     package var pendingPromptViews: [PromptView] {
-        apps.values.compactMap { app in
+        let heads = apps.values.compactMap { app in
             app.queue.first.flatMap { prompts[$0]?.raisedAt == nil ? nil : promptView($0) }
         }
-            .sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
+        return heads.sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
     }
 
     /// Every pending prompt of an app, head first.
