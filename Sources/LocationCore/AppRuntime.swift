@@ -51,6 +51,8 @@ struct AppRuntime {
     var clients: [ClientID] = []
     /// Sessions in creation order.
     var sessions: [SessionID] = []
+    /// How many of them linger, so that creating a session looks for ones to cover only when there are some (L4).
+    var lingeringSessions = 0
     /// `LiveUpdates` and `MonitorEvents` streams.
     var locationStreams: [CallID] = []
     var authorizationWatchers: [CallID] = []
@@ -83,6 +85,11 @@ struct AppRuntime {
     /// What the app declares; an app whose manifest a reload removed declares nothing, so its next
     /// request fails per S2 (M2) instead of passing as an unknown app.
     var declared: Manifest { manifest ?? Manifest(appID: appID) }
+
+    /// What the app's other sessions and streams read of its sessions (S4, S11, D7): only its change re-evaluates them.
+    var layering: (effective: Requirement?, explicitDemanding: Bool, explicitNone: Bool) {
+        (effectiveRequirement, explicitDemanding > 0, explicitNone > 0)
+    }
 
     var optedOutOfImplicitSessions: Bool { manifest?.requireExplicitServiceSession ?? false }
 

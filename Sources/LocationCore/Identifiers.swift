@@ -32,7 +32,7 @@ package struct SessionID: Hashable, Comparable, Codable, Sendable, CustomStringC
 
     /// Parses the wire spelling; `nil` for anything else.
     package init?(_ text: String) {
-        guard let parsed = parseEpochID(text, prefix: "s") else { return nil }
+        guard let parsed = parseEpochID(text, prefix: UInt8(ascii: "s")) else { return nil }
         self.init(epoch: parsed.epoch, number: parsed.number)
     }
 
@@ -54,7 +54,7 @@ package struct PromptID: Hashable, Comparable, Codable, Sendable, CustomStringCo
     }
 
     package init?(_ text: String) {
-        guard let parsed = parseEpochID(text, prefix: "p") else { return nil }
+        guard let parsed = parseEpochID(text, prefix: UInt8(ascii: "p")) else { return nil }
         self.init(epoch: parsed.epoch, number: parsed.number)
     }
 
@@ -65,12 +65,26 @@ package struct PromptID: Hashable, Comparable, Codable, Sendable, CustomStringCo
     }
 }
 
-private func parseEpochID(_ text: String, prefix: Character) -> (epoch: UInt32, number: UInt64)? {
-    guard text.first == prefix else { return nil }
-    let body = text.dropFirst()
-    guard let dash = body.firstIndex(of: "-"),
-        let epoch = UInt32(body[..<dash]),
-        let number = UInt64(body[body.index(after: dash)...])
+/// Parses `<prefix><epoch>-<number>` byte by byte: every call naming a session parses one.
+private func parseEpochID(_ text: String, prefix: UInt8) -> (epoch: UInt32, number: UInt64)? {
+    var bytes = text.utf8.makeIterator()
+    guard bytes.next() == prefix else { return nil }
+    func decimal(until end: UInt8?) -> UInt64? {
+        var value: UInt64 = 0
+        var digits = 0
+        while let byte = bytes.next() {
+            if byte == end { break }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow && !carry else { return nil }
+            value = sum
+            digits += 1
+        }
+        return digits > 0 ? value : nil
+    }
+    guard let epoch = decimal(until: UInt8(ascii: "-")), let small = UInt32(exactly: epoch),
+        let number = decimal(until: nil)
     else { return nil }
-    return (epoch, number)
+    return (small, number)
 }

@@ -12,10 +12,16 @@ extension LocationCore {
     }
 
     /// Re-checks every deadline at or before now; a late or repeated wake-up does nothing extra.
-    mutating func processDueDeadlines() {
-        while let entry = deadlines.top, entry.at <= now {
+    ///
+    /// Each deadline is handled at its own instant (but not before `previous`, the last instant seen), so
+    /// what it starts, such as a prompt's timeout, counts from when it was due, however late the wake-up.
+    mutating func processDueDeadlines(since previous: Instant) {
+        let wake = now
+        defer { now = wake }
+        while let entry = deadlines.top, entry.at <= wake {
             deadlines.popTop()
             guard stands(entry) else { continue }
+            now = max(entry.at, previous)
             switch entry.key {
             case .lingering(let id):
                 endSession(id, final: true)

@@ -1,5 +1,6 @@
 /// What every session and stream of one app shares when its diagnostics are computed.
 struct AppContext {
+    var appID: String
     var record: AuthorizationRecord
     var inUse: Bool
     var effectiveRequirement: Requirement?
@@ -16,7 +17,7 @@ extension LocationCore {
     func context(of app: AppRuntime) -> AppContext {
         let record = effectiveRecord(app)
         var context = AppContext(
-            record: record, inUse: app.inUse, effectiveRequirement: app.effectiveRequirement,
+            appID: app.appID, record: record, inUse: app.inUse, effectiveRequirement: app.effectiveRequirement,
             optedOut: app.optedOutOfImplicitSessions,
             holdsServiceSession: app.explicitDemanding > 0 || (app.explicitNone > 0 && record.status.isAuthorized),
             authorizationPending: false, upgradePending: false, accuracyPending: [])
@@ -112,8 +113,8 @@ extension LocationCore {
             everythingDirty = false
         }
         for id in dirtySessions {
-            guard let appID = sessions[id]?.appID, !dirtyApps.contains(appID) else { continue }
-            refreshSession(id, context: context(of: apps[appID]!))
+            guard let appID = sessions[id]?.appID, !dirtyApps.contains(appID), let app = apps[appID] else { continue }
+            refreshSession(id, context: context(of: app))
         }
         dirtySessions.removeAll(keepingCapacity: true)
         if !dirtyApps.isEmpty {
@@ -150,16 +151,19 @@ extension LocationCore {
         }
     }
 
+    /// Re-evaluates one session; each session and stream is looked up once, as this runs for every session of an app.
     private mutating func refreshSession(_ id: SessionID, context: AppContext) {
-        guard let session = sessions[id] else { return }
+        guard let index = sessions.index(forKey: id) else { return }
+        let session = sessions.values[index]
         let mask = self.mask(of: session, context: context)
         let state = self.state(of: session, mask: mask, context: context)
         guard mask != session.mask || state != session.state else { return }
-        sessions[id]!.mask = mask
-        sessions[id]!.state = state
-        announce(.sessionChanged, app: session.appID, session: id, "\(state.rawValue) \(mask)")
-        for stream in session.diagnosticStreams where streams[stream]?.lastMask != mask {
-            streams[stream]!.lastMask = mask
+        sessions.values[index].mask = mask
+        sessions.values[index].state = state
+        announce(.sessionChanged, app: context.appID, session: id, "\(state.rawValue) \(mask)")
+        for stream in session.diagnosticStreams {
+            guard let entry = streams.index(forKey: stream), streams.values[entry].lastMask != mask else { continue }
+            streams.values[entry].lastMask = mask
             emit(stream, .diagnostic(mask, ended: false))
         }
     }

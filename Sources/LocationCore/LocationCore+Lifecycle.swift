@@ -73,6 +73,8 @@ extension LocationCore {
         guard let caller = clients[call.client], let appID = caller.appID else { return }
         let old = apps[appID]!.state
         let processClients = apps[appID]!.clients.filter { clients[$0]?.pid == caller.pid }
+        // The app's last process: its prompts go first, so ending its sessions shows no next head (S6).
+        if processClients.count == apps[appID]!.clients.count { cancelPrompts(of: appID) }
         for client in processClients {
             for id in apps[appID]!.sessions where sessions[id]?.owner == client {
                 endSession(id, final: true)
@@ -106,12 +108,14 @@ extension LocationCore {
         guard let appID = entry.appID, apps[appID] != nil else { return }
         let old = apps[appID]!.state
         // L2: whether it was in use is judged before the closing client's sessions start to linger.
-        let wasInUse = computeInUse(apps[appID]!)
+        let app = apps[appID]!
+        let wasInUse = computeInUse(app)
         apps[appID]!.clients.removeAll { $0 == client }
         apps[appID]!.requests.removeAll { $0.client == client }
         let window = now.adding(configuration.relaunchWindow)
         for id in apps[appID]!.sessions where sessions[id]?.owner == client {
             sessions[id]!.owner = nil
+            apps[appID]!.lingeringSessions += 1
             setLinger(id, ends: window)
             announce(.sessionChanged, app: appID, session: id, "lingering")
         }
@@ -169,7 +173,10 @@ extension LocationCore {
             announce(.appStateChanged, app: appID, "\(old.rawValue) -> \(app.state.rawValue)")
         }
         refreshInUse(appID)
-        if app.state == .foreground && old != .foreground { evaluatePrompts(appID) }
+        if app.state == .foreground && old != .foreground {
+            showWaitingHead(appID)
+            evaluatePrompts(appID)
+        }
         markDirty(appID)
     }
 
@@ -210,7 +217,8 @@ extension LocationCore {
 
     /// Re-judges in use; a start of use lifts prompt suppression (§5.2), an end of use ends grants (L5).
     mutating func refreshInUse(_ appID: String) {
-        let inUse = computeInUse(apps[appID]!)
+        let app = apps[appID]!
+        let inUse = computeInUse(app)
         guard inUse != apps[appID]!.inUse else { return }
         apps[appID]!.inUse = inUse
         markDirty(appID)
@@ -218,13 +226,18 @@ extension LocationCore {
             apps[appID]!.suppressed.removeAll()
             return
         }
-        var record = apps[appID]!.record
+        changeRecord(appID, to: Self.endingUseGrants(apps[appID]!.record), by: .lifecycle)
+    }
+
+    /// L5: the record once its app stops being in use: one-time and temporary full-accuracy grants end.
+    static func endingUseGrants(_ record: AuthorizationRecord) -> AuthorizationRecord {
+        var record = record
         if record.oneTime {
             record.status = .notDetermined
             record.oneTime = false
             record.provisional = false
         }
         record.temporaryFullAccuracy = false
-        changeRecord(appID, to: record, by: .lifecycle)
+        return record
     }
 }

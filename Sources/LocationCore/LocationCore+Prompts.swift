@@ -126,16 +126,28 @@ extension LocationCore {
         if wasHead {
             for agent in agents { emit(agent, .withdrawn(id)) }
             announce(.promptResolved, app: appID, "\(id) \(how)")
-            if let next = apps[appID]!.queue.first { activate(next) }
+            showWaitingHead(appID)
         }
         markDirty(appID)
     }
 
+    /// Shows the head of a queue if it waits and may be shown now: in the foreground, or P4's upgrade (S6).
+    mutating func showWaitingHead(_ appID: String) {
+        guard let app = apps[appID], let head = app.queue.first, let prompt = prompts[head], prompt.raisedAt == nil
+        else { return }
+        let p4 = app.state == .background && prompt.key == .alwaysUpgrade && effectiveRecord(app).provisional
+        if app.state == .foreground || p4 {
+            activate(head)
+        }
+    }
+
     /// Withdraws the prompts that no record condition or caller supports any more (A3, P9).
+    ///
+    /// The tail goes first, so a head that goes too never hands its place to a prompt about to go.
     mutating func pruneprompts(_ appID: String) {
         guard let app = apps[appID] else { return }
         let record = effectiveRecord(app)
-        for id in app.queue {
+        for id in app.queue.reversed() {
             guard let key = prompts[id]?.key else { continue }
             if !stillApplies(key, record: record) || !calls(for: key, in: apps[appID]!) {
                 resolve(id, "withdrawn")
@@ -144,7 +156,7 @@ extension LocationCore {
     }
 
     mutating func cancelPrompts(of appID: String) {
-        for id in apps[appID]!.queue { resolve(id, "cancelled") }
+        for id in apps[appID]!.queue.reversed() { resolve(id, "cancelled") }
     }
 
     /// Stores a record change and follows it: withdraw, lift suppression, re-evaluate (A3, A4).
@@ -215,7 +227,7 @@ extension LocationCore {
 
     mutating func answerPrompt(_ call: CallID, id text: String, answer: PromptAnswer, accuracy: PromptAccuracy?) {
         guard let id = PromptID(text), let prompt = prompts[id], apps[prompt.appID]?.queue.first == id,
-            let view = promptView(id)
+            prompt.raisedAt != nil, let view = promptView(id)
         else { return fail(call, .noSuchPrompt(id: text)) }
         guard view.options.contains(answer) else {
             return fail(call, .invalidAnswer(id: text, answer: answer.rawValue))
@@ -263,7 +275,8 @@ extension LocationCore {
             record.temporaryFullAccuracy = true  // P7
         }
         resolve(id, answer.rawValue)
-        changeRecord(appID, to: record, by: .answer)
+        // L5: a grant for a use that has already ended (answered after the grace) ends at once.
+        changeRecord(appID, to: apps[appID]!.inUse ? record : Self.endingUseGrants(record), by: .answer)
         evaluatePrompts(appID)
         reply(call, .empty)
     }

@@ -44,6 +44,7 @@ extension LocationCore {
                 restored: true)
             sessions[stored.id] = session
             apps[stored.appID]!.sessions.append(stored.id)
+            apps[stored.appID]!.lingeringSessions += 1
             apps[stored.appID]!.count(session, 1)
             if session.requirement >= .whenInUse { demandingSessions += 1 }
             deadlines.insert(window, .lingering(stored.id))

@@ -31,8 +31,7 @@ extension LocationCore {
             id: id, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
             owner: call.client, ownerPID: pid)
         session.implicitStream = stream
-        let effectiveBefore = apps[appID]!.effectiveRequirement
-        let explicitBefore = (apps[appID]!.explicitDemanding, apps[appID]!.explicitNone)
+        let layering = apps[appID]!.layering
         sessions[id] = session
         apps[appID]!.sessions.append(id)
         apps[appID]!.count(session, 1)
@@ -43,9 +42,7 @@ extension LocationCore {
         liftSuppression(appID, for: session)
         if kind == .backgroundActivity { refreshInUse(appID) }
         evaluatePrompts(appID)
-        if apps[appID]!.effectiveRequirement != effectiveBefore
-            || (apps[appID]!.explicitDemanding, apps[appID]!.explicitNone) != explicitBefore
-        {
+        if apps[appID]!.layering != layering {
             markDirty(appID)
         } else {
             dirtySessions.append(id)
@@ -55,8 +52,9 @@ extension LocationCore {
 
     /// Ends the lingering sessions of the same app that `id` covers (L4); a process never covers its own.
     mutating func cover(by id: SessionID) {
+        guard let appID = sessions[id]?.appID, apps[appID]!.lingeringSessions > 0 else { return }
         let session = sessions[id]!
-        for other in apps[session.appID]!.sessions where other != id {
+        for other in apps[appID]!.sessions where other != id {
             guard let lingering = sessions[other], lingering.owner == nil, lingering.ownerPID != session.ownerPID,
                 session.covers(lingering)
             else { continue }
@@ -66,6 +64,7 @@ extension LocationCore {
 
     /// A new or resumed session asks again for the prompts it calls for (§5.2).
     mutating func liftSuppression(_ appID: String, for session: SessionEntry) {
+        guard !apps[appID]!.suppressed.isEmpty else { return }
         if session.requirement >= .whenInUse { apps[appID]!.suppressed.remove(.authorization) }
         if session.requirement == .always { apps[appID]!.suppressed.remove(.alwaysUpgrade) }
         if let key = session.purposeKey { apps[appID]!.suppressed.remove(.accuracy(key)) }
@@ -74,7 +73,7 @@ extension LocationCore {
     /// Finds a session of the caller's app by its wire id (I2: another app's session does not exist).
     func lookup(_ text: String, appID: String) -> Result<SessionID, LocationError> {
         guard let id = SessionID(text) else { return .failure(.noSuchSession(id: text)) }
-        if let session = sessions[id], session.appID == appID { return .success(id) }
+        if sessions[id]?.appID == appID { return .success(id) }
         if apps[appID]?.endedSessions.contains(id) == true { return .failure(.sessionInvalidated(id: text)) }
         return .failure(.noSuchSession(id: text))
     }
@@ -89,6 +88,7 @@ extension LocationCore {
         if session.owner == call.client { return reply(call, .session(sessionView(id)!)) }
         guard session.owner == nil, session.kind != .implicit else { return fail(call, .noSuchSession(id: text)) }
         sessions[id]!.owner = call.client
+        apps[appID]!.lingeringSessions -= 1
         sessions[id]!.ownerPID = clients[call.client]?.pid ?? 0
         sessions[id]!.lingerEnds = nil
         sessions[id]!.restored = false
@@ -115,8 +115,12 @@ extension LocationCore {
     mutating func endSession(_ id: SessionID, final: Bool) {
         guard let session = sessions.removeValue(forKey: id) else { return }
         let appID = session.appID
-        let context = context(of: apps[appID]!)
+        // Bound first: `context(of: apps[appID]!)` would copy the whole core to pass the app.
+        let app = apps[appID]!
+        let context = context(of: app)
         let mask = self.mask(of: session, context: context)
+        let layering = apps[appID]!.layering
+        if session.owner == nil { apps[appID]!.lingeringSessions -= 1 }
         apps[appID]!.sessions.removeAll { $0 == id }
         apps[appID]!.endedSessions.insert(id)
         apps[appID]!.count(session, -1)
@@ -131,7 +135,8 @@ extension LocationCore {
         announce(.sessionEnded, app: appID, session: id, session.kind.rawValue)
         if session.kind == .backgroundActivity { refreshInUse(appID) }
         pruneprompts(appID)
-        markDirty(appID)
+        // The others re-evaluate only if the layering moved; in-use and prompt changes mark the app themselves.
+        if apps[appID]!.layering != layering { markDirty(appID) }
     }
 
     mutating func sessionDiagnostics(_ call: CallID, appID: String, id text: String) {

@@ -77,11 +77,12 @@ package struct LocationCore {
     }
 
     private mutating func begin(at now: Instant) {
+        let previous = self.now
         if now > self.now { self.now = now }
         persisted.removeAll(keepingCapacity: true)
         messages.removeAll(keepingCapacity: true)
         answer = nil
-        processDueDeadlines()
+        processDueDeadlines(since: previous)
     }
 
     private mutating func finish() -> [Action] {
@@ -187,7 +188,8 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        app.record.overlaid(restricted: configuration.restrictedApps.contains(app.appID))
+        app.record.overlaid(
+            restricted: !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(app.appID))
     }
 
     package func authorizationView(_ appID: String) -> AuthorizationView {
@@ -212,10 +214,12 @@ package struct LocationCore {
         return view(of: session, context: context(of: app))
     }
 
-    /// The heads of every app's prompt queue, oldest first.
+    /// The shown heads of every app's prompt queue, oldest first.
     package var pendingPromptViews: [PromptView] {
-        apps.values.compactMap { app in app.queue.first.flatMap { promptView($0) } }
-            .sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
+        let heads = apps.values.compactMap { app in
+            app.queue.first.flatMap { prompts[$0]?.raisedAt == nil ? nil : promptView($0) }
+        }
+        return heads.sorted { ($0.raisedAt, $0.id) < ($1.raisedAt, $1.id) }
     }
 
     /// Every pending prompt of an app, head first.
