@@ -1,0 +1,264 @@
+import Foundation
+import LocationCore
+import TOMLKit
+
+extension DaemonConfiguration {
+    /// Reads the configuration: the main file, then its drop-ins `<file>.d/*.toml` in name order, each file
+    /// overriding the keys it sets and no others (SEMANTICS §11).
+    ///
+    /// - Parameters:
+    ///   - path: `--config`; `nil` means `defaultPath`, where a missing file means the built-in defaults.
+    ///     A missing file that was named explicitly is an error.
+    ///   - defaultPath: ``DaemonConfiguration/defaultPath`` except in tests.
+    /// - Throws: the first problem: a file that cannot be read or parsed, an unknown key, a wrong type or an
+    ///   out-of-range value, naming file, line, key and what is allowed.
+    package static func load(
+        path: String? = nil,
+        defaultPath: String = DaemonConfiguration.defaultPath
+    ) throws(ConfigurationIssue) -> DaemonConfiguration {
+        let main = path ?? defaultPath
+        var files: [String] = []
+        if FileManager.default.fileExists(atPath: main) {
+            files.append(main)
+        } else if path != nil {
+            throw ConfigurationIssue(file: main, line: nil, key: nil, message: "no such file")
+        }
+        files += try dropIns(beside: main)
+
+        var configuration = DaemonConfiguration()
+        var kindPlace: Place?
+        for file in files {
+            let document = try TOMLDocument(file: file, bytes: read(file))
+            if let place = try configuration.apply(document) { kindPlace = place }
+        }
+        try configuration.check(kindPlace: kindPlace)
+        return configuration
+    }
+
+    /// Reads one file's text over `base`, as ``load(path:defaultPath:)`` does for each file.
+    package static func parse(
+        text: String,
+        file: String,
+        over base: DaemonConfiguration = DaemonConfiguration()
+    ) throws(ConfigurationIssue) -> DaemonConfiguration {
+        var configuration = base
+        let kindPlace = try configuration.apply(TOMLDocument(file: file, text: text))
+        try configuration.check(kindPlace: kindPlace)
+        return configuration
+    }
+
+    /// The drop-ins of `main`: the `*.toml` files of `main.d/`, by name, leaving out hidden ones.
+    static func dropIns(beside main: String) throws(ConfigurationIssue) -> [String] {
+        let directory = main + ".d"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue, let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+        else {
+            throw ConfigurationIssue(file: directory, line: nil, key: nil, message: "cannot list this directory")
+        }
+        return names.filter { $0.hasSuffix(".toml") && !$0.hasPrefix(".") }.sorted().map { directory + "/" + $0 }
+    }
+
+    private static func read(_ file: String) throws(ConfigurationIssue) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationIssue(file: file, line: nil, key: nil, message: "cannot read this file")
+        }
+        guard data.count <= ManifestLoader.maximumFileBytes else {
+            let message = "larger than \(ManifestLoader.maximumFileBytes) bytes; a configuration is a few lines of TOML"
+            throw ConfigurationIssue(file: file, line: nil, key: nil, message: message)
+        }
+        return [UInt8](data)
+    }
+
+    // MARK: Applying one file
+
+    private static let topLevelKeys = [
+        "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps",
+        "lifecycle", "limits", "provider",
+    ]
+    private static let lifecycleKeys = ["background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout"]
+    private static let limitsKeys = [
+        "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-message-bytes", "max-queued-updates",
+        "max-write-buffer",
+    ]
+    private static let providerKeys = [
+        "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port",
+    ]
+    /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
+    private static let maximumSocketPathBytes = 107
+    /// Long enough for any real timeout, short enough that deadlines stay far from `Int64` nanoseconds' end.
+    private static let maximumSeconds = 1_000_000_000.0
+
+    /// Where a key was written.
+    private typealias Place = (file: String, line: Int?)
+
+    /// Sets every key `document` has; returns where it sets `[provider] kind`, if it does, so that a requirement
+    /// of that kind can be reported where the kind was chosen.
+    private mutating func apply(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {
+        try Self.rejectUnknownKeys(document, in: [], allowed: Self.topLevelKeys)
+        if let socket = try Self.path(document, ["socket"]) {
+            guard socket.utf8.count <= Self.maximumSocketPathBytes else {
+                let expected = "a socket path of at most \(Self.maximumSocketPathBytes) bytes"
+                throw document.issue(["socket"], "expected \(expected), found \(socket.utf8.count) bytes")
+            }
+            self.socket = socket
+        }
+        if let directory = try Self.path(document, ["state-dir"]) { stateDirectory = directory }
+        if let directories = try Self.paths(document, ["apps-dirs"]) { appsDirectories = directories }
+        if let allow = try document.bool(["allow-unknown-apps"]) { allowUnknownApps = allow }
+        if let group = try Self.name(document, ["admin-group"], expected: "a group name") { adminGroup = group }
+        let appIDs = "an array of app ids (strings)"
+        if let apps = try document.array(["restricted-apps"], expected: appIDs, element: Self.nonEmptyString) {
+            restrictedApps = apps
+        }
+        try applyLifecycle(document)
+        try applyLimits(document)
+        return try applyProvider(document)
+    }
+
+    private mutating func applyLifecycle(_ document: TOMLDocument) throws(ConfigurationIssue) {
+        let table = ["lifecycle"]
+        guard try document.table(table, expected: "a table of durations") != nil else { return }
+        try Self.rejectUnknownKeys(document, in: table, allowed: Self.lifecycleKeys)
+        if let span = try Self.seconds(document, table + ["background-grace"]) { lifecycle.backgroundGrace = span }
+        if let span = try Self.seconds(document, table + ["relaunch-window"]) { lifecycle.relaunchWindow = span }
+        if let span = try Self.seconds(document, table + ["relaunch-adopt"]) { lifecycle.relaunchAdopt = span }
+        if let span = try Self.seconds(document, table + ["prompt-timeout"]) { lifecycle.promptTimeout = span }
+    }
+
+    private mutating func applyLimits(_ document: TOMLDocument) throws(ConfigurationIssue) {
+        let table = ["limits"]
+        guard try document.table(table, expected: "a table of limits") != nil else { return }
+        try Self.rejectUnknownKeys(document, in: table, allowed: Self.limitsKeys)
+        func limit(_ key: String) throws(ConfigurationIssue) -> Int? {
+            try document.integer(table + [key], in: 1...Int.max, expected: "a positive integer")
+        }
+        if let value = try limit("max-sessions-per-app") { limits.maxSessionsPerApp = value }
+        if let value = try limit("max-clients-per-app") { limits.maxClientsPerApp = value }
+        if let value = try limit("max-connections") { limits.maxConnections = value }
+        if let value = try limit("max-message-bytes") { limits.maxMessageBytes = value }
+        if let value = try limit("max-queued-updates") { limits.maxQueuedUpdates = value }
+        if let value = try limit("max-write-buffer") { limits.maxWriteBuffer = value }
+    }
+
+    private mutating func applyProvider(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {
+        let table = ["provider"]
+        guard try document.table(table, expected: "a table describing the location provider") != nil else {
+            return nil
+        }
+        try Self.rejectUnknownKeys(document, in: table, allowed: Self.providerKeys)
+        let kinds = Provider.Kind.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: ", ")
+        var kindPlace: Place?
+        if let value = document.value(table + ["kind"]) {
+            guard let name = value.string else {
+                throw document.wrongType(table + ["kind"], expected: "one of \(kinds)", found: value)
+            }
+            guard let kind = Provider.Kind(rawValue: name) else {
+                throw document.notAllowed(table + ["kind"], expected: "one of \(kinds)", found: value)
+            }
+            provider.kind = kind
+            kindPlace = (document.file, document.line(of: table + ["kind"]))
+        }
+        let finite = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
+        if let degrees = try document.number(
+            table + ["latitude"],
+            in: -90...90,
+            expected: "degrees of latitude in [-90, 90]"
+        ) {
+            provider.latitude = degrees
+        }
+        if let degrees = try document.number(
+            table + ["longitude"],
+            in: -180...180,
+            expected: "degrees of longitude in [-180, 180]"
+        ) {
+            provider.longitude = degrees
+        }
+        if let metres = try document.number(table + ["altitude"], in: finite, expected: "a number of metres") {
+            provider.altitude = metres
+        }
+        if let metres = try document.number(
+            table + ["accuracy"],
+            in: 0...Double.greatestFiniteMagnitude,
+            expected: "a number of metres >= 0"
+        ) {
+            provider.accuracy = metres
+        }
+        if let file = try Self.path(document, table + ["file"]) { provider.file = file }
+        if let factor = try document.number(
+            table + ["speed-factor"],
+            in: Double.leastNonzeroMagnitude...Double.greatestFiniteMagnitude,
+            expected: "a number > 0"
+        ) {
+            provider.speedFactor = factor
+        }
+        if let host = try Self.name(document, table + ["host"], expected: "a host name or address") {
+            provider.host = host
+        }
+        if let port = try document.integer(table + ["port"], in: 1...65535, expected: "a port number in 1...65535") {
+            provider.port = port
+        }
+        return kindPlace
+    }
+
+    /// Requirements that span keys and files, checked once every file has been applied.
+    private func check(kindPlace: Place?) throws(ConfigurationIssue) {
+        if provider.kind == .nmea && provider.file == nil {
+            throw ConfigurationIssue(
+                file: kindPlace?.file ?? Self.defaultPath,
+                line: kindPlace?.line,
+                key: "provider.file",
+                message: "required when kind = \"nmea\": the NMEA 0183 file to replay"
+            )
+        }
+    }
+
+    // MARK: Typed reads
+
+    private static func rejectUnknownKeys(
+        _ document: TOMLDocument,
+        in table: [String],
+        allowed: [String]
+    ) throws(ConfigurationIssue) {
+        for key in document.keys(table) where !allowed.contains(key) {
+            let place = table.isEmpty ? "at the top level" : "in [\(TOMLDocument.display(table))]"
+            throw document.issue(table + [key], "unknown key; allowed \(place): \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    private static func nonEmptyString(_ value: TOMLValueConvertible) -> String? {
+        value.string.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private static func seconds(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> Span? {
+        let positive = Double.leastNonzeroMagnitude...Double.infinity
+        guard let seconds = try document.number(path, in: positive, expected: "a number of seconds > 0") else {
+            return nil
+        }
+        guard seconds <= maximumSeconds else {
+            let expected = "a number of seconds <= \(Int(maximumSeconds))"
+            throw document.notAllowed(path, expected: expected, found: document.value(path) ?? seconds)
+        }
+        return .seconds(seconds)
+    }
+
+    private static func path(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> String? {
+        try name(document, path, expected: "a path")
+    }
+
+    private static func paths(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> [String]? {
+        try document.array(path, expected: "an array of paths", element: nonEmptyString)
+    }
+
+    /// A string that must not be empty.
+    private static func name(
+        _ document: TOMLDocument,
+        _ path: [String],
+        expected: String
+    ) throws(ConfigurationIssue) -> String? {
+        guard let value = document.value(path) else { return nil }
+        guard let string = value.string else { throw document.wrongType(path, expected: expected, found: value) }
+        guard !string.isEmpty else { throw document.notAllowed(path, expected: "a non-empty string", found: value) }
+        return string
+    }
+}

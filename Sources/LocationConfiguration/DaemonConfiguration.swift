@@ -1,0 +1,71 @@
+import LocationCore
+
+/// The daemon's configuration file, `locd.toml` (SEMANTICS §11), with every key's built-in default.
+///
+/// Top-level keys and defaults:
+/// - `socket`: unset, so the daemon decides: `/run/locd/io.locd` as root, `$XDG_RUNTIME_DIR/locd/io.locd`
+///   as a user (``defaultSocket(uid:environment:)``).
+/// - `state-dir` = `"/var/lib/locd"`; `apps-dirs` = `["/usr/share/locd/apps.d", "/etc/locd/apps.d"]`
+///   (relative paths are taken from the daemon's current directory).
+/// - `allow-unknown-apps` = `false` (M3); `admin-group` = `"locd"` (I3); `restricted-apps` = `[]` (A1).
+/// - The `[lifecycle]`, `[limits]` and `[provider]` tables: ``Lifecycle``, ``Limits``, ``Provider``.
+package struct DaemonConfiguration: Hashable, Sendable {
+    /// Where the daemon looks when `--config` is not given; a missing file there means the defaults.
+    package static let defaultPath = "/etc/locd/locd.toml"
+    /// The system daemon's socket.
+    package static let systemSocket = "/run/locd/io.locd"
+
+    /// `socket`; `nil` when not configured, see ``socketPath(uid:environment:)``.
+    package var socket: String?
+    /// `state-dir`: where the authorization records, sessions and monitors are stored.
+    package var stateDirectory = "/var/lib/locd"
+    /// `apps-dirs`: where manifests are read from, later directories overriding earlier ones (§2).
+    package var appsDirectories = ["/usr/share/locd/apps.d", "/etc/locd/apps.d"]
+    /// `allow-unknown-apps` (M3).
+    package var allowUnknownApps = false
+    /// `admin-group`: members may call `io.locd.Admin` (I3).
+    package var adminGroup = "locd"
+    /// `restricted-apps`: app ids whose status is `restricted` by policy (A1).
+    package var restrictedApps: [String] = []
+    /// `[lifecycle]`.
+    package var lifecycle = Lifecycle()
+    /// `[limits]`.
+    package var limits = Limits()
+    /// `[provider]`.
+    package var provider = Provider()
+
+    /// The built-in defaults.
+    package init() {}
+
+    /// The values the rules engine reads.
+    package var core: CoreConfiguration {
+        CoreConfiguration(
+            backgroundGrace: lifecycle.backgroundGrace,
+            relaunchWindow: lifecycle.relaunchWindow,
+            relaunchAdopt: lifecycle.relaunchAdopt,
+            promptTimeout: lifecycle.promptTimeout,
+            maxSessionsPerApp: limits.maxSessionsPerApp,
+            maxClientsPerApp: limits.maxClientsPerApp,
+            allowUnknownApps: allowUnknownApps,
+            restrictedApps: Set(restrictedApps)
+        )
+    }
+
+    /// The socket to listen on: the configured one, else the default for who runs the daemon.
+    package func socketPath(uid: UInt32, environment: [String: String]) -> String {
+        socket ?? DaemonConfiguration.defaultSocket(uid: uid, environment: environment)
+    }
+
+    /// `/run/locd/io.locd` for root; for a user, `$XDG_RUNTIME_DIR/locd/io.locd`, or
+    /// `/run/user/UID/locd/io.locd` (where systemd puts that directory) when the variable is unset or relative.
+    /// - Parameters:
+    ///   - uid: the daemon's effective uid.
+    ///   - environment: the daemon's environment, passed in so that the choice is testable.
+    package static func defaultSocket(uid: UInt32, environment: [String: String]) -> String {
+        guard uid != 0 else { return systemSocket }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            return (runtime.hasSuffix("/") ? runtime : runtime + "/") + "locd/io.locd"
+        }
+        return "/run/user/\(uid)/locd/io.locd"
+    }
+}

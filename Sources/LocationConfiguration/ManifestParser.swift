@@ -1,0 +1,181 @@
+import LocationCore
+import TOMLKit
+
+/// Turns one manifest file into a ``LocationCore/Manifest`` (SEMANTICS §2, M1).
+///
+/// Keys keep Apple's spelling: `id` (required, equal to the file name stem),
+/// `NSLocationWhenInUseUsageDescription`, `NSLocationAlwaysAndWhenInUseUsageDescription`,
+/// `NSLocationTemporaryUsageDescriptionDictionary` (table of purpose key → reason),
+/// `NSLocationDefaultAccuracyReduced`, `CLRequireExplicitServiceSession` (or its synonym
+/// `NSLocationRequireExplicitServiceSession`), `UIBackgroundModes` (`"location"` allows background activity
+/// sessions), `identity` (`"executable"` by default, `"uid"`, `"any"`), `executables` (absolute paths) and
+/// `users` (names or uids). A parse error, a missing `id` or a value of the wrong type rejects the file; an
+/// unknown key is a warning, because Info.plist files carry many keys. No input traps.
+enum ManifestParser {
+    typealias Outcome = (manifest: Manifest?, errors: [ConfigurationIssue], warnings: [ConfigurationIssue])
+
+    static let idKey = "id"
+    static let accuracyReducedKey = "NSLocationDefaultAccuracyReduced"
+    static let explicitSessionKey = "CLRequireExplicitServiceSession"
+    static let explicitSessionSynonym = "NSLocationRequireExplicitServiceSession"
+    static let backgroundModesKey = "UIBackgroundModes"
+    static let identityKey = "identity"
+    static let executablesKey = "executables"
+    static let usersKey = "users"
+
+    static let knownKeys: Set<String> = [
+        idKey, Manifest.whenInUseKey, Manifest.alwaysKey, Manifest.temporaryKey, accuracyReducedKey,
+        explicitSessionKey, explicitSessionSynonym, backgroundModesKey, identityKey, executablesKey, usersKey,
+    ]
+
+    /// The app id a manifest at `file` must declare: its name without the directory and `.toml`.
+    static func stem(of file: String) -> String {
+        let name = file.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? file
+        return name.hasSuffix(".toml") ? String(name.dropLast(".toml".count)) : name
+    }
+
+    /// Parses raw file contents.
+    static func parse(bytes: [UInt8], file: String) -> Outcome {
+        do {
+            return read(try TOMLDocument(file: file, bytes: bytes))
+        } catch {
+            return (nil, [error], [])
+        }
+    }
+
+    /// Parses text already decoded.
+    static func parse(text: String, file: String) -> Outcome {
+        do {
+            return read(try TOMLDocument(file: file, text: text))
+        } catch {
+            return (nil, [error], [])
+        }
+    }
+
+    private static func read(_ document: TOMLDocument) -> Outcome {
+        var errors: [ConfigurationIssue] = []
+        var warnings: [ConfigurationIssue] = []
+        /// Runs one key's read, keeping its issue and going on, so that one pass reports every bad key.
+        func collect<Value>(_ read: () throws(ConfigurationIssue) -> Value?) -> Value? {
+            do {
+                return try read()
+            } catch {
+                errors.append(error)
+                return nil
+            }
+        }
+
+        for key in document.keys([]) where !knownKeys.contains(key) {
+            warnings.append(document.issue([key], "unknown key, ignored"))
+        }
+
+        let stem = stem(of: document.file)
+        let id = collect { () throws(ConfigurationIssue) -> String? in
+            guard let id = try document.string([idKey]) else {
+                throw document.issue(
+                    [idKey],
+                    "required: the app id, equal to the file name \(TOMLDocument.quoted(stem))"
+                )
+            }
+            guard id == stem else {
+                throw document.issue(
+                    [idKey],
+                    "must equal the file name \(TOMLDocument.quoted(stem)), found \(TOMLDocument.quoted(id))"
+                )
+            }
+            return id
+        }
+        let whenInUse = collect { () throws(ConfigurationIssue) in try document.string([Manifest.whenInUseKey]) }
+        let always = collect { () throws(ConfigurationIssue) in try document.string([Manifest.alwaysKey]) }
+        let temporary = collect { () throws(ConfigurationIssue) in try temporaryDescriptions(document) }
+        let reduced = collect { () throws(ConfigurationIssue) in try document.bool([accuracyReducedKey]) }
+        let explicit = collect { () throws(ConfigurationIssue) in try explicitServiceSession(document) }
+        let modes = collect { () throws(ConfigurationIssue) in
+            try document.array([backgroundModesKey], expected: "an array of strings") { $0.string }
+        }
+        let identity = collect { () throws(ConfigurationIssue) in try self.identity(document) }
+        let executables = collect { () throws(ConfigurationIssue) in
+            try document.array([executablesKey], expected: "an array of absolute paths") { value in
+                value.string.flatMap { $0.hasPrefix("/") ? $0 : nil }
+            }
+        }
+        let users = collect { () throws(ConfigurationIssue) in
+            try document.array([usersKey], expected: "an array of user names or uids") { value in
+                if let name = value.string { return name.isEmpty ? nil : name }
+                if let uid = value.int, (0...Int(UInt32.max - 1)).contains(uid) { return String(uid) }
+                return nil
+            }
+        }
+
+        guard errors.isEmpty, let id else { return (nil, byLine(errors), byLine(warnings)) }
+        let manifest = Manifest(
+            appID: id,
+            source: document.file,
+            whenInUseUsageDescription: whenInUse,
+            alwaysAndWhenInUseUsageDescription: always,
+            temporaryUsageDescriptions: temporary ?? [:],
+            defaultAccuracyReduced: reduced ?? false,
+            requireExplicitServiceSession: explicit ?? false,
+            backgroundLocation: modes?.contains("location") ?? false,
+            identity: identity ?? .executable,
+            executables: executables ?? [],
+            users: users ?? []
+        )
+        if manifest.identity == .executable && manifest.executables.isEmpty {
+            let path = document.value([identityKey]) == nil ? [executablesKey] : [identityKey]
+            warnings.append(
+                document.issue(path, "identity is \"executable\" but executables is empty, so no process can say Hello")
+            )
+        }
+        if manifest.identity == .uid && manifest.users.isEmpty {
+            warnings.append(
+                document.issue([identityKey], "identity is \"uid\" but users is empty, so no process can say Hello")
+            )
+        }
+        return (manifest, [], byLine(warnings))
+    }
+
+    /// Issues in the order a person reads the file; those about the whole file first.
+    private static func byLine(_ issues: [ConfigurationIssue]) -> [ConfigurationIssue] {
+        let ordered = issues.enumerated().sorted {
+            ($0.element.line ?? 0, $0.offset) < ($1.element.line ?? 0, $1.offset)
+        }
+        return ordered.map(\.element)
+    }
+
+    private static func temporaryDescriptions(_ document: TOMLDocument) throws(ConfigurationIssue) -> [String: String]?
+    {
+        let expected = "a table of purpose key = description strings"
+        guard try document.table([Manifest.temporaryKey], expected: expected) != nil else { return nil }
+        var descriptions: [String: String] = [:]
+        for purpose in document.keys([Manifest.temporaryKey]) {
+            guard let description = try document.string([Manifest.temporaryKey, purpose]) else { continue }
+            descriptions[purpose] = description
+        }
+        return descriptions
+    }
+
+    /// Either spelling; both may be written if they agree.
+    private static func explicitServiceSession(_ document: TOMLDocument) throws(ConfigurationIssue) -> Bool? {
+        let apple = try document.bool([explicitSessionKey])
+        let synonym = try document.bool([explicitSessionSynonym])
+        if let apple, let synonym, apple != synonym {
+            throw document.issue(
+                [explicitSessionSynonym],
+                "contradicts \(explicitSessionKey) = \(apple); keep one of the two spellings"
+            )
+        }
+        return apple ?? synonym
+    }
+
+    private static func identity(_ document: TOMLDocument) throws(ConfigurationIssue) -> Manifest.Identity? {
+        let path = [identityKey]
+        let expected = "one of \"executable\", \"uid\", \"any\""
+        guard let value = document.value(path) else { return nil }
+        guard let name = value.string else { throw document.wrongType(path, expected: expected, found: value) }
+        guard let identity = Manifest.Identity(rawValue: name) else {
+            throw document.notAllowed(path, expected: expected, found: value)
+        }
+        return identity
+    }
+}

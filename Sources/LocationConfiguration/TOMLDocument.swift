@@ -1,0 +1,224 @@
+import TOMLKit
+
+/// One parsed TOML file whose typed reads fail with a ``ConfigurationIssue`` naming file, line and key.
+///
+/// Absent keys read as `nil`; a present key of the wrong type is an issue. Keys are paths of table names
+/// (`["lifecycle", "background-grace"]`), written in messages the way TOML writes them.
+struct TOMLDocument {
+    let file: String
+    private let root: TOMLTable
+    private let locator: TOMLLineLocator
+
+    /// Parses raw file contents, which must be UTF-8 without NUL bytes.
+    init(file: String, bytes: [UInt8]) throws(ConfigurationIssue) {
+        var line = 1
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        decoding: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                if encoded.count == 1 && encoded.first == 0x0A { line += 1 }
+            case .error:
+                throw ConfigurationIssue(file: file, line: line, key: nil, message: "not UTF-8 text")
+            case .emptyInput:
+                break decoding
+            }
+        }
+        try self.init(file: file, text: String(decoding: bytes, as: UTF8.self))
+    }
+
+    init(file: String, text: String) throws(ConfigurationIssue) {
+        self.file = file
+        let locator = TOMLLineLocator(text: text)
+        self.locator = locator
+        // TOMLKit hands the text to C as a C string, which would silently end at a NUL.
+        if let nul = text.unicodeScalars.firstIndex(of: "\0") {
+            let line = text.unicodeScalars[..<nul].lazy.filter { $0 == "\n" }.count + 1
+            throw ConfigurationIssue(file: file, line: line, key: nil, message: "contains a NUL character")
+        }
+        if let trap = locator.trap {
+            throw ConfigurationIssue(
+                file: file,
+                line: trap.line,
+                key: locator.keyPath(atLine: trap.line).map(TOMLDocument.display),
+                message: "not valid TOML: \(trap.problem)"
+            )
+        }
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let line = error.source.begin.line
+            throw ConfigurationIssue(
+                file: file,
+                line: line > 0 ? line : nil,
+                key: locator.keyPath(atLine: line).map(TOMLDocument.display),
+                message: "not valid TOML: \(error.description)"
+            )
+        } catch {
+            throw ConfigurationIssue(file: file, line: nil, key: nil, message: "not valid TOML: \(error)")
+        }
+    }
+
+    // MARK: Locating
+
+    /// The line where `path` is written, or where its table is.
+    func line(of path: [String]) -> Int? {
+        locator.line(of: path)
+    }
+
+    /// An issue about `path`, on the line where it is written.
+    func issue(_ path: [String], _ message: String) -> ConfigurationIssue {
+        ConfigurationIssue(
+            file: file,
+            line: line(of: path),
+            key: path.isEmpty ? nil : TOMLDocument.display(path),
+            message: message
+        )
+    }
+
+    /// `expected <what>, found <type>`: the value has the wrong type.
+    func wrongType(_ path: [String], expected: String, found value: TOMLValueConvertible) -> ConfigurationIssue {
+        issue(path, "expected \(expected), found \(TOMLDocument.noun(value.type))")
+    }
+
+    /// `expected <what>, found <value>`: the value has the right type but is not allowed.
+    func notAllowed(_ path: [String], expected: String, found value: TOMLValueConvertible) -> ConfigurationIssue {
+        issue(path, "expected \(expected), found \(TOMLDocument.literal(value))")
+    }
+
+    /// A key path as TOML writes it: bare parts as they are, others quoted.
+    static func display(_ path: [String]) -> String {
+        path.map { part in
+            !part.isEmpty && part.unicodeScalars.allSatisfy(isBare) ? part : quoted(part)
+        }.joined(separator: ".")
+    }
+
+    /// A string as a TOML basic string, so that odd characters in a message stay visible.
+    static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                text += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            default:
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    // MARK: Reading
+
+    /// The value at `path`, walking through tables; `nil` when absent.
+    func value(_ path: [String]) -> TOMLValueConvertible? {
+        var current: TOMLValueConvertible = root
+        for part in path {
+            guard let table = current.table, let next = table[part] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// The keys of the table at `path` (the root when empty), in TOML's order; none when it is not a table.
+    func keys(_ path: [String]) -> [String] {
+        value(path)?.table?.keys ?? []
+    }
+
+    func string(_ path: [String]) throws(ConfigurationIssue) -> String? {
+        guard let value = value(path) else { return nil }
+        guard let string = value.string else { throw wrongType(path, expected: "a string", found: value) }
+        return string
+    }
+
+    func bool(_ path: [String]) throws(ConfigurationIssue) -> Bool? {
+        guard let value = value(path) else { return nil }
+        guard let bool = value.bool else { throw wrongType(path, expected: "true or false", found: value) }
+        return bool
+    }
+
+    /// A number written as an integer or a float, within `range`.
+    func number(
+        _ path: [String],
+        in range: ClosedRange<Double>,
+        expected: String
+    ) throws(ConfigurationIssue) -> Double? {
+        guard let value = value(path) else { return nil }
+        let number: Double
+        if let int = value.int {
+            number = Double(int)
+        } else if let double = value.double {
+            number = double
+        } else {
+            throw wrongType(path, expected: expected, found: value)
+        }
+        guard range.contains(number) else { throw notAllowed(path, expected: expected, found: value) }
+        return number
+    }
+
+    /// An integer within `range`.
+    func integer(_ path: [String], in range: ClosedRange<Int>, expected: String) throws(ConfigurationIssue) -> Int? {
+        guard let value = value(path) else { return nil }
+        guard let int = value.int else { throw wrongType(path, expected: expected, found: value) }
+        guard range.contains(int) else { throw notAllowed(path, expected: expected, found: value) }
+        return int
+    }
+
+    /// An array whose every element `element` accepts; it throws for the first it does not.
+    func array<Element>(
+        _ path: [String],
+        expected: String,
+        element: (TOMLValueConvertible) -> Element?
+    ) throws(ConfigurationIssue) -> [Element]? {
+        guard let value = value(path) else { return nil }
+        guard let array = value.array else { throw wrongType(path, expected: expected, found: value) }
+        var elements: [Element] = []
+        for (offset, item) in array.enumerated() {
+            guard let converted = element(item) else {
+                let found = item.type == .string ? TOMLDocument.literal(item) : TOMLDocument.noun(item.type)
+                throw issue(path, "expected \(expected), found \(found) at position \(offset + 1)")
+            }
+            elements.append(converted)
+        }
+        return elements
+    }
+
+    func table(_ path: [String], expected: String) throws(ConfigurationIssue) -> TOMLTable? {
+        guard let value = value(path) else { return nil }
+        guard let table = value.table else { throw wrongType(path, expected: expected, found: value) }
+        return table
+    }
+
+    // MARK: Describing values
+
+    static func noun(_ type: TOMLType) -> String {
+        switch type {
+        case .table: "table"
+        case .array: "array"
+        case .string: "string"
+        case .int: "integer"
+        case .double: "floating-point number"
+        case .bool: "boolean"
+        case .date: "date"
+        case .time: "time"
+        case .dateTime: "date-time"
+        }
+    }
+
+    static func literal(_ value: TOMLValueConvertible) -> String {
+        if let int = value.int { return String(int) }
+        if let double = value.double { return "\(double)" }
+        if let bool = value.bool { return bool ? "true" : "false" }
+        if let string = value.string { return quoted(string) }
+        return noun(value.type)
+    }
+
+    private static func isBare(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,442 @@
+import Testing
+
+@testable import LocationConfiguration
+@testable import LocationCore
+
+/// The daemon configuration, `locd.toml` and its drop-ins (SEMANTICS §11).
+@Suite("Daemon configuration")
+struct DaemonConfigurationTests {
+    private let file = "/etc/locd/locd.toml"
+
+    /// The one-line message that loading `text` as `/etc/locd/locd.toml` fails with.
+    private func failure(_ text: String) -> String? {
+        do {
+            _ = try DaemonConfiguration.parse(text: text, file: file)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    // MARK: Defaults
+
+    @Test("§11: the built-in defaults are the values SEMANTICS lists")
+    func defaults() {
+        let configuration = DaemonConfiguration()
+        #expect(configuration.socket == nil)
+        #expect(configuration.stateDirectory == "/var/lib/locd")
+        #expect(configuration.appsDirectories == ["/usr/share/locd/apps.d", "/etc/locd/apps.d"])
+        #expect(configuration.allowUnknownApps == false)
+        #expect(configuration.adminGroup == "locd")
+        #expect(configuration.restrictedApps == [])
+
+        #expect(configuration.lifecycle.backgroundGrace == .seconds(10))
+        #expect(configuration.lifecycle.relaunchWindow == .seconds(10))
+        #expect(configuration.lifecycle.relaunchAdopt == .seconds(5))
+        #expect(configuration.lifecycle.promptTimeout == .seconds(120))
+
+        #expect(configuration.limits.maxSessionsPerApp == 64)
+        #expect(configuration.limits.maxClientsPerApp == 32)
+        #expect(configuration.limits.maxConnections == 4096)
+        #expect(configuration.limits.maxMessageBytes == 1_048_576)
+        #expect(configuration.limits.maxQueuedUpdates == 64)
+        #expect(configuration.limits.maxWriteBuffer == 4_194_304)
+
+        #expect(configuration.provider.kind == .fixedPoint)
+        #expect(configuration.provider.latitude == 35.681236)
+        #expect(configuration.provider.longitude == 139.767125)
+        #expect(configuration.provider.host == "127.0.0.1")
+        #expect(configuration.provider.port == 2947)
+
+        #expect(configuration.core == CoreConfiguration())
+    }
+
+    @Test("§11: an empty file leaves every default in place")
+    func emptyFileIsDefaults() throws {
+        #expect(try DaemonConfiguration.parse(text: "# nothing here\n", file: file) == DaemonConfiguration())
+    }
+
+    @Test("§11: the default socket is /run/locd/io.locd for root and $XDG_RUNTIME_DIR/locd/io.locd for a user")
+    func defaultSocket() throws {
+        let environment = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(DaemonConfiguration.defaultSocket(uid: 0, environment: environment) == "/run/locd/io.locd")
+        #expect(DaemonConfiguration.defaultSocket(uid: 1000, environment: environment) == "/run/user/1000/locd/io.locd")
+        #expect(DaemonConfiguration.defaultSocket(uid: 1000, environment: [:]) == "/run/user/1000/locd/io.locd")
+        #expect(
+            DaemonConfiguration.defaultSocket(uid: 1000, environment: ["XDG_RUNTIME_DIR": "/tmp/rt/"])
+                == "/tmp/rt/locd/io.locd"
+        )
+        let configured = try DaemonConfiguration.parse(text: #"socket = "/tmp/locd.sock""#, file: file)
+        #expect(configured.socketPath(uid: 1000, environment: environment) == "/tmp/locd.sock")
+    }
+
+    // MARK: Values
+
+    @Test("§11: every key is read into the configuration, and core carries the rules' values")
+    func everyKeyIsRead() throws {
+        let configuration = try DaemonConfiguration.parse(
+            text: """
+                socket = "/tmp/locd/io.locd"
+                state-dir = "/tmp/locd/state"
+                apps-dirs = ["/opt/apps.d"]
+                allow-unknown-apps = true
+                admin-group = "wheel"
+                restricted-apps = ["com.ex.kids"]
+
+                [lifecycle]
+                background-grace = 2.5
+                relaunch-window = 3
+                relaunch-adopt = 1
+                prompt-timeout = 30
+
+                [limits]
+                max-sessions-per-app = 4
+                max-clients-per-app = 2
+                max-connections = 10
+                max-message-bytes = 4096
+                max-queued-updates = 8
+                max-write-buffer = 65536
+
+                [provider]
+                kind = "gpsd"
+                host = "localhost"
+                port = 2948
+                """,
+            file: file
+        )
+        #expect(configuration.socket == "/tmp/locd/io.locd")
+        #expect(configuration.stateDirectory == "/tmp/locd/state")
+        #expect(configuration.appsDirectories == ["/opt/apps.d"])
+        #expect(configuration.adminGroup == "wheel")
+        #expect(configuration.limits.maxConnections == 10)
+        #expect(configuration.limits.maxMessageBytes == 4096)
+        #expect(configuration.limits.maxQueuedUpdates == 8)
+        #expect(configuration.limits.maxWriteBuffer == 65536)
+        #expect(configuration.provider.kind == .gpsd)
+        #expect(configuration.provider.host == "localhost")
+        #expect(configuration.provider.port == 2948)
+        #expect(
+            configuration.core
+                == CoreConfiguration(
+                    backgroundGrace: .seconds(2.5),
+                    relaunchWindow: .seconds(3),
+                    relaunchAdopt: .seconds(1),
+                    promptTimeout: .seconds(30),
+                    maxSessionsPerApp: 4,
+                    maxClientsPerApp: 2,
+                    allowUnknownApps: true,
+                    restrictedApps: ["com.ex.kids"]
+                )
+        )
+    }
+
+    @Test("§11: the static and nmea providers read their own keys")
+    func providerKinds() throws {
+        let fixed = try DaemonConfiguration.parse(
+            text: "[provider]\nkind = \"static\"\nlatitude = -33\nlongitude = 151.2\naltitude = 58.5\naccuracy = 0",
+            file: file
+        )
+        #expect(fixed.provider.kind == .fixedPoint)
+        #expect(fixed.provider.latitude == -33)
+        #expect(fixed.provider.longitude == 151.2)
+        #expect(fixed.provider.altitude == 58.5)
+        #expect(fixed.provider.accuracy == 0)
+
+        let nmea = try DaemonConfiguration.parse(
+            text: "[provider]\nkind = \"nmea\"\nfile = \"route.nmea\"\nspeed-factor = 4",
+            file: file
+        )
+        #expect(nmea.provider.kind == .nmea)
+        #expect(nmea.provider.file == "route.nmea")
+        #expect(nmea.provider.speedFactor == 4)
+    }
+
+    @Test("§11: kind = \"nmea\" needs a file, reported where the kind was chosen")
+    func nmeaNeedsFile() {
+        #expect(
+            failure("[provider]\nkind = \"nmea\"\n")
+                == #"/etc/locd/locd.toml:2: key provider.file: "#
+                + #"required when kind = "nmea": the NMEA 0183 file to replay"#
+        )
+    }
+
+    // MARK: Wrong types
+
+    @Test("§11: a wrong type at the top level names file, line, key and what is allowed")
+    func wrongTypeTopLevel() {
+        #expect(
+            failure("state-dir = \"/var/lib/locd\"\nallow-unknown-apps = \"yes\"\n")
+                == "/etc/locd/locd.toml:2: key allow-unknown-apps: expected true or false, found string"
+        )
+        #expect(
+            failure("apps-dirs = \"/etc/locd/apps.d\"")
+                == "/etc/locd/locd.toml:1: key apps-dirs: expected an array of paths, found string"
+        )
+    }
+
+    @Test("§11: a wrong type in [lifecycle] names file, line, key and what is allowed")
+    func wrongTypeLifecycle() {
+        #expect(
+            failure("[lifecycle]\nrelaunch-window = 10\nbackground-grace = \"10s\"\n")
+                == "/etc/locd/locd.toml:3: key lifecycle.background-grace: "
+                + "expected a number of seconds > 0, found string"
+        )
+        #expect(
+            failure("lifecycle = 5")
+                == "/etc/locd/locd.toml:1: key lifecycle: expected a table of durations, found integer"
+        )
+    }
+
+    @Test("§11: a wrong type in [limits] names file, line, key and what is allowed")
+    func wrongTypeLimits() {
+        #expect(
+            failure("[limits]\n\nmax-connections = 1.5\n")
+                == "/etc/locd/locd.toml:3: key limits.max-connections: expected a positive integer, "
+                + "found floating-point number"
+        )
+    }
+
+    @Test("§11: a wrong type in [provider] names file, line, key and what is allowed")
+    func wrongTypeProvider() {
+        #expect(
+            failure("[provider]\nkind = \"static\"\nlatitude = \"north\"\n")
+                == "/etc/locd/locd.toml:3: key provider.latitude: "
+                + "expected degrees of latitude in [-90, 90], found string"
+        )
+        #expect(
+            failure("[provider]\nkind = 1\n")
+                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", found integer"#
+        )
+    }
+
+    // MARK: Out of range
+
+    @Test("§11: an out-of-range duration names file, line, key and what is allowed")
+    func outOfRangeLifecycle() {
+        let text = """
+            socket = "/run/locd/io.locd"
+            state-dir = "/var/lib/locd"
+            apps-dirs = ["/usr/share/locd/apps.d", "/etc/locd/apps.d"]
+            allow-unknown-apps = false
+            admin-group = "locd"
+            restricted-apps = []
+
+            [lifecycle]
+            relaunch-window = 10.0
+            relaunch-adopt = 5.0
+            prompt-timeout = 120.0
+            background-grace = -1
+            """
+        #expect(
+            failure(text)
+                == "/etc/locd/locd.toml:12: key lifecycle.background-grace: expected a number of seconds > 0, found -1"
+        )
+        #expect(
+            failure("[lifecycle]\nprompt-timeout = 0.0")
+                == "/etc/locd/locd.toml:2: key lifecycle.prompt-timeout: expected a number of seconds > 0, found 0.0"
+        )
+        #expect(
+            failure("[lifecycle]\nprompt-timeout = inf")
+                == "/etc/locd/locd.toml:2: key lifecycle.prompt-timeout: expected a number of seconds <= 1000000000, "
+                + "found inf"
+        )
+        #expect(
+            failure("[lifecycle]\nprompt-timeout = nan")
+                == "/etc/locd/locd.toml:2: key lifecycle.prompt-timeout: expected a number of seconds > 0, found nan"
+        )
+    }
+
+    @Test("§11: an out-of-range limit names file, line, key and what is allowed")
+    func outOfRangeLimits() {
+        #expect(
+            failure("[limits]\nmax-sessions-per-app = 0")
+                == "/etc/locd/locd.toml:2: key limits.max-sessions-per-app: expected a positive integer, found 0"
+        )
+    }
+
+    @Test("§11: out-of-range provider values name file, line, key and what is allowed")
+    func outOfRangeProvider() {
+        #expect(
+            failure("[provider]\nlatitude = 91")
+                == "/etc/locd/locd.toml:2: key provider.latitude: expected degrees of latitude in [-90, 90], found 91"
+        )
+        #expect(
+            failure("[provider]\nlongitude = -180.5")
+                == "/etc/locd/locd.toml:2: key provider.longitude: expected degrees of longitude in [-180, 180], "
+                + "found -180.5"
+        )
+        #expect(
+            failure("[provider]\nkind = \"gps\"")
+                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", found "gps""#
+        )
+        #expect(
+            failure("[provider]\nkind = \"gpsd\"\nport = 70000")
+                == "/etc/locd/locd.toml:3: key provider.port: expected a port number in 1...65535, found 70000"
+        )
+        #expect(
+            failure("[provider]\nspeed-factor = 0")
+                == "/etc/locd/locd.toml:2: key provider.speed-factor: expected a number > 0, found 0"
+        )
+    }
+
+    @Test("§11: a socket path too long for a Unix socket address is out of range")
+    func socketPathTooLong() {
+        let path = "/" + String(repeating: "s", count: 107)
+        #expect(
+            failure("socket = \"\(path)\"")
+                == "/etc/locd/locd.toml:1: key socket: expected a socket path of at most 107 bytes, found 108 bytes"
+        )
+    }
+
+    // MARK: Unknown keys
+
+    @Test("§11: an unknown key is an error naming file, line, key and the keys allowed there")
+    func unknownKeys() {
+        #expect(
+            failure("socket-path = \"/tmp/x\"")
+                == "/etc/locd/locd.toml:1: key socket-path: unknown key; allowed at the top level: socket, state-dir, "
+                + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, lifecycle, limits, provider"
+        )
+        #expect(
+            failure("[lifecycle]\nbackground-grace = 5\ngrace = 5")
+                == "/etc/locd/locd.toml:3: key lifecycle.grace: unknown key; allowed in [lifecycle]: background-grace, "
+                + "relaunch-window, relaunch-adopt, prompt-timeout"
+        )
+        #expect(
+            failure("[limits]\nmax-sessions = 5")
+                == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
+                + "max-sessions-per-app, max-clients-per-app, max-connections, max-message-bytes, max-queued-updates, "
+                + "max-write-buffer"
+        )
+        #expect(
+            failure("[provider]\nkind = \"static\"\nlat = 35")
+                == "/etc/locd/locd.toml:3: key provider.lat: unknown key; allowed in [provider]: kind, latitude, "
+                + "longitude, altitude, accuracy, file, speed-factor, host, port"
+        )
+    }
+
+    @Test("§11: keys written as dotted keys or inline tables are located on their own line")
+    func dottedAndInlineKeys() {
+        #expect(
+            failure("admin-group = \"locd\"\nlifecycle.background-grace = -1")
+                == "/etc/locd/locd.toml:2: key lifecycle.background-grace: expected a number of seconds > 0, found -1"
+        )
+        #expect(
+            failure("admin-group = \"locd\"\n\nlimits = { max-connections = 10, max-write-buffer = -5 }")
+                == "/etc/locd/locd.toml:3: key limits.max-write-buffer: expected a positive integer, found -5"
+        )
+    }
+
+    @Test("§11: a file that is not TOML names file, line and what is wrong")
+    func notTOML() {
+        let message = failure("state-dir = \"/var/lib/locd\"\n[lifecycle\nprompt-timeout = 1")
+        #expect(
+            message?.hasPrefix("/etc/locd/locd.toml:2: key lifecycle: not valid TOML: ") == true,
+            "\(message ?? "")"
+        )
+    }
+
+    // MARK: Files and drop-ins
+
+    @Test("§11: a missing file at the default path means the built-in defaults")
+    func missingDefaultFile() throws {
+        try TemporaryDirectory.with { directory in
+            let configuration = try DaemonConfiguration.load(path: nil, defaultPath: directory.at("locd.toml"))
+            #expect(configuration == DaemonConfiguration())
+        }
+    }
+
+    @Test("§11: a missing file named explicitly is an error")
+    func missingExplicitFile() throws {
+        try TemporaryDirectory.with { directory in
+            let path = directory.at("locd.toml")
+            #expect(throws: ConfigurationIssue(file: path, line: nil, key: nil, message: "no such file")) {
+                try DaemonConfiguration.load(path: path, defaultPath: path)
+            }
+        }
+    }
+
+    @Test("§11: drop-ins beside the file override it key by key, in name order")
+    func dropInsOverrideKeyByKey() throws {
+        try TemporaryDirectory.with { directory in
+            let main = try directory.write(
+                "locd.toml",
+                """
+                admin-group = "staff"
+                [lifecycle]
+                background-grace = 20
+                relaunch-window = 30
+                [provider]
+                kind = "nmea"
+                file = "/srv/route.nmea"
+                """
+            )
+            try directory.write("locd.toml.d/20-late.toml", "[lifecycle]\nbackground-grace = 2\n")
+            try directory.write("locd.toml.d/10-early.toml", "[lifecycle]\nbackground-grace = 1\nprompt-timeout = 9\n")
+            try directory.write("locd.toml.d/30-speed.toml", "[provider]\nspeed-factor = 3\n")
+            try directory.write("locd.toml.d/99-notes.txt", "not = toml = at all")
+
+            let configuration = try DaemonConfiguration.load(path: main)
+
+            var expected = DaemonConfiguration()
+            expected.adminGroup = "staff"
+            expected.lifecycle.backgroundGrace = .seconds(2)
+            expected.lifecycle.relaunchWindow = .seconds(30)
+            expected.lifecycle.promptTimeout = .seconds(9)
+            expected.provider.kind = .nmea
+            expected.provider.file = "/srv/route.nmea"
+            expected.provider.speedFactor = 3
+            #expect(configuration == expected)
+        }
+    }
+
+    @Test("§11: drop-ins are read even when the default file is missing")
+    func dropInsWithoutDefaultFile() throws {
+        try TemporaryDirectory.with { directory in
+            try directory.write("locd.toml.d/demo.toml", "allow-unknown-apps = true\n")
+            let configuration = try DaemonConfiguration.load(path: nil, defaultPath: directory.at("locd.toml"))
+            #expect(configuration.allowUnknownApps == true)
+        }
+    }
+
+    @Test("§11: an error in a drop-in names the drop-in file and its line")
+    func dropInErrorNamesDropIn() throws {
+        try TemporaryDirectory.with { directory in
+            let main = try directory.write("locd.toml", "admin-group = \"locd\"\n")
+            let dropIn = try directory.write(
+                "locd.toml.d/50-limits.toml",
+                "# tighter limits\n[limits]\nmax-connections = -1\n"
+            )
+
+            #expect(
+                throws: ConfigurationIssue(
+                    file: dropIn,
+                    line: 3,
+                    key: "limits.max-connections",
+                    message: "expected a positive integer, found -1"
+                )
+            ) {
+                try DaemonConfiguration.load(path: main)
+            }
+        }
+    }
+
+    @Test("§11: a provider switched to nmea by a drop-in needs a file, reported in that drop-in")
+    func dropInSwitchesProviderKind() throws {
+        try TemporaryDirectory.with { directory in
+            let main = try directory.write("locd.toml", "[provider]\nkind = \"static\"\nlatitude = 1\n")
+            let dropIn = try directory.write("locd.toml.d/route.toml", "\n[provider]\nkind = \"nmea\"\n")
+
+            #expect(
+                throws: ConfigurationIssue(
+                    file: dropIn,
+                    line: 3,
+                    key: "provider.file",
+                    message: "required when kind = \"nmea\": the NMEA 0183 file to replay"
+                )
+            ) {
+                try DaemonConfiguration.load(path: main)
+            }
+        }
+    }
+}

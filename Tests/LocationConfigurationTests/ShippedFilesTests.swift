@@ -1,0 +1,63 @@
+import Testing
+
+@testable import LocationConfiguration
+@testable import LocationCore
+
+/// The files in `config/` load with no error and no warning, and say what they claim to.
+@Suite("Shipped files")
+struct ShippedFilesTests {
+    private let config = Repository.root() + "/config"
+
+    @Test("§11: the shipped locd.toml sets every key to its built-in default")
+    func shippedConfiguration() throws {
+        let configuration = try DaemonConfiguration.load(path: config + "/locd.toml")
+        #expect(configuration == DaemonConfiguration())
+    }
+
+    @Test("§11: the shipped demo.toml loads with the demo's values and leaves the socket to the daemon")
+    func shippedDemo() throws {
+        let configuration = try DaemonConfiguration.load(path: config + "/demo.toml")
+        var expected = DaemonConfiguration()
+        expected.stateDirectory = ".run/state"
+        expected.appsDirectories = ["config/apps.d"]
+        expected.allowUnknownApps = true
+        expected.lifecycle.promptTimeout = .seconds(60)
+        #expect(configuration == expected)
+        #expect(configuration.socket == nil)
+    }
+
+    @Test("M1: the shipped example manifests load with no errors and no warnings")
+    func shippedManifests() {
+        let apps = config + "/apps.d"
+        let result = ManifestLoader.load(directories: [apps])
+        #expect(result.errors == [])
+        #expect(result.warnings == [])
+        #expect(
+            result.manifests == [
+                Manifest(
+                    appID: "com.example.fitness",
+                    source: apps + "/com.example.fitness.toml",
+                    whenInUseUsageDescription: "Fitness records the route of your workout.",
+                    backgroundLocation: true,
+                    identity: .any
+                ),
+                Manifest(
+                    appID: "com.example.maps",
+                    source: apps + "/com.example.maps.toml",
+                    whenInUseUsageDescription: "Maps shows where you are and finds places near you.",
+                    alwaysAndWhenInUseUsageDescription: "Maps keeps guiding you while you use other apps.",
+                    temporaryUsageDescriptions: ["Navigation": "Turn-by-turn directions need your precise location."],
+                    identity: .any
+                ),
+                Manifest(
+                    appID: "com.example.weather",
+                    source: apps + "/com.example.weather.toml",
+                    whenInUseUsageDescription: "Weather shows the forecast where you are.",
+                    defaultAccuracyReduced: true,
+                    requireExplicitServiceSession: true,
+                    identity: .any
+                ),
+            ]
+        )
+    }
+}
