@@ -1,15 +1,25 @@
-# The README's commands: `make run` starts the demo, `make test` is what CI runs.
+# The README's commands: `make run` starts the demo and shows `locctl status`; `make test` is what CI runs.
 SWIFT ?= swift
-PREFIX ?= /usr
-DESTDIR ?=
+BIN = $(shell $(SWIFT) build --show-bin-path)
+# The demo's socket: inside the checkout, so it works the same for root and for a user.
+RUN_SOCKET ?= $(CURDIR)/.run/io.locd
+LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
 .PHONY: build run test lint format bench bench-quick clean
 
 build:
 	$(SWIFT) build
 
+# Starts locd on the demo configuration, shows `locctl status`, and serves until Ctrl-C.
 run: build
-	$(SWIFT) run locd --help
+	@mkdir -p .run
+	@$(BIN)/locd --config config/demo.toml --socket $(RUN_SOCKET) & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid' INT TERM; \
+	for i in $$(seq 100); do $(LOCCTL) status >/dev/null 2>&1 && break; sleep 0.05; done; \
+	$(LOCCTL) status; \
+	echo; echo "locd serves the demo on $(RUN_SOCKET); Ctrl-C stops it. From another terminal:"; \
+	echo "  $(LOCCTL) status"; \
+	wait $$pid
 
 # Format check first (cheap), then every test.
 test: lint
@@ -29,3 +39,5 @@ bench-quick:
 
 clean:
 	rm -rf .build .run
+
+include systemd/install.mk

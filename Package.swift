@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "locd", targets: ["locd"]),
+        .executable(name: "locctl", targets: ["locctl"]),
         .executable(name: "locd-core-bench", targets: ["LocationCoreBenchmark"]),
     ],
     dependencies: [
@@ -78,6 +79,14 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "locctl",
+            dependencies: [
+                "LocationConfiguration",
+                "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
             name: "LocationCoreBenchmark",
             dependencies: ["LocationCore"]
         ),
@@ -95,7 +104,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationDaemonTests",
-            dependencies: ["locd", "Varlink", "LocationProtocol"]
+            dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
+            exclude: ["Scripts"]
         ),
         .testTarget(
             name: "SystemdSupportTests",

@@ -47,7 +47,9 @@ enum CallDecoder {
             case "CreateSession":
                 try p.only(["authorization", "fullAccuracyPurposeKey"])
                 return .createSession(
-                    try p.enumeration("authorization"), purposeKey: try p.optionalString("fullAccuracyPurposeKey"))
+                    try p.enumeration("authorization"),
+                    purposeKey: try p.optionalString("fullAccuracyPurposeKey")
+                )
             case "ResumeSession":
                 try p.only(["id"])
                 return .resumeSession(try p.string("id"))
@@ -90,8 +92,10 @@ enum CallDecoder {
             case "SetAuthorization":
                 try p.only(["appId", "setting", "precise"])
                 return .setAuthorization(
-                    appID: try p.string("appId"), setting: try p.optionalEnum("setting"),
-                    precise: try p.optionalBool("precise"))
+                    appID: try p.string("appId"),
+                    setting: try p.optionalEnum("setting"),
+                    precise: try p.optionalBool("precise")
+                )
             case "SetLocationServices":
                 try p.only(["enabled"])
                 return .setLocationServices(try p.bool("enabled"))
@@ -107,7 +111,10 @@ enum CallDecoder {
             case "AnswerPrompt":
                 try p.only(["id", "answer", "accuracy"])
                 return .answerPrompt(
-                    id: try p.string("id"), answer: try p.enumeration("answer"), accuracy: try p.optionalEnum("accuracy"))
+                    id: try p.string("id"),
+                    answer: try p.enumeration("answer"),
+                    accuracy: try p.optionalEnum("accuracy")
+                )
             case "Watch":
                 try p.only([])
                 return .watch

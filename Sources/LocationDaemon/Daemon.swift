@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import LocationConfiguration
 import LocationCore
 import LocationProtocol
@@ -12,6 +9,10 @@ import ServiceLifecycle
 import SystemdSupport
 import UnixSignals
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The daemon's start-up error: one line for the person, and the exit code that goes with it.
 package struct StartupError: Error, CustomStringConvertible {
@@ -50,6 +51,7 @@ package final class Daemon: Service {
 
     package func run() async throws {
         let configuration = try Self.configuration(options)
+        Self.raiseOpenFileLimit(to: configuration.limits.maxConnections + 64)
         let manifests = loadManifests(configuration)
         let bootID = (try? LocationStore.currentBootID()) ?? "unknown-boot"
         let store: LocationStore
@@ -65,15 +67,24 @@ package final class Daemon: Service {
         let clock = DaemonClock()
         let startedAt = clock.now()
         let core = LocationCore(
-            configuration: configuration.core, manifests: manifests, restoring: snapshot, epoch: epoch, at: startedAt)
+            configuration: configuration.core,
+            manifests: manifests,
+            restoring: snapshot,
+            epoch: epoch,
+            at: startedAt
+        )
         let facts = DaemonFacts(
-            version: options.version, pid: getpid(), startedAt: startedAt,
-            providerName: configuration.provider.kind.rawValue)
+            version: options.version,
+            pid: getpid(),
+            startedAt: startedAt,
+            providerName: configuration.provider.kind.rawValue
+        )
         let socketPath = configuration.socketPath(uid: getuid(), environment: options.environment)
         let limits = VarlinkLimits(
             maximumConnections: configuration.limits.maxConnections,
             maximumMessageBytes: configuration.limits.maxMessageBytes,
-            maximumWriteBuffer: configuration.limits.maxWriteBuffer)
+            maximumWriteBuffer: configuration.limits.maxWriteBuffer
+        )
         let loop = group.next()
         let logger = self.logger
         let version = options.version
@@ -82,13 +93,27 @@ package final class Daemon: Service {
 
         let running = try await loop.submit {
             let manager = SessionManager(
-                core: core, manifests: manifests, adminGroup: configuration.adminGroup, store: StoreAdapter(store),
-                facts: facts, eventLoop: loop, logger: logger)
+                core: core,
+                manifests: manifests,
+                adminGroup: configuration.adminGroup,
+                store: StoreAdapter(store),
+                facts: facts,
+                eventLoop: loop,
+                logger: logger
+            )
             let server = VarlinkServer(
                 info: VarlinkServiceInfo(
-                    vendor: "locd", product: "locd", version: version, url: "https://github.com/locd/locd"),
-                interfaces: LocationInterfaces.all, limits: limits, eventLoop: loop, delegate: manager,
-                logger: { logger.warning("\($0)") })
+                    vendor: "locd",
+                    product: "locd",
+                    version: version,
+                    url: "https://github.com/locd/locd"
+                ),
+                interfaces: LocationInterfaces.all,
+                limits: limits,
+                eventLoop: loop,
+                delegate: manager,
+                logger: { logger.warning("\($0)") }
+            )
             return NIOLoopBound(Running(manager: manager, server: server), eventLoop: loop)
         }.get()
 
@@ -120,7 +145,10 @@ package final class Daemon: Service {
                     let reloaded = self.loadManifests(fresh)
                     try await loop.submit {
                         running.value.manager.reload(
-                            manifests: reloaded, configuration: fresh.core, adminGroup: fresh.adminGroup)
+                            manifests: reloaded,
+                            configuration: fresh.core,
+                            adminGroup: fresh.adminGroup
+                        )
                     }.get()
                     logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
                 } catch {
@@ -142,6 +170,14 @@ package final class Daemon: Service {
         return loaded.manifests
     }
 
+    /// Lifts the soft limit on open files as far as `max-connections` needs (and the hard limit allows).
+    private static func raiseOpenFileLimit(to wanted: Int) {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
+        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+        setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+    }
+
     /// Sends `WATCHDOG=1` at half of `WATCHDOG_USEC` while the service runs.
     private static func pingWatchdog() async {
         guard let interval = Systemd.watchdogInterval() else { return }
@@ -160,11 +196,17 @@ package final class Daemon: Service {
             guard !part.isEmpty else { continue }
             prefix += "/" + part
             if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw StartupError(description: "cannot create \(prefix): \(String(cString: strerror(errno)))", code: .cannotCreate)
+                throw StartupError(
+                    description: "cannot create \(prefix): \(String(cString: strerror(errno)))",
+                    code: .cannotCreate
+                )
             }
         }
     }
 }
+
+/// `RLIMIT_NOFILE` as `getrlimit` takes it (Glibc imports it as an enum case).
+private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
 /// The loop-bound pair the daemon runs.
 final class Running {

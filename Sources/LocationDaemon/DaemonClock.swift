@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import LocationCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The daemon's clocks: `CLOCK_BOOTTIME` for the core's instants (R2), `CLOCK_REALTIME` for the wire's
 /// Unix timestamps.

@@ -14,8 +14,11 @@ package struct DaemonOptions: Sendable {
     package var version = "0.1.0"
 
     package init(
-        configPath: String? = nil, socket: String? = nil, stateDirectory: String? = nil,
-        appsDirectories: [String] = [], environment: [String: String] = [:]
+        configPath: String? = nil,
+        socket: String? = nil,
+        stateDirectory: String? = nil,
+        appsDirectories: [String] = [],
+        environment: [String: String] = [:]
     ) {
         self.configPath = configPath
         self.socket = socket

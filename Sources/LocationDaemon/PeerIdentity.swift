@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import LocationCore
 import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// SEMANTICS §9: who may speak for an app (I1) and who may administer (I3), from peer credentials.
 struct PeerIdentity {

@@ -43,8 +43,13 @@ final class SessionManager: VarlinkServerDelegate {
     private(set) var agentCount = 0
 
     init(
-        core: LocationCore, manifests: [Manifest], adminGroup: String, store: StateStore?, facts: DaemonFacts,
-        eventLoop: EventLoop, logger: Logger
+        core: LocationCore,
+        manifests: [Manifest],
+        adminGroup: String,
+        store: StateStore?,
+        facts: DaemonFacts,
+        eventLoop: EventLoop,
+        logger: Logger
     ) {
         self.core = core
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
@@ -95,7 +100,8 @@ final class SessionManager: VarlinkServerDelegate {
             metadata: [
                 "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
                 "locd.app": "\(call.parameters["appId"]?.stringValue ?? "")",
-            ])
+            ]
+        )
         connection.fail(serial, LocationError.permissionDenied(reason: reason).varlinkError)
     }
 

@@ -50,8 +50,12 @@ public struct VarlinkCall: Sendable, Hashable {
         }
         return .success(
             VarlinkCall(
-                method: method, parameters: parameters, more: object["more"]?.boolValue ?? false,
-                oneway: object["oneway"]?.boolValue ?? false))
+                method: method,
+                parameters: parameters,
+                more: object["more"]?.boolValue ?? false,
+                oneway: object["oneway"]?.boolValue ?? false
+            )
+        )
     }
 
     /// The frame of this call, without the NUL.
@@ -77,7 +81,8 @@ public struct VarlinkError: Error, Sendable, Hashable {
     public static func invalidParameter(_ parameter: String, message: String) -> VarlinkError {
         VarlinkError(
             name: "org.varlink.service.InvalidParameter",
-            parameters: ["parameter": .string(parameter), "message": .string(message)])
+            parameters: ["parameter": .string(parameter), "message": .string(message)]
+        )
     }
 
     public static func methodNotFound(_ method: String) -> VarlinkError {
@@ -86,7 +91,8 @@ public struct VarlinkError: Error, Sendable, Hashable {
             parameters: [
                 "method": .string(method),
                 "message": .string("no method \(method): see GetInterfaceDescription for the methods there are"),
-            ])
+            ]
+        )
     }
 
     public static func interfaceNotFound(_ interface: String) -> VarlinkError {
@@ -95,12 +101,14 @@ public struct VarlinkError: Error, Sendable, Hashable {
             parameters: [
                 "interface": .string(interface),
                 "message": .string("no interface \(interface): GetInfo lists the interfaces this server offers"),
-            ])
+            ]
+        )
     }
 
     public static let expectedMore = VarlinkError(
         name: "org.varlink.service.ExpectedMore",
-        parameters: ["message": .string("this method streams: call it with \"more\": true")])
+        parameters: ["message": .string("this method streams: call it with \"more\": true")]
+    )
 }
 
 /// A reply frame: `{"parameters"?, "continues"?, "error"?}`.
@@ -123,8 +131,10 @@ public struct VarlinkReply: Sendable, Hashable {
     public static func decode(_ frame: some Collection<UInt8>) -> VarlinkReply? {
         guard case .object(let object)? = JSONValue.parse(frame) else { return nil }
         return VarlinkReply(
-            parameters: object["parameters"]?.objectValue ?? [:], continues: object["continues"]?.boolValue ?? false,
-            error: object["error"]?.stringValue)
+            parameters: object["parameters"]?.objectValue ?? [:],
+            continues: object["continues"]?.boolValue ?? false,
+            error: object["error"]?.stringValue
+        )
     }
 
     /// Appends the reply's JSON text (without the NUL).

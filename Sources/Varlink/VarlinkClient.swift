@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A blocking Varlink client on a Unix socket: one connection, calls answered in order.

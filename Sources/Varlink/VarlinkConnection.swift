@@ -2,7 +2,7 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The peer of a Unix socket connection, from `SO_PEERCRED`.
@@ -155,7 +155,9 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             return
         }
         let future: EventLoopFuture<RawPeerCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SO_PEERCRED)
+        )
         future.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let cred):
@@ -194,7 +196,8 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             var text = ""
             VarlinkReply(
                 error: .invalidParameter(
-                    "", message: "message larger than max-message-bytes (\(tooLarge.maximum)): split it or raise the limit"
+                    "",
+                    message: "message larger than max-message-bytes (\(tooLarge.maximum)): split it or raise the limit"
                 )
             ).write(to: &text)
             connection.write(text)

@@ -22,7 +22,9 @@ public struct VarlinkFrameDecoder: ByteToMessageDecoder {
     }
 
     public mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer,
+        seenEOF: Bool
     ) throws -> DecodingState {
         // A partial frame at EOF is dropped: the peer is gone and nothing can answer it.
         while let frame = try Self.nextFrame(in: &buffer, maximum: maximumFrameLength) {

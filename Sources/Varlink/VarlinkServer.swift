@@ -2,7 +2,7 @@ import NIOCore
 import NIOPosix
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// What `org.varlink.service.GetInfo` answers.
@@ -46,7 +46,9 @@ final class VarlinkServerCore {
     var maximumWriteBuffer: Int { limits.maximumWriteBuffer }
 
     init(
-        info: VarlinkServiceInfo, interfaces: [(name: String, description: String)], limits: VarlinkLimits,
+        info: VarlinkServiceInfo,
+        interfaces: [(name: String, description: String)],
+        limits: VarlinkLimits,
         logger: @escaping (String) -> Void
     ) {
         self.info = info
@@ -95,7 +97,8 @@ final class VarlinkServerCore {
                     "vendor": .string(info.vendor), "product": .string(info.product),
                     "version": .string(info.version), "url": .string(info.url),
                     "interfaces": .array(names.map { .string($0) }),
-                ])
+                ]
+            )
         case "GetInterfaceDescription":
             guard let name = call.parameters["interface"]?.stringValue else {
                 return connection.fail(serial, .invalidParameter("interface", message: "expected an interface name"))
@@ -126,8 +129,12 @@ public final class VarlinkServer {
     ///   - interfaces: each served interface's name and its exact IDL text (`GetInterfaceDescription`).
     ///   - logger: where refusals and closures are reported.
     public init(
-        info: VarlinkServiceInfo, interfaces: [(name: String, description: String)], limits: VarlinkLimits,
-        eventLoop: EventLoop, delegate: VarlinkServerDelegate, logger: @escaping (String) -> Void
+        info: VarlinkServiceInfo,
+        interfaces: [(name: String, description: String)],
+        limits: VarlinkLimits,
+        eventLoop: EventLoop,
+        delegate: VarlinkServerDelegate,
+        logger: @escaping (String) -> Void
     ) {
         self.eventLoop = eventLoop
         core = VarlinkServerCore(info: info, interfaces: interfaces, limits: limits, logger: logger)

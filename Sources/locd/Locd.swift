@@ -5,7 +5,7 @@ import ServiceLifecycle
 import SystemdSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `locd`: the location-session daemon. Thin: options in, the daemon service out.
@@ -22,18 +22,25 @@ struct Locd: AsyncParsableCommand {
             WATCHDOG=1, RELOADING=1 and STOPPING=1. SIGHUP reloads config and manifests; SIGTERM stops. \
             Exit codes: 0 stopped, 73 store or socket cannot be created, 78 invalid configuration.
             """,
-        version: "0.1.0")
+        version: "0.1.0"
+    )
 
     @Option(name: .long, help: "The configuration file.")
     var config: String?
 
-    @Option(name: .long, help: "The socket to listen on (default: /run/locd/io.locd, or $XDG_RUNTIME_DIR/locd/io.locd).")
+    @Option(
+        name: .long,
+        help: "The socket to listen on (default: /run/locd/io.locd, or $XDG_RUNTIME_DIR/locd/io.locd)."
+    )
     var socket: String?
 
     @Option(name: .customLong("state-dir"), help: "Where the store (locd.sqlite) lives.")
     var stateDirectory: String?
 
-    @Option(name: .customLong("apps-dir"), help: "A directory of app manifests, after the configured ones (repeatable).")
+    @Option(
+        name: .customLong("apps-dir"),
+        help: "A directory of app manifests, after the configured ones (repeatable)."
+    )
     var appsDirectories: [String] = []
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -46,8 +53,12 @@ struct Locd: AsyncParsableCommand {
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
         let logger = Logger(label: "locd")
         var options = DaemonOptions(
-            configPath: config, socket: socket, stateDirectory: stateDirectory, appsDirectories: appsDirectories,
-            environment: environment)
+            configPath: config,
+            socket: socket,
+            stateDirectory: stateDirectory,
+            appsDirectories: appsDirectories,
+            environment: environment
+        )
         options.version = Self.configuration.version
         do {
             _ = try Daemon.configuration(options)
@@ -57,7 +68,8 @@ struct Locd: AsyncParsableCommand {
         }
         let daemon = Daemon(options: options, logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
         do {
             try await group.run()
         } catch let error as StartupError {

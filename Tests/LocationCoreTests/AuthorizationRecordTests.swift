@@ -68,7 +68,10 @@ struct AuthorizationRecordTests {
         h.send(.reload(manifests: Harness.defaultManifests, configuration: CoreConfiguration()))
 
         let stored = AuthorizationRecord(
-            status: .authorizedAlways, accuracy: .reducedAccuracy, alwaysDecision: .granted)
+            status: .authorizedAlways,
+            accuracy: .reducedAccuracy,
+            alwaysDecision: .granted
+        )
         #expect(h.core.storedRecord("com.ex.maps") == stored)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(stored))
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
@@ -118,13 +121,18 @@ struct AuthorizationRecordTests {
         LabelRow(record: AuthorizationRecord(status: .authorizedAlways), label: .always),
         LabelRow(
             record: AuthorizationRecord(
-                status: .authorizedAlways, accuracy: .reducedAccuracy, alwaysDecision: .granted),
-            label: .always),
+                status: .authorizedAlways,
+                accuracy: .reducedAccuracy,
+                alwaysDecision: .granted
+            ),
+            label: .always
+        ),
     ]
 
     @Test(
         "A2: the label is the first match: restricted, denied, oneTime/notDetermined, provisional/whenInUse, always",
-        arguments: labelRows)
+        arguments: labelRows
+    )
     func settingsLabel(row: LabelRow) {
         #expect(row.record.settingsLabel == row.label)
         #expect(AuthorizationView(row.record).settingsLabel == row.label)
@@ -168,37 +176,65 @@ struct AuthorizationRecordTests {
 
     static let settingRows: [SettingRow] = [
         SettingRow(
-            setting: .never, precise: nil,
-            expected: AuthorizationRecord(status: .denied, accuracy: .reducedAccuracy), label: .never),
+            setting: .never,
+            precise: nil,
+            expected: AuthorizationRecord(status: .denied, accuracy: .reducedAccuracy),
+            label: .never
+        ),
         SettingRow(
-            setting: .askNextTime, precise: nil,
+            setting: .askNextTime,
+            precise: nil,
             expected: AuthorizationRecord(
-                status: .notDetermined, accuracy: .reducedAccuracy, alwaysDecision: .undecided),
-            label: .askNextTime),
+                status: .notDetermined,
+                accuracy: .reducedAccuracy,
+                alwaysDecision: .undecided
+            ),
+            label: .askNextTime
+        ),
         SettingRow(
-            setting: .whileUsing, precise: nil,
+            setting: .whileUsing,
+            precise: nil,
             expected: AuthorizationRecord(
-                status: .authorizedWhenInUse, accuracy: .reducedAccuracy, alwaysDecision: .declined),
-            label: .whileUsing),
+                status: .authorizedWhenInUse,
+                accuracy: .reducedAccuracy,
+                alwaysDecision: .declined
+            ),
+            label: .whileUsing
+        ),
         SettingRow(
-            setting: .always, precise: nil,
+            setting: .always,
+            precise: nil,
             expected: AuthorizationRecord(
-                status: .authorizedAlways, provisional: false, accuracy: .reducedAccuracy, alwaysDecision: .granted),
-            label: .always),
+                status: .authorizedAlways,
+                provisional: false,
+                accuracy: .reducedAccuracy,
+                alwaysDecision: .granted
+            ),
+            label: .always
+        ),
         SettingRow(
-            setting: .always, precise: true,
+            setting: .always,
+            precise: true,
             expected: AuthorizationRecord(
-                status: .authorizedAlways, accuracy: .fullAccuracy, alwaysDecision: .granted),
-            label: .always),
+                status: .authorizedAlways,
+                accuracy: .fullAccuracy,
+                alwaysDecision: .granted
+            ),
+            label: .always
+        ),
         // Precise alone keeps the status, but still clears the one-time and temporary grants.
         SettingRow(
-            setting: nil, precise: true,
-            expected: AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .fullAccuracy), label: .whileUsing),
+            setting: nil,
+            precise: true,
+            expected: AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .fullAccuracy),
+            label: .whileUsing
+        ),
     ]
 
     @Test(
         "A3: an admin setting sets the record as Settings would and clears oneTime and temporaryFullAccuracy",
-        arguments: settingRows)
+        arguments: settingRows
+    )
     func adminSetting(row: SettingRow) {
         var h = Harness()
         // Allow Once with reduced accuracy, then temporary full accuracy for the session's purpose key.
@@ -209,8 +245,12 @@ struct AuthorizationRecordTests {
         #expect(
             h.core.storedRecord("com.ex.maps")
                 == AuthorizationRecord(
-                    status: .authorizedWhenInUse, oneTime: true, accuracy: .reducedAccuracy,
-                    temporaryFullAccuracy: true))
+                    status: .authorizedWhenInUse,
+                    oneTime: true,
+                    accuracy: .reducedAccuracy,
+                    temporaryFullAccuracy: true
+                )
+        )
 
         h.set("com.ex.maps", row.setting, precise: row.precise)
 
@@ -231,13 +271,15 @@ struct AuthorizationRecordTests {
         h.set("com.ex.maps", .always)
         #expect(
             h.core.storedRecord("com.ex.maps")
-                == AuthorizationRecord(status: .authorizedAlways, provisional: false, alwaysDecision: .granted))
+                == AuthorizationRecord(status: .authorizedAlways, provisional: false, alwaysDecision: .granted)
+        )
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
 
         h.set("com.ex.maps", .whileUsing)
         #expect(
             h.core.storedRecord("com.ex.maps")
-                == AuthorizationRecord(status: .authorizedWhenInUse, alwaysDecision: .declined))
+                == AuthorizationRecord(status: .authorizedWhenInUse, alwaysDecision: .declined)
+        )
         // The upgrade is never offered again, not even from the background (P4, P5).
         h.call(maps, .setAppState(.background))
         h.advance(10)
@@ -394,7 +436,8 @@ struct AuthorizationRecordTests {
         #expect(h.mask(active) == [.authorizationDenied, .authorizationDeniedGlobally])
         #expect(
             h.messages(to: diagnostics)
-                == [.diagnostic([.authorizationDenied, .authorizationDeniedGlobally], ended: false)])
+                == [.diagnostic([.authorizationDenied, .authorizationDeniedGlobally], ended: false)]
+        )
         #expect(h.core.storedRecord("com.ex.maps")?.status == .notDetermined, "the records are untouched")
     }
 

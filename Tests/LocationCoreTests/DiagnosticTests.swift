@@ -548,7 +548,8 @@ struct DiagnosticTests {
             masks == [
                 [.authorizationRequestInProgress], [], [.insufficientlyInUse], [],
                 [.authorizationDenied, .authorizationDeniedGlobally], [],
-            ])
+            ]
+        )
         #expect(zip(masks, masks.dropFirst()).allSatisfy { $0 != $1 })
     }
 
@@ -662,8 +663,11 @@ struct DiagnosticTests {
 
     /// An opted-out app that may use location in the background.
     static let explicitRunner = Manifest(
-        appID: "com.ex.explicitrun", whenInUseUsageDescription: "Records runs, explicitly",
-        requireExplicitServiceSession: true, backgroundLocation: true)
+        appID: "com.ex.explicitrun",
+        whenInUseUsageDescription: "Records runs, explicitly",
+        requireExplicitServiceSession: true,
+        backgroundLocation: true
+    )
 }
 
 extension Harness {
@@ -671,7 +675,8 @@ extension Harness {
     ///
     /// Returns the client and the `whenInUse` session that asked; `alwaysDecision` stays `undecided`.
     fileprivate mutating func launchAnswered(
-        _ appID: String, accuracy: PromptAccuracy = .full
+        _ appID: String,
+        accuracy: PromptAccuracy = .full
     ) throws -> (ClientID, SessionID) {
         let app = launch(appID)
         let session = try created(app, .whenInUse)
@@ -692,7 +697,9 @@ extension Harness {
 
     /// Creates a session and returns its id; the test stops if `CreateSession` failed.
     fileprivate mutating func created(
-        _ client: ClientID, _ requirement: Requirement, purposeKey: String? = nil
+        _ client: ClientID,
+        _ requirement: Requirement,
+        purposeKey: String? = nil
     ) throws -> SessionID {
         let id = create(client, requirement, purposeKey: purposeKey)
         return try #require(id, "CreateSession failed: \(String(describing: last))")

@@ -50,7 +50,9 @@ struct ManifestRuleTests {
         #expect(h.mask(always) == [])
 
         let missing = LocationError.usageDescriptionMissing(
-            key: Manifest.alwaysKey, manifest: "apps.d/com.ex.maps.toml")
+            key: Manifest.alwaysKey,
+            manifest: "apps.d/com.ex.maps.toml"
+        )
         let create = h.call(maps, .createSession(.always, purposeKey: nil))
         #expect(h.error(of: create) == missing)
         let request = h.call(maps, .requestAuthorization(.always))
@@ -73,7 +75,9 @@ struct ManifestRuleTests {
         h.send(.reload(manifests: manifests, configuration: CoreConfiguration()))
 
         let missing = LocationError.usageDescriptionMissing(
-            key: Manifest.whenInUseKey, manifest: "apps.d/com.ex.maps.toml")
+            key: Manifest.whenInUseKey,
+            manifest: "apps.d/com.ex.maps.toml"
+        )
         let create = h.call(maps, .createSession(.whenInUse, purposeKey: nil))
         #expect(h.error(of: create) == missing)
         let stream = h.call(maps, .liveUpdates(.standard))
@@ -99,7 +103,8 @@ struct ManifestRuleTests {
         let create = h.call(maps, .createSession(.whenInUse, purposeKey: nil))
         #expect(
             h.error(of: create)
-                == .usageDescriptionMissing(key: Manifest.whenInUseKey, manifest: "apps.d/com.ex.maps.toml"))
+                == .usageDescriptionMissing(key: Manifest.whenInUseKey, manifest: "apps.d/com.ex.maps.toml")
+        )
         #expect(h.core.sessionIDs == [session])
         // A new process of the app cannot say Hello any more (M3).
         let newcomer = h.connect()

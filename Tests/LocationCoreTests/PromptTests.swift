@@ -1146,8 +1146,10 @@ struct PromptTests {
 
     /// An app with two purpose keys, to show that accuracy prompts are per key.
     static let twoKeys = Manifest(
-        appID: "com.ex.twokeys", whenInUseUsageDescription: "Finds parking",
-        temporaryUsageDescriptions: ["Navigation": "Guides you there", "Parking": "Finds your bay"])
+        appID: "com.ex.twokeys",
+        whenInUseUsageDescription: "Finds parking",
+        temporaryUsageDescriptions: ["Navigation": "Guides you there", "Parking": "Finds your bay"]
+    )
 }
 
 extension Harness {
@@ -1161,7 +1163,8 @@ extension Harness {
     ///
     /// Returns the client and the `whenInUse` session that asked; `alwaysDecision` stays `undecided`.
     fileprivate mutating func launchAuthorized(
-        _ appID: String, accuracy: PromptAccuracy = .full
+        _ appID: String,
+        accuracy: PromptAccuracy = .full
     ) throws -> (ClientID, SessionID) {
         let app = launch(appID)
         let session = try created(app, .whenInUse)
@@ -1181,7 +1184,9 @@ extension Harness {
 
     /// Creates a session and returns its id; the test stops if `CreateSession` failed.
     fileprivate mutating func created(
-        _ client: ClientID, _ requirement: Requirement, purposeKey: String? = nil
+        _ client: ClientID,
+        _ requirement: Requirement,
+        purposeKey: String? = nil
     ) throws -> SessionID {
         let id = create(client, requirement, purposeKey: purposeKey)
         return try #require(id, "CreateSession failed: \(String(describing: last))")

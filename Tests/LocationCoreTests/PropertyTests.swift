@@ -57,7 +57,8 @@ struct PropertyTests {
                 let head = queue.first?.id
                 if shown.contains(where: { $0 != head }) {
                     problems.append(
-                        "agents see \(shown) for \(appID), whose head is \(head.map(\.description) ?? "none")")
+                        "agents see \(shown) for \(appID), whose head is \(head.map(\.description) ?? "none")"
+                    )
                 }
                 guard let head else { continue }
                 let waits = scenario.core.prompts[head]?.raisedAt == nil
@@ -225,7 +226,8 @@ struct PropertyTests {
                         """
                         after step \(index): late \(a.difference(from: b)), punctual \(b.difference(from: a))
                         \(late.traceText)
-                        """)
+                        """
+                    )
                     return
                 }
             }
@@ -293,10 +295,12 @@ struct PropertyTests {
 
     /// Runs random scenarios and records the first step after which `invariant` reports a problem.
     private func check(
-        sourceLocation: SourceLocation = #_sourceLocation, _ invariant: (inout Scenario) -> [String]
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ invariant: (inout Scenario) -> [String]
     ) async {
         await propertyCheck(
-            count: Self.runs, input: Scenario.scripts,
+            count: Self.runs,
+            input: Scenario.scripts,
             perform: { script in
                 var scenario = Scenario(apps: script.apps)
                 for step in script.steps {
@@ -305,11 +309,14 @@ struct PropertyTests {
                     guard problems.isEmpty else {
                         Issue.record(
                             "\(problems.joined(separator: "; "))\n\(scenario.traceText)",
-                            sourceLocation: sourceLocation)
+                            sourceLocation: sourceLocation
+                        )
                         return
                     }
                 }
-            }, sourceLocation: sourceLocation)
+            },
+            sourceLocation: sourceLocation
+        )
     }
 }
 
@@ -380,7 +387,10 @@ private struct Scenario {
 
     /// Sequences of 1 to ``PropertyTests/maxSteps`` steps; shrinking drops steps and lowers their numbers.
     static let steps = zip(
-        Gen.int(in: 0...(StepKind.totalWeight - 1)), Gen.int(in: 0...99), Gen.int(in: 0...99), Gen.int(in: 0...200)
+        Gen.int(in: 0...(StepKind.totalWeight - 1)),
+        Gen.int(in: 0...99),
+        Gen.int(in: 0...99),
+        Gen.int(in: 0...200)
     )
     .map { Step(kind: StepKind(draw: $0), a: $1, b: $2, c: $3) }
     .array(of: 1...PropertyTests.maxSteps)
@@ -537,7 +547,9 @@ private struct Scenario {
 
     /// Connects and says Hello, from a new process or another connection of the app's last one.
     private mutating func launch(
-        _ appID: String, state: RunningState?, newProcess: Bool
+        _ appID: String,
+        state: RunningState?,
+        newProcess: Bool
     ) -> (connection: Connection, note: String) {
         let sibling = newProcess ? nil : connections.last { $0.appID == appID }
         let pid = sibling?.pid ?? nextPID
@@ -703,7 +715,8 @@ private struct Scenario {
                 view.remaining = nil
                 return view
             },
-            prompts: apps.flatMap { core.queuedPrompts(of: $0) })
+            prompts: apps.flatMap { core.queuedPrompts(of: $0) }
+        )
     }
 }
 
@@ -721,7 +734,8 @@ private struct Outcome: Equatable {
         if sessions != other.sessions {
             let differing = sessions.filter { !other.sessions.contains($0) }
             parts.append(
-                "sessions \(differing.map { "\($0.id) \($0.state.rawValue) \($0.diagnostic) \($0.deadline as Any)" })")
+                "sessions \(differing.map { "\($0.id) \($0.state.rawValue) \($0.diagnostic) \($0.deadline as Any)" })"
+            )
         }
         if prompts != other.prompts {
             let differing = prompts.filter { !other.prompts.contains($0) }

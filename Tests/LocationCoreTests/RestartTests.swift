@@ -238,8 +238,12 @@ extension Harness {
     /// Restarts the daemon now: a new core restored from the stored snapshot, with every connection gone.
     fileprivate mutating func restart() {
         core = LocationCore(
-            configuration: core.configuration, manifests: Harness.defaultManifests, restoring: core.snapshot,
-            epoch: core.epoch + 1, at: now)
+            configuration: core.configuration,
+            manifests: Harness.defaultManifests,
+            restoring: core.snapshot,
+            epoch: core.epoch + 1,
+            at: now
+        )
     }
 
     /// Begins a background activity session; `nil` if it was unavailable.

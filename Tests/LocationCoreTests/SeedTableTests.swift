@@ -27,29 +27,60 @@ struct SeedTableTests {
     static let seed001: [Seed001Row] = [
         // requestAlways + "Allow While Using": authorizedAlways, while Settings shows While Using (P1).
         Seed001Row(
-            level: .always, choice: .allowWhileUsing, status: .authorizedAlways, label: .whileUsing,
-            statusAfterExit: .authorizedAlways, labelAfterExit: .whileUsing),
+            level: .always,
+            choice: .allowWhileUsing,
+            status: .authorizedAlways,
+            label: .whileUsing,
+            statusAfterExit: .authorizedAlways,
+            labelAfterExit: .whileUsing
+        ),
         // "Allow Once": authorizedWhenInUse while running, notDetermined once terminated; Ask Next Time (P2, L5).
         Seed001Row(
-            level: .always, choice: .allowOnce, status: .authorizedWhenInUse, label: .askNextTime,
-            statusAfterExit: .notDetermined, labelAfterExit: .askNextTime),
+            level: .always,
+            choice: .allowOnce,
+            status: .authorizedWhenInUse,
+            label: .askNextTime,
+            statusAfterExit: .notDetermined,
+            labelAfterExit: .askNextTime
+        ),
         Seed001Row(
-            level: .always, choice: .deny, status: .denied, label: .never,
-            statusAfterExit: .denied, labelAfterExit: .never),
+            level: .always,
+            choice: .deny,
+            status: .denied,
+            label: .never,
+            statusAfterExit: .denied,
+            labelAfterExit: .never
+        ),
         Seed001Row(
-            level: .whenInUse, choice: .allowWhileUsing, status: .authorizedWhenInUse, label: .whileUsing,
-            statusAfterExit: .authorizedWhenInUse, labelAfterExit: .whileUsing),
+            level: .whenInUse,
+            choice: .allowWhileUsing,
+            status: .authorizedWhenInUse,
+            label: .whileUsing,
+            statusAfterExit: .authorizedWhenInUse,
+            labelAfterExit: .whileUsing
+        ),
         Seed001Row(
-            level: .whenInUse, choice: .allowOnce, status: .authorizedWhenInUse, label: .askNextTime,
-            statusAfterExit: .notDetermined, labelAfterExit: .askNextTime),
+            level: .whenInUse,
+            choice: .allowOnce,
+            status: .authorizedWhenInUse,
+            label: .askNextTime,
+            statusAfterExit: .notDetermined,
+            labelAfterExit: .askNextTime
+        ),
         Seed001Row(
-            level: .whenInUse, choice: .deny, status: .denied, label: .never,
-            statusAfterExit: .denied, labelAfterExit: .never),
+            level: .whenInUse,
+            choice: .deny,
+            status: .denied,
+            label: .never,
+            statusAfterExit: .denied,
+            labelAfterExit: .never
+        ),
     ]
 
     @Test(
         "A2: seed 001's table via RequestAuthorization: level × choice gives its status and Settings label",
-        arguments: seed001)
+        arguments: seed001
+    )
     func seed001ByRequest(row: Seed001Row) {
         var h = Harness()
         let app = h.launch("com.ex.maps", pid: 501)
@@ -70,7 +101,8 @@ struct SeedTableTests {
 
     @Test(
         "A2: seed 001's table via CreateSession: requirement × choice gives its status and Settings label",
-        arguments: seed001)
+        arguments: seed001
+    )
     func seed001BySession(row: Seed001Row) {
         var h = Harness()
         let app = h.launch("com.ex.maps", pid: 502)
@@ -91,7 +123,10 @@ struct SeedTableTests {
 
     /// Terminates the app (its connections close without Goodbye), lets the relaunch window pass, relaunches.
     private func expectAfterExit(
-        _ h: inout Harness, clients: [ClientID], row: Seed001Row, sourceLocation: SourceLocation = #_sourceLocation
+        _ h: inout Harness,
+        clients: [ClientID],
+        row: Seed001Row,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         for client in clients { h.disconnect(client) }
         #expect(h.appState("com.ex.maps") == .terminated, sourceLocation: sourceLocation)
@@ -136,7 +171,8 @@ struct SeedTableTests {
 
     @Test(
         "P10: seed 001: When In Use → While Using, then asking for Always raises the upgrade prompt at once",
-        arguments: Asker.allCases)
+        arguments: Asker.allCases
+    )
     func upgradeAfterWhileUsing(asker: Asker) {
         var h = Harness()
         let app = h.launch("com.ex.maps")
@@ -156,7 +192,8 @@ struct SeedTableTests {
 
     @Test(
         "P6: seed 001: When In Use → Allow Once, then asking for Always raises no upgrade prompt",
-        arguments: Asker.allCases)
+        arguments: Asker.allCases
+    )
     func noUpgradeAfterAllowOnce(asker: Asker) {
         var h = Harness()
         let app = h.launch("com.ex.maps")
@@ -240,7 +277,8 @@ struct SeedTableTests {
 
     @Test(
         "U4: seed 004's table: whether live updates and region monitoring work per authorization, in use or not",
-        arguments: seed004)
+        arguments: seed004
+    )
     func seed004Table(row: Seed004Row) {
         var h = Harness()
         h.set("com.ex.maps", row.grant.setting)
@@ -264,7 +302,8 @@ struct SeedTableTests {
 
     @Test(
         "D4: out of use, monitoring works with authorizedAlways at any requirement; updates need an always session",
-        arguments: Service.allCases)
+        arguments: Service.allCases
+    )
     func monitorException(service: Service) {
         var h = Harness()
         h.set("com.ex.maps", .always)

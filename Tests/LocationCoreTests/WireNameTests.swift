@@ -14,7 +14,8 @@ struct WireNameTests {
     func authorizationStatus() throws {
         try expectWireNames(
             AuthorizationStatus.self,
-            ["notDetermined", "restricted", "denied", "authorizedAlways", "authorizedWhenInUse"])
+            ["notDetermined", "restricted", "denied", "authorizedAlways", "authorizedWhenInUse"]
+        )
         // Seed 001's CLAuthorizationStatus table.
         #expect(AuthorizationStatus.allCases.map(\.code) == [0, 1, 2, 3, 4])
     }
@@ -74,7 +75,9 @@ struct WireNameTests {
     @Test("PROTOCOL: LiveConfiguration spells LiveUpdates' configuration; .standard is the wire's \"default\"")
     func liveConfiguration() throws {
         try expectWireNames(
-            LiveConfiguration.self, ["default", "automotiveNavigation", "otherNavigation", "fitness", "airborne"])
+            LiveConfiguration.self,
+            ["default", "automotiveNavigation", "otherNavigation", "fitness", "airborne"]
+        )
         #expect(LiveConfiguration.standard.rawValue == "default")
     }
 
@@ -86,7 +89,9 @@ struct WireNameTests {
     @Test("PROTOCOL: PromptAnswer spells Prompt.options and AnswerPrompt's answer")
     func promptAnswer() throws {
         try expectWireNames(
-            PromptAnswer.self, ["allowWhileUsing", "allowOnce", "deny", "keepWhileUsing", "changeToAlways", "allow"])
+            PromptAnswer.self,
+            ["allowWhileUsing", "allowOnce", "deny", "keepWhileUsing", "changeToAlways", "allow"]
+        )
     }
 
     @Test("PROTOCOL: PromptAccuracy spells Prompt.defaultAccuracy and AnswerPrompt's accuracy")
@@ -101,7 +106,8 @@ struct WireNameTests {
             [
                 "sessionCreated", "sessionChanged", "sessionEnded", "appStateChanged", "authorizationChanged",
                 "promptRaised", "promptResolved", "servicesChanged",
-            ])
+            ]
+        )
     }
 
     @Test("PROTOCOL: Manifest.Identity spells the manifest's identity key of SEMANTICS §2")
@@ -165,63 +171,101 @@ struct WireNameTests {
 
     static let errorRows: [ErrorRow] = [
         ErrorRow(
-            error: .helloRequired, name: "io.locd.App.HelloRequired", parameters: [:],
-            mentions: ["call io.locd.App.Hello"]),
+            error: .helloRequired,
+            name: "io.locd.App.HelloRequired",
+            parameters: [:],
+            mentions: ["call io.locd.App.Hello"]
+        ),
         ErrorRow(
-            error: .appUnknown(appID: "com.ex.ghost"), name: "io.locd.App.AppUnknown",
+            error: .appUnknown(appID: "com.ex.ghost"),
+            name: "io.locd.App.AppUnknown",
             parameters: ["appId": .string("com.ex.ghost")],
-            mentions: ["com.ex.ghost", "install apps.d/com.ex.ghost.toml", "allow-unknown-apps"]),
+            mentions: ["com.ex.ghost", "install apps.d/com.ex.ghost.toml", "allow-unknown-apps"]
+        ),
         ErrorRow(
-            error: .noSuchSession(id: "s1-9"), name: "io.locd.App.NoSuchSession",
-            parameters: ["id": .string("s1-9")], mentions: ["s1-9", "use an id"]),
+            error: .noSuchSession(id: "s1-9"),
+            name: "io.locd.App.NoSuchSession",
+            parameters: ["id": .string("s1-9")],
+            mentions: ["s1-9", "use an id"]
+        ),
         ErrorRow(
-            error: .sessionInvalidated(id: "s1-2"), name: "io.locd.App.SessionInvalidated",
-            parameters: ["id": .string("s1-2")], mentions: ["s1-2", "create a new session"]),
+            error: .sessionInvalidated(id: "s1-2"),
+            name: "io.locd.App.SessionInvalidated",
+            parameters: ["id": .string("s1-2")],
+            mentions: ["s1-2", "create a new session"]
+        ),
         ErrorRow(
             error: .usageDescriptionMissing(key: Manifest.alwaysKey, manifest: "apps.d/com.ex.maps.toml"),
-            name: "io.locd.App.UsageDescriptionMissing", parameters: ["key": .string(Manifest.alwaysKey)],
-            mentions: ["add NSLocationAlwaysAndWhenInUseUsageDescription to apps.d/com.ex.maps.toml", "reload"]),
+            name: "io.locd.App.UsageDescriptionMissing",
+            parameters: ["key": .string(Manifest.alwaysKey)],
+            mentions: ["add NSLocationAlwaysAndWhenInUseUsageDescription to apps.d/com.ex.maps.toml", "reload"]
+        ),
         ErrorRow(
             error: .unknownPurposeKey(purposeKey: "Radar", manifest: "apps.d/com.ex.approx.toml"),
-            name: "io.locd.App.UnknownPurposeKey", parameters: ["purposeKey": .string("Radar")],
-            mentions: ["add Radar", "NSLocationTemporaryUsageDescriptionDictionary", "apps.d/com.ex.approx.toml"]),
+            name: "io.locd.App.UnknownPurposeKey",
+            parameters: ["purposeKey": .string("Radar")],
+            mentions: ["add Radar", "NSLocationTemporaryUsageDescriptionDictionary", "apps.d/com.ex.approx.toml"]
+        ),
         ErrorRow(
-            error: .limitExceeded(limit: "max-sessions-per-app", maximum: 64), name: "io.locd.App.LimitExceeded",
+            error: .limitExceeded(limit: "max-sessions-per-app", maximum: 64),
+            name: "io.locd.App.LimitExceeded",
             parameters: ["limit": .string("max-sessions-per-app"), "maximum": .int(64)],
-            mentions: ["64", "end some first", "raise max-sessions-per-app"]),
+            mentions: ["64", "end some first", "raise max-sessions-per-app"]
+        ),
         ErrorRow(
             error: .backgroundActivityUnavailable(reason: "add \"location\" to UIBackgroundModes"),
             name: "io.locd.App.BackgroundActivityUnavailable",
             parameters: ["reason": .string("add \"location\" to UIBackgroundModes")],
-            mentions: ["add \"location\" to UIBackgroundModes"]),
+            mentions: ["add \"location\" to UIBackgroundModes"]
+        ),
         ErrorRow(
-            error: .noSuchApp(appID: "com.ex.ghost"), name: "io.locd.Admin.NoSuchApp",
-            parameters: ["appId": .string("com.ex.ghost")], mentions: ["com.ex.ghost", "locctl apps"]),
+            error: .noSuchApp(appID: "com.ex.ghost"),
+            name: "io.locd.Admin.NoSuchApp",
+            parameters: ["appId": .string("com.ex.ghost")],
+            mentions: ["com.ex.ghost", "locctl apps"]
+        ),
         ErrorRow(
-            error: .noSuchPrompt(id: "p1-4"), name: "io.locd.Admin.NoSuchPrompt",
-            parameters: ["id": .string("p1-4")], mentions: ["p1-4", "answer the prompt"]),
+            error: .noSuchPrompt(id: "p1-4"),
+            name: "io.locd.Admin.NoSuchPrompt",
+            parameters: ["id": .string("p1-4")],
+            mentions: ["p1-4", "answer the prompt"]
+        ),
         ErrorRow(
-            error: .invalidAnswer(id: "p1-4", answer: "allow"), name: "io.locd.Admin.InvalidAnswer",
+            error: .invalidAnswer(id: "p1-4", answer: "allow"),
+            name: "io.locd.Admin.InvalidAnswer",
             parameters: ["id": .string("p1-4"), "answer": .string("allow")],
-            mentions: ["p1-4", "allow", "answer with one of the prompt's options"]),
+            mentions: ["p1-4", "allow", "answer with one of the prompt's options"]
+        ),
         ErrorRow(
-            error: .methodNotFound(method: "io.locd.App.Teleport"), name: "org.varlink.service.MethodNotFound",
+            error: .methodNotFound(method: "io.locd.App.Teleport"),
+            name: "org.varlink.service.MethodNotFound",
             parameters: ["method": .string("io.locd.App.Teleport")],
-            mentions: ["io.locd.App.Teleport", "GetInterfaceDescription"]),
+            mentions: ["io.locd.App.Teleport", "GetInterfaceDescription"]
+        ),
         ErrorRow(
-            error: .interfaceNotFound(interface: "io.locd.Nope"), name: "org.varlink.service.InterfaceNotFound",
-            parameters: ["interface": .string("io.locd.Nope")], mentions: ["io.locd.Nope", "io.locd.App"]),
+            error: .interfaceNotFound(interface: "io.locd.Nope"),
+            name: "org.varlink.service.InterfaceNotFound",
+            parameters: ["interface": .string("io.locd.Nope")],
+            mentions: ["io.locd.Nope", "io.locd.App"]
+        ),
         ErrorRow(
             error: .invalidParameter(parameter: "appId", reason: "open a new connection for com.ex.run"),
-            name: "org.varlink.service.InvalidParameter", parameters: ["parameter": .string("appId")],
-            mentions: ["appId", "open a new connection for com.ex.run"]),
+            name: "org.varlink.service.InvalidParameter",
+            parameters: ["parameter": .string("appId")],
+            mentions: ["appId", "open a new connection for com.ex.run"]
+        ),
         ErrorRow(
-            error: .expectedMore, name: "org.varlink.service.ExpectedMore", parameters: [:],
-            mentions: ["\"more\": true"]),
+            error: .expectedMore,
+            name: "org.varlink.service.ExpectedMore",
+            parameters: [:],
+            mentions: ["\"more\": true"]
+        ),
         ErrorRow(
             error: .permissionDenied(reason: "join the locd group to use io.locd.Admin"),
-            name: "org.varlink.service.PermissionDenied", parameters: [:],
-            mentions: ["join the locd group"]),
+            name: "org.varlink.service.PermissionDenied",
+            parameters: [:],
+            mentions: ["join the locd group"]
+        ),
     ]
 
     @Test("PROTOCOL: every LocationError has its PROTOCOL.md error name and parameters", arguments: errorRows)
@@ -255,7 +299,8 @@ struct WireNameTests {
                 "io.locd.Admin.NoSuchPrompt", "io.locd.Admin.InvalidAnswer", "org.varlink.service.MethodNotFound",
                 "org.varlink.service.InterfaceNotFound", "org.varlink.service.InvalidParameter",
                 "org.varlink.service.ExpectedMore", "org.varlink.service.PermissionDenied",
-            ])
+            ]
+        )
     }
 
     /// PROTOCOL.md's name for each case, written out independently; the exhaustive switch makes a new
@@ -285,7 +330,9 @@ struct WireNameTests {
 /// Checks that an enum's cases are exactly `wire`, in order, and that each name survives `init(rawValue:)`
 /// and a JSON encode/decode as that bare string; a near miss (wrong case) is refused.
 private func expectWireNames<E>(
-    _ type: E.Type, _ wire: [String], sourceLocation: SourceLocation = #_sourceLocation
+    _ type: E.Type,
+    _ wire: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws where E: CaseIterable & Codable & RawRepresentable & Equatable, E.RawValue == String {
     #expect(E.allCases.map(\.rawValue) == wire, sourceLocation: sourceLocation)
     for value in E.allCases {

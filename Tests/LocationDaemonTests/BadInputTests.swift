@@ -9,7 +9,9 @@ struct BadInputTests {
     /// A client that keeps a session open across the whole test, to show it is never disturbed.
     private func bystander(_ daemon: DaemonProcess) throws -> (VarlinkClient, String) {
         let client = try daemon.app("com.ex.maps")
-        let id = try #require(try client.call("io.locd.App.CreateSession", ["authorization": .string("none")]).sessionID)
+        let id = try #require(
+            try client.call("io.locd.App.CreateSession", ["authorization": .string("none")]).sessionID
+        )
         return (client, id)
     }
 
@@ -91,7 +93,8 @@ struct BadInputTests {
         }
         #expect(
             errorName { try app.call("io.locd.App.ListSessions", ["extra": .bool(true)]) }
-                == "org.varlink.service.InvalidParameter")
+                == "org.varlink.service.InvalidParameter"
+        )
     }
 
     @Test("PROTOCOL: io.locd.App calls before Hello answer HelloRequired")
@@ -102,7 +105,8 @@ struct BadInputTests {
         #expect(errorName { try client.call("io.locd.App.ListSessions") } == "io.locd.App.HelloRequired")
         #expect(
             errorName { try client.call("io.locd.App.CreateSession", ["authorization": .string("none")]) }
-                == "io.locd.App.HelloRequired")
+                == "io.locd.App.HelloRequired"
+        )
     }
 
     @Test("PROTOCOL: a streaming method without more answers ExpectedMore")
@@ -149,5 +153,42 @@ struct BadInputTests {
         }
         #expect(served)
         try stillServes(daemon, other)
+    }
+}
+
+/// Many connections at once, past `max-connections`.
+@Suite("Connection load", .serialized)
+struct ConnectionLoadTests {
+    @Test("PROTOCOL: 5000 connections: the first max-connections are served, the rest closed at once")
+    func fiveThousandConnections() throws {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = min(limit.rlim_max, 16384)
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        try #require(limit.rlim_cur >= 6000, "the open-file limit is too low for this test")
+
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let bystander = try daemon.app("com.ex.maps")
+        let id = try #require(
+            try bystander.call("io.locd.App.CreateSession", ["authorization": .string("none")]).sessionID
+        )
+        var clients: [VarlinkClient] = []
+        for _ in 0..<5000 { clients.append(try daemon.connect()) }
+        // Connections are accepted in the order they were made: the bystander and 4095 more fit in 4096.
+        for client in clients.prefix(4095) {
+            #expect(try client.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        }
+        for client in clients.dropFirst(4095) {
+            #expect(client.isClosedByPeer(within: 5))
+        }
+        clients.removeAll()
+        let sessions = try bystander.call("io.locd.App.ListSessions")["sessions"]?.arrayValue ?? []
+        #expect(sessions.map { $0["id"] } == [.string(id)])
+        var served = false
+        for _ in 0..<50 where !served {
+            served = (try? daemon.connect().call("org.varlink.service.GetInfo")) != nil
+        }
+        #expect(served)
     }
 }

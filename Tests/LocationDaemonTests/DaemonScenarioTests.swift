@@ -45,7 +45,9 @@ struct DaemonScenarioTests {
 
         let answerer = try daemon.connect()
         try answerer.call(
-            "io.locd.Admin.AnswerPrompt", ["id": prompt["id"]!, "answer": .string("allowWhileUsing")])
+            "io.locd.Admin.AnswerPrompt",
+            ["id": prompt["id"]!, "answer": .string("allowWhileUsing")]
+        )
         let cleared = try watcher.next()
         #expect(cleared.flags == [])
         #expect(try agent.next()["withdrawn"] == prompt["id"])
@@ -59,9 +61,14 @@ struct DaemonScenarioTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")])
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
         let app = try daemon.app("com.ex.maps")
-        let id = try #require(try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID)
+        let id = try #require(
+            try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
+        )
         let watcher = try daemon.app("com.ex.maps")
         #expect(try watcher.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)]).flags == [])
         try app.call("io.locd.App.SetAppState", ["state": .string("background")])
@@ -101,7 +108,9 @@ struct DaemonScenarioTests {
         try daemon.start()
         let admin = try daemon.connect()
         try admin.call(
-            "io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.explicit"), "setting": .string("whileUsing")])
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.explicit"), "setting": .string("whileUsing")]
+        )
         let streamer = try daemon.app("com.ex.explicit")
         let first = try streamer.stream("io.locd.App.LiveUpdates")
         #expect(first.flags.contains("serviceSessionRequired"))
@@ -118,9 +127,14 @@ struct DaemonScenarioTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")])
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
         let app = try daemon.app("com.ex.maps")
-        let id = try #require(try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID)
+        let id = try #require(
+            try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
+        )
         let watcher = try daemon.app("com.ex.maps")
         #expect(try watcher.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)]).flags == [])
         try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
@@ -131,14 +145,20 @@ struct DaemonScenarioTests {
 
     @Test("A1: an app in restricted-apps reads restricted and its SetAuthorization changes nothing")
     func restricted() throws {
-        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle.replacingOccurrences(
-            of: "allow-unknown-apps = false", with: "restricted-apps = [\"com.ex.maps\"]"))
+        let daemon = try DaemonProcess(
+            settings: DaemonProcess.fastLifecycle.replacingOccurrences(
+                of: "allow-unknown-apps = false",
+                with: "restricted-apps = [\"com.ex.maps\"]"
+            )
+        )
         try daemon.start()
         let app = try daemon.app("com.ex.maps")
         #expect(try app.call("io.locd.App.GetAuthorization")["authorization"]?["status"] == .string("restricted"))
         let admin = try daemon.connect()
         let set = try admin.call(
-            "io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("always")])
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
         #expect(set["authorization"]?["settingsLabel"] == .string("restricted"))
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         #expect(created.flags == ["authorizationRestricted"])
@@ -149,7 +169,10 @@ struct DaemonScenarioTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("always")])
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
         try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
         daemon.crash()
         try daemon.start()
@@ -166,9 +189,14 @@ struct DaemonScenarioTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")])
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
         let app = try daemon.app("com.ex.maps")
-        let id = try #require(try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID)
+        let id = try #require(
+            try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
+        )
         #expect(daemon.stop() == 0)
         try daemon.start()
         let back = try daemon.connect()

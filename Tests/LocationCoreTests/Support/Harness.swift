@@ -26,19 +26,30 @@ struct Harness {
     /// `com.ex.approx` defaulting to reduced accuracy.
     static let defaultManifests: [Manifest] = [
         Manifest(
-            appID: "com.ex.maps", whenInUseUsageDescription: "Shows you on the map",
+            appID: "com.ex.maps",
+            whenInUseUsageDescription: "Shows you on the map",
             alwaysAndWhenInUseUsageDescription: "Tracks your trips",
-            temporaryUsageDescriptions: ["Navigation": "Turn-by-turn needs your precise location"]),
+            temporaryUsageDescriptions: ["Navigation": "Turn-by-turn needs your precise location"]
+        ),
         Manifest(
-            appID: "com.ex.run", whenInUseUsageDescription: "Records your run",
-            alwaysAndWhenInUseUsageDescription: "Records runs in the background", backgroundLocation: true),
+            appID: "com.ex.run",
+            whenInUseUsageDescription: "Records your run",
+            alwaysAndWhenInUseUsageDescription: "Records runs in the background",
+            backgroundLocation: true
+        ),
         Manifest(appID: "com.ex.bare"),
         Manifest(
-            appID: "com.ex.explicit", whenInUseUsageDescription: "Explicit sessions only",
-            alwaysAndWhenInUseUsageDescription: "Always, explicitly", requireExplicitServiceSession: true),
+            appID: "com.ex.explicit",
+            whenInUseUsageDescription: "Explicit sessions only",
+            alwaysAndWhenInUseUsageDescription: "Always, explicitly",
+            requireExplicitServiceSession: true
+        ),
         Manifest(
-            appID: "com.ex.approx", whenInUseUsageDescription: "Weather near you",
-            temporaryUsageDescriptions: ["Radar": "Precise radar"], defaultAccuracyReduced: true),
+            appID: "com.ex.approx",
+            whenInUseUsageDescription: "Weather near you",
+            temporaryUsageDescriptions: ["Radar": "Precise radar"],
+            defaultAccuracyReduced: true
+        ),
     ]
 
     // MARK: Driving
@@ -95,7 +106,10 @@ struct Harness {
     /// Answers the head prompt of an app.
     @discardableResult
     mutating func answer(
-        _ appID: String, _ answer: PromptAnswer, accuracy: PromptAccuracy? = nil, admin: ClientID? = nil
+        _ appID: String,
+        _ answer: PromptAnswer,
+        accuracy: PromptAccuracy? = nil,
+        admin: ClientID? = nil
     ) -> LocationError? {
         guard let head = core.queuedPrompts(of: appID).first else { return .noSuchPrompt(id: "(none)") }
         let adminClient = admin ?? connect()

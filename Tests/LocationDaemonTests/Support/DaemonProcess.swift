@@ -2,7 +2,7 @@ import Foundation
 import Varlink
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The real `locd` binary, started on a temporary socket, state directory and apps directory.
@@ -25,10 +25,15 @@ final class DaemonProcess {
     /// - Parameters:
     ///   - manifests: file name stem → TOML text.
     ///   - settings: extra top-level TOML lines and tables appended to the config.
-    init(manifests: [String: String] = DaemonProcess.standardManifests, settings: String = DaemonProcess.fastLifecycle)
+    init(
+        manifests: [String: String] = DaemonProcess.standardManifests,
+        settings: String = DaemonProcess.fastLifecycle
+    )
         throws
     {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("locd-test-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "locd-test-\(UUID().uuidString.prefix(8))"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         socketPath = directory.appendingPathComponent("io.locd").path
         stateDirectory = directory.appendingPathComponent("state").path
@@ -66,25 +71,25 @@ final class DaemonProcess {
 
     static let standardManifests: [String: String] = [
         "com.ex.maps": """
-            id = "com.ex.maps"
-            identity = "any"
-            NSLocationWhenInUseUsageDescription = "Shows you on the map"
-            NSLocationAlwaysAndWhenInUseUsageDescription = "Tracks your trips"
-            [NSLocationTemporaryUsageDescriptionDictionary]
-            Navigation = "Turn-by-turn needs your precise location"
-            """,
+        id = "com.ex.maps"
+        identity = "any"
+        NSLocationWhenInUseUsageDescription = "Shows you on the map"
+        NSLocationAlwaysAndWhenInUseUsageDescription = "Tracks your trips"
+        [NSLocationTemporaryUsageDescriptionDictionary]
+        Navigation = "Turn-by-turn needs your precise location"
+        """,
         "com.ex.run": """
-            id = "com.ex.run"
-            identity = "any"
-            NSLocationWhenInUseUsageDescription = "Records your run"
-            UIBackgroundModes = ["location"]
-            """,
+        id = "com.ex.run"
+        identity = "any"
+        NSLocationWhenInUseUsageDescription = "Records your run"
+        UIBackgroundModes = ["location"]
+        """,
         "com.ex.explicit": """
-            id = "com.ex.explicit"
-            identity = "any"
-            NSLocationWhenInUseUsageDescription = "Explicit sessions only"
-            CLRequireExplicitServiceSession = true
-            """,
+        id = "com.ex.explicit"
+        identity = "any"
+        NSLocationWhenInUseUsageDescription = "Explicit sessions only"
+        CLRequireExplicitServiceSession = true
+        """,
     ]
 
     /// The `locd` binary beside the test bundle.
