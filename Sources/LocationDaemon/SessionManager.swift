@@ -1,6 +1,7 @@
 import LocationCore
 import Logging
 import NIOCore
+import SystemdSupport
 import Varlink
 
 /// Where the daemon's writes go (SEMANTICS §10); the SQLite store in production.
@@ -40,6 +41,9 @@ final class SessionManager: VarlinkServerDelegate {
     private var heldMessages: [Action] = []
     private var retry: Scheduled<Void>?
     private(set) var storeHealthy = true
+    /// Sessions and shown prompts already logged as created, so updates are not logged again.
+    private var loggedSessions: Set<SessionID> = []
+    private var loggedPrompts: Set<PromptID> = []
     private(set) var agentCount = 0
 
     init(
@@ -97,10 +101,10 @@ final class SessionManager: VarlinkServerDelegate {
         let peer = connection.credentials
         logger.warning(
             "refused \(call.method): \(reason)",
-            metadata: [
+            metadata: MessageID.permissionDenied.metadata.merging([
                 "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
                 "locd.app": "\(call.parameters["appId"]?.stringValue ?? "")",
-            ]
+            ]) { $1 }
         )
         connection.fail(serial, LocationError.permissionDenied(reason: reason).varlinkError)
     }
@@ -126,7 +130,9 @@ final class SessionManager: VarlinkServerDelegate {
         messages.reserveCapacity(actions.count)
         for action in actions {
             switch action {
-            case .persist(let write): writes.append(write)
+            case .persist(let write):
+                writes.append(write)
+                journal(write)
             case .armTimer(let instant): arm(instant)
             case .provider(let running): logger.debug("provider \(running ? "needed" : "idle")")
             default: messages.append(action)
@@ -145,6 +151,42 @@ final class SessionManager: VarlinkServerDelegate {
             send(messages)
         }
         scheduleRetry()
+    }
+
+    /// Lifecycle events as structured log entries: `LOCD_APP`, `LOCD_SESSION` and a fixed `MESSAGE_ID`.
+    private func journal(_ write: Persist) {
+        switch write {
+        case .record(let appID, let record):
+            logger.info(
+                "authorization of \(appID): \(record.status.rawValue) (\(record.settingsLabel.rawValue))",
+                metadata: MessageID.authorizationChanged.metadata.merging(["locd.app": "\(appID)"]) { $1 }
+            )
+        case .session(let session) where loggedSessions.insert(session.id).inserted:
+            logger.info(
+                "session \(session.id) of \(session.appID): \(session.kind.rawValue) \(session.requirement.rawValue)",
+                metadata: MessageID.sessionCreated.metadata.merging([
+                    "locd.app": "\(session.appID)", "locd.session": "\(session.id)",
+                ]) { $1 }
+            )
+        case .sessionRemoved(let id):
+            loggedSessions.remove(id)
+            logger.info(
+                "session \(id) ended",
+                metadata: MessageID.sessionEnded.metadata.merging(["locd.session": "\(id)"]) { $1 }
+            )
+        case .prompt(let prompt) where prompt.raisedAt != nil && loggedPrompts.insert(prompt.id).inserted:
+            logger.info(
+                "prompt \(prompt.id) (\(prompt.kind.rawValue)) shown for \(prompt.appID)",
+                metadata: MessageID.promptRaised.metadata.merging(["locd.app": "\(prompt.appID)"]) { $1 }
+            )
+        case .promptRemoved(let id):
+            loggedPrompts.remove(id)
+            logger.info("prompt \(id) resolved", metadata: MessageID.promptResolved.metadata)
+        case .locationServices(let enabled):
+            logger.notice("location services \(enabled ? "on" : "off")")
+        default:
+            break
+        }
     }
 
     private func store(_ writes: [Persist]) -> Bool {

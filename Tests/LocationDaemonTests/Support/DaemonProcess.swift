@@ -119,7 +119,7 @@ final class DaemonProcess {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
-        return try notify.waitFor("READY=1", timeout: 20)
+        return try notify.waitFor("READY=1", timeout: 20, while: { process.isRunning })
     }
 
     var pid: Int32 { process?.processIdentifier ?? 0 }
@@ -197,14 +197,18 @@ final class NotifySocket {
     }
 
     /// Reads datagrams until one has the line `line`; returns every line read on the way.
+    /// - Parameter alive: checked between reads; when it turns false (the daemon exited) the wait ends.
     @discardableResult
-    func waitFor(_ line: String, timeout: Double) throws -> [String] {
+    func waitFor(_ line: String, timeout: Double, while alive: () -> Bool = { true }) throws -> [String] {
         var seen: [String] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
-            guard poll(&poller, 1, remaining) > 0 else { break }
+            // Short polls, so that a daemon that exits instead of getting ready ends the wait.
+            guard poll(&poller, 1, 50) > 0 else {
+                if !alive() { throw DaemonExited(seen: seen) }
+                continue
+            }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(descriptor, &buffer, buffer.count, 0)
             guard count > 0 else { continue }
@@ -214,6 +218,12 @@ final class NotifySocket {
         }
         throw NotifyTimeout(expected: line, seen: seen)
     }
+}
+
+/// The daemon exited before it said what the test waited for.
+struct DaemonExited: Error, CustomStringConvertible {
+    var seen: [String]
+    var description: String { "locd exited; NOTIFY_SOCKET saw \(seen)" }
 }
 
 struct NotifyTimeout: Error, CustomStringConvertible {
