@@ -41,6 +41,10 @@ final class SessionManager: VarlinkServerDelegate {
     private var heldMessages: [Action] = []
     private var retry: Scheduled<Void>?
     private(set) var storeHealthy = true
+    /// The writes and messages of the current event-loop turn, and whether their flush is scheduled.
+    private var batchWrites: [Persist] = []
+    private var batchMessages: [Action] = []
+    private var flushScheduled = false
     /// Sessions and shown prompts already logged as created, so updates are not logged again.
     private var loggedSessions: Set<SessionID> = []
     private var loggedPrompts: Set<PromptID> = []
@@ -124,28 +128,39 @@ final class SessionManager: VarlinkServerDelegate {
         run(.reload(manifests: manifests, configuration: configuration))
     }
 
+    /// Collects an event's actions into the batch of this event-loop turn; timers act at once.
     private func perform(_ actions: [Action]) {
-        var writes: [Persist] = []
-        var messages: [Action] = []
-        messages.reserveCapacity(actions.count)
         for action in actions {
             switch action {
             case .persist(let write):
-                writes.append(write)
+                batchWrites.append(write)
                 journal(write)
             case .armTimer(let instant): arm(instant)
             case .provider(let running): logger.debug("provider \(running ? "needed" : "idle")")
-            default: messages.append(action)
+            default: batchMessages.append(action)
             }
         }
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        // A task runs after the loop has handled every read of this turn: one commit for all of them.
+        eventLoop.assumeIsolated().execute { [self] in flushBatch() }
+    }
+
+    /// Commits the turn's writes in one transaction (durable if any is a decision, R1), then sends the
+    /// turn's replies and stream messages in the order the core produced them.
+    private func flushBatch() {
+        flushScheduled = false
+        let writes = batchWrites
+        let messages = batchMessages
+        batchWrites.removeAll(keepingCapacity: true)
+        batchMessages.removeAll(keepingCapacity: true)
         guard !writes.isEmpty else { return send(messages) }
-        let decision = writes.contains { $0.isDecision }
         if unstoredWrites.isEmpty, store(writes) {
             return send(messages)
         }
         // The store failed: keep serving from memory, retry, and hold back what acknowledges a decision.
         unstoredWrites.append(contentsOf: writes)
-        if decision || !heldMessages.isEmpty {
+        if writes.contains(where: \.isDecision) || !heldMessages.isEmpty {
             heldMessages.append(contentsOf: messages)
         } else {
             send(messages)
