@@ -19,7 +19,8 @@ extension LocationCore {
             pendingPrompts: prompts.count,
             agents: agents.count,
             appsUsingLocation: using,
-            appsUsingLocationInBackground: background)
+            appsUsingLocationInBackground: background
+        )
     }
 
     /// Whether the app receives location now: an active session of requirement ≥ whenInUse, or a
@@ -44,11 +45,16 @@ extension LocationCore {
         apps.values.sorted { $0.appID < $1.appID }.compactMap { app in
             guard let manifest = app.manifest else { return nil }
             return AppView(
-                appID: app.appID, manifest: manifest.source, state: app.state, inUse: app.inUse,
+                appID: app.appID,
+                manifest: manifest.source,
+                state: app.state,
+                inUse: app.inUse,
                 usingLocationInBackground: (app.state == .background || app.state == .terminated)
                     && usesLocation(app),
-                authorization: AuthorizationView(effectiveRecord(app)), clients: app.clients.count,
-                sessions: app.sessions.count)
+                authorization: AuthorizationView(effectiveRecord(app)),
+                clients: app.clients.count,
+                sessions: app.sessions.count
+            )
         }
     }
 

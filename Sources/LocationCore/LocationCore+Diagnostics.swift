@@ -17,10 +17,16 @@ extension LocationCore {
     func context(of app: AppRuntime) -> AppContext {
         let record = effectiveRecord(app)
         var context = AppContext(
-            appID: app.appID, record: record, inUse: app.inUse, effectiveRequirement: app.effectiveRequirement,
+            appID: app.appID,
+            record: record,
+            inUse: app.inUse,
+            effectiveRequirement: app.effectiveRequirement,
             optedOut: app.optedOutOfImplicitSessions,
             holdsServiceSession: app.explicitDemanding > 0 || (app.explicitNone > 0 && record.status.isAuthorized),
-            authorizationPending: false, upgradePending: false, accuracyPending: [])
+            authorizationPending: false,
+            upgradePending: false,
+            accuracyPending: []
+        )
         for id in app.queue {
             switch prompts[id]?.key {
             case .authorization: context.authorizationPending = true

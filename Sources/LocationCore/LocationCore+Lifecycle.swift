@@ -8,7 +8,9 @@ extension LocationCore {
                     call,
                     .invalidParameter(
                         parameter: "appId",
-                        reason: "this connection already speaks for \(bound): open a new connection for \(appID)"))
+                        reason: "this connection already speaks for \(bound): open a new connection for \(appID)"
+                    )
+                )
             }
             return reply(call, helloReply(appID))
         }
@@ -155,7 +157,10 @@ extension LocationCore {
             return fail(
                 call,
                 .invalidParameter(
-                    parameter: "appId", reason: "\(appID) is \(app.state.rawValue): an app must say Hello before it has a state"))
+                    parameter: "appId",
+                    reason: "\(appID) is \(app.state.rawValue): an app must say Hello before it has a state"
+                )
+            )
         }
         move(appID, to: state)
         reply(call, .empty)
@@ -167,8 +172,14 @@ extension LocationCore {
         persist(
             .app(
                 AppSnapshot(
-                    appID: appID, state: app.state, graceEnds: app.graceEnds, relaunchEnds: app.relaunchEnds,
-                    inUseAtTermination: app.inUseAtTermination)))
+                    appID: appID,
+                    state: app.state,
+                    graceEnds: app.graceEnds,
+                    relaunchEnds: app.relaunchEnds,
+                    inUseAtTermination: app.inUseAtTermination
+                )
+            )
+        )
         if app.state != old {
             announce(.appStateChanged, app: appID, "\(old.rawValue) -> \(app.state.rawValue)")
         }

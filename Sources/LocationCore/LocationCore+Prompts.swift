@@ -306,8 +306,15 @@ extension LocationCore {
             description = manifest.temporaryUsageDescriptions[key] ?? ""
         }
         return PromptView(
-            id: id, appID: prompt.appID, kind: prompt.key.kind, usageDescription: description,
-            purposeKey: prompt.key.purposeKey, options: options, defaultAccuracy: reduced ? .reduced : .full,
-            accuracyToggle: prompt.key == .authorization && !reduced, raisedAt: prompt.raisedAt ?? now)
+            id: id,
+            appID: prompt.appID,
+            kind: prompt.key.kind,
+            usageDescription: description,
+            purposeKey: prompt.key.purposeKey,
+            options: options,
+            defaultAccuracy: reduced ? .reduced : .full,
+            accuracyToggle: prompt.key == .authorization && !reduced,
+            raisedAt: prompt.raisedAt ?? now
+        )
     }
 }

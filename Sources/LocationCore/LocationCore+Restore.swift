@@ -6,7 +6,10 @@ extension LocationCore {
     /// until that window closes with no client back (L7); stored grace, relaunch and prompt deadlines
     /// keep their instants (R2). The snapshot must come from this boot: the store discards the rest.
     package init(
-        configuration: CoreConfiguration, manifests: [Manifest], restoring snapshot: CoreSnapshot, epoch: UInt32,
+        configuration: CoreConfiguration,
+        manifests: [Manifest],
+        restoring snapshot: CoreSnapshot,
+        epoch: UInt32,
         at now: Instant
     ) {
         self.init(configuration: configuration, manifests: manifests, epoch: epoch)
@@ -39,9 +42,16 @@ extension LocationCore {
         for stored in snapshot.sessions.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
             guard apps[stored.appID] != nil else { continue }
             let session = SessionEntry(
-                id: stored.id, appID: stored.appID, kind: stored.kind, requirement: stored.requirement,
-                purposeKey: stored.purposeKey, owner: nil, ownerPID: stored.ownerPID, lingerEnds: window,
-                restored: true)
+                id: stored.id,
+                appID: stored.appID,
+                kind: stored.kind,
+                requirement: stored.requirement,
+                purposeKey: stored.purposeKey,
+                owner: nil,
+                ownerPID: stored.ownerPID,
+                lingerEnds: window,
+                restored: true
+            )
             sessions[stored.id] = session
             apps[stored.appID]!.sessions.append(stored.id)
             apps[stored.appID]!.lingeringSessions += 1
@@ -52,7 +62,10 @@ extension LocationCore {
         for stored in snapshot.prompts.sorted(by: { $0.id < $1.id }) {
             guard apps[stored.appID]?.manifest != nil else { continue }
             var prompt = PromptEntry(
-                id: stored.id, appID: stored.appID, key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey))
+                id: stored.id,
+                appID: stored.appID,
+                key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey)
+            )
             if let raisedAt = stored.raisedAt, apps[stored.appID]!.queue.isEmpty {
                 prompt.raisedAt = raisedAt
                 prompt.timeoutAt = raisedAt.adding(configuration.promptTimeout)
@@ -79,11 +92,16 @@ extension LocationCore {
             records: apps.values.reduce(into: [:]) { $0[$1.appID] = $1.record },
             apps: apps.values.sorted { $0.appID < $1.appID }.map {
                 AppSnapshot(
-                    appID: $0.appID, state: $0.state, graceEnds: $0.graceEnds, relaunchEnds: $0.relaunchEnds,
-                    inUseAtTermination: $0.inUseAtTermination)
+                    appID: $0.appID,
+                    state: $0.state,
+                    graceEnds: $0.graceEnds,
+                    relaunchEnds: $0.relaunchEnds,
+                    inUseAtTermination: $0.inUseAtTermination
+                )
             },
             sessions: sessions.values.filter { $0.kind != .implicit }.sorted { $0.id < $1.id }.map(\.snapshot),
-            prompts: prompts.values.sorted { $0.id < $1.id }.map(\.snapshot))
+            prompts: prompts.values.sorted { $0.id < $1.id }.map(\.snapshot)
+        )
     }
 
     /// The instant the core last saw; a restored core starts with its restore instant.

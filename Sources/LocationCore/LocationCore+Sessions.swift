@@ -1,7 +1,11 @@
 // Sessions, explicit, implicit and background activity, and their streams (SEMANTICS §5).
 extension LocationCore {
     mutating func createSession(
-        _ call: CallID, appID: String, kind: SessionKind, requirement: Requirement, purposeKey: String?
+        _ call: CallID,
+        appID: String,
+        kind: SessionKind,
+        requirement: Requirement,
+        purposeKey: String?
     ) {
         let manifest = apps[appID]!.declared
         if let key = manifest.missingDescription(for: requirement) {
@@ -17,7 +21,11 @@ extension LocationCore {
 
     /// Creates a session owned by the caller; fails the call and returns `nil` past the limit (S5).
     mutating func addSession(
-        _ call: CallID, appID: String, kind: SessionKind, requirement: Requirement, purposeKey: String?,
+        _ call: CallID,
+        appID: String,
+        kind: SessionKind,
+        requirement: Requirement,
+        purposeKey: String?,
         stream: CallID? = nil
     ) -> SessionID? {
         guard apps[appID]!.sessions.count < configuration.maxSessionsPerApp else {
@@ -28,8 +36,14 @@ extension LocationCore {
         nextSessionNumber += 1
         let pid = clients[call.client]?.pid ?? 0
         var session = SessionEntry(
-            id: id, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
-            owner: call.client, ownerPID: pid)
+            id: id,
+            appID: appID,
+            kind: kind,
+            requirement: requirement,
+            purposeKey: purposeKey,
+            owner: call.client,
+            ownerPID: pid
+        )
         session.implicitStream = stream
         let layering = apps[appID]!.layering
         sessions[id] = session
@@ -157,23 +171,30 @@ extension LocationCore {
             return fail(
                 call,
                 .backgroundActivityUnavailable(
-                    reason: "add \"location\" to UIBackgroundModes in \(manifest.source), then reload locd"))
+                    reason: "add \"location\" to UIBackgroundModes in \(manifest.source), then reload locd"
+                )
+            )
         }
         guard app.state == .foreground else {
             return fail(
                 call,
                 .backgroundActivityUnavailable(
-                    reason: "the app is \(app.state.rawValue): begin background activity while in the foreground"))
+                    reason: "the app is \(app.state.rawValue): begin background activity while in the foreground"
+                )
+            )
         }
         let status = effectiveRecord(app).status
         guard status.isAuthorized else {
             return fail(
                 call,
                 .backgroundActivityUnavailable(
-                    reason: "the app is not authorized (status \(status.rawValue)): create a session and get authorized first"
-                ))
+                    reason:
+                        "the app is not authorized (status \(status.rawValue)): create a session and get authorized first"
+                )
+            )
         }
-        guard let id = addSession(call, appID: appID, kind: .backgroundActivity, requirement: .whenInUse, purposeKey: nil)
+        guard
+            let id = addSession(call, appID: appID, kind: .backgroundActivity, requirement: .whenInUse, purposeKey: nil)
         else { return }
         reply(call, .session(sessionView(id)!))
     }
@@ -190,7 +211,13 @@ extension LocationCore {
         if !optedOut && app.explicitDemanding == 0 {
             guard
                 let id = addSession(
-                    call, appID: appID, kind: .implicit, requirement: .whenInUse, purposeKey: nil, stream: call)
+                    call,
+                    appID: appID,
+                    kind: .implicit,
+                    requirement: .whenInUse,
+                    purposeKey: nil,
+                    stream: call
+                )
             else { return }
             implicit = id
         } else if !optedOut {
@@ -264,8 +291,15 @@ extension LocationCore {
     func view(of session: SessionEntry, context: AppContext) -> SessionView {
         let mask = self.mask(of: session, context: context)
         return SessionView(
-            id: session.id, appID: session.appID, kind: session.kind, requirement: session.requirement,
-            purposeKey: session.purposeKey, state: state(of: session, mask: mask, context: context), diagnostic: mask,
-            deadline: session.lingerEnds, remaining: session.lingerEnds.map { $0.since(now) })
+            id: session.id,
+            appID: session.appID,
+            kind: session.kind,
+            requirement: session.requirement,
+            purposeKey: session.purposeKey,
+            state: state(of: session, mask: mask, context: context),
+            diagnostic: mask,
+            deadline: session.lingerEnds,
+            remaining: session.lingerEnds.map { $0.since(now) }
+        )
     }
 }

@@ -147,7 +147,8 @@ package struct LocationCore {
         case .adminSetAppState(let appID, let state): adminSetAppState(call, appID: appID, state: state)
         case .locationButton(let appID): locationButton(call, appID: appID)
         case .prompts: startAgent(call)
-        case .answerPrompt(let id, let answer, let accuracy): answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
+        case .answerPrompt(let id, let answer, let accuracy):
+            answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
         case .watch: startWatch(call)
         default: fail(call, .methodNotFound(method: "\(method)"))
         }
@@ -173,7 +174,10 @@ package struct LocationCore {
 
     /// Reports a state change to every `Admin.Watch` stream; the detail is built only when someone watches.
     mutating func announce(
-        _ kind: AdminEventKind, app: String?, session: SessionID? = nil, _ detail: @autoclosure () -> String
+        _ kind: AdminEventKind,
+        app: String?,
+        session: SessionID? = nil,
+        _ detail: @autoclosure () -> String
     ) {
         guard !watchers.isEmpty else { return }
         let event = AdminEvent(kind: kind, appID: app, sessionID: session, detail: detail(), at: now)
@@ -189,7 +193,8 @@ package struct LocationCore {
     /// The record as the rules read it, with the restricted overlay (A1).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
         app.record.overlaid(
-            restricted: !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(app.appID))
+            restricted: !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(app.appID)
+        )
     }
 
     package func authorizationView(_ appID: String) -> AuthorizationView {

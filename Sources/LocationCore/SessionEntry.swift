@@ -20,8 +20,14 @@ struct SessionEntry {
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
-            id: id, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
-            ownerPID: ownerPID, lingerEnds: lingerEnds)
+            id: id,
+            appID: appID,
+            kind: kind,
+            requirement: requirement,
+            purposeKey: purposeKey,
+            ownerPID: ownerPID,
+            lingerEnds: lingerEnds
+        )
     }
 
     /// Whether this session, new or resumed, covers a lingering one (L4, S13).
@@ -43,7 +49,12 @@ struct PromptEntry {
 
     var snapshot: PromptSnapshot {
         PromptSnapshot(
-            id: id, appID: appID, kind: key.kind, purposeKey: key.purposeKey, raisedAt: raisedAt)
+            id: id,
+            appID: appID,
+            kind: key.kind,
+            purposeKey: key.purposeKey,
+            raisedAt: raisedAt
+        )
     }
 }
 

@@ -206,11 +206,13 @@ func printTable(_ rows: [Row]) {
     print("| \(pad("measure", widths[0])) | \(pad("result", widths[1])) | \(pad("target", widths[2])) |   |")
     print(
         "|\(String(repeating: "-", count: widths[0] + 2))|\(String(repeating: "-", count: widths[1] + 2))|"
-            + "\(String(repeating: "-", count: widths[2] + 2))|---|")
+            + "\(String(repeating: "-", count: widths[2] + 2))|---|"
+    )
     for row in rows {
         print(
             "| \(pad(row.measure, widths[0])) | \(pad(row.result, widths[1])) | \(pad(row.target, widths[2])) | "
-                + "\(row.met ? "✓" : "✗") |")
+                + "\(row.met ? "✓" : "✗") |"
+        )
     }
 }
 
@@ -231,8 +233,11 @@ if runs("churn") {
     rows.append(
         Row(
             measure: "create/invalidate churn, \(grouped(population)) live sessions, \(grouped(apps)) apps",
-            result: "\(format(churned.eventsPerSecond)) events/s", target: "≥ 1,000,000 events/s",
-            met: churned.eventsPerSecond >= 1_000_000))
+            result: "\(format(churned.eventsPerSecond)) events/s",
+            target: "≥ 1,000,000 events/s",
+            met: churned.eventsPerSecond >= 1_000_000
+        )
+    )
 }
 
 if runs("switch") {
@@ -245,7 +250,10 @@ if runs("switch") {
             Row(
                 measure: "SetLocationServices(\(name == "on")), \(grouped(population)) sessions + streams (median)",
                 result: "\(format(milliseconds, decimals: 2)) ms, \(grouped(flips.messages)) diagnostics sent",
-                target: "< \(format(target, decimals: 0)) ms", met: milliseconds < target))
+                target: "< \(format(target, decimals: 0)) ms",
+                met: milliseconds < target
+            )
+        )
     }
 }
 
@@ -262,7 +270,10 @@ for (sessions, nanoseconds) in perEvent {
         Row(
             measure: "deadline wake-up expiring 1 of \(grouped(sessions)) lingering sessions",
             result: "\(format(nanoseconds)) ns/event (×\(format(growth, decimals: 2)))",
-            target: "flat: ≤ ×2 the 1,000 case", met: growth <= 2))
+            target: "flat: ≤ ×2 the 1,000 case",
+            met: growth <= 2
+        )
+    )
 }
 
 print("locd-core-bench\(quick ? " --quick" : ""): LocationCore alone, \(sink) actions")

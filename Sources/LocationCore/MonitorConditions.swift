@@ -1,0 +1,80 @@
+/// A circular geographic condition of a monitor (CLMonitor's `CircularGeographicCondition`).
+package struct CircularCondition: Hashable, Codable, Sendable {
+    package var latitude: Double
+    package var longitude: Double
+    /// Metres.
+    package var radius: Double
+
+    package init(latitude: Double, longitude: Double, radius: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radius = radius
+    }
+
+    /// Why the condition cannot be monitored, or `nil` when it is well formed.
+    package var problem: String? {
+        guard latitude.isFinite, (-90...90).contains(latitude) else { return "latitude must be in -90…90" }
+        guard longitude.isFinite, (-180...180).contains(longitude) else { return "longitude must be in -180…180" }
+        guard radius.isFinite, radius > 0 else { return "radius must be a positive number of metres" }
+        return nil
+    }
+}
+
+/// The state a monitor reports for a condition (CLMonitor's `CLMonitoringState`).
+package enum ConditionState: String, CaseIterable, Codable, Sendable {
+    case unknown
+    case satisfied
+    case unsatisfied
+}
+
+/// One monitor event: a condition's state and the monitor-event diagnostic flags (U4).
+package struct MonitorEventView: Hashable, Codable, Sendable {
+    package var monitor: String
+    package var identifier: String
+    package var state: ConditionState
+    package var diagnostic: DiagnosticMask
+}
+
+/// The conditions an app monitors, across its named monitors, in the order they were added (U4).
+///
+/// Only the first ``limit`` conditions of an app are monitored; the rest report `conditionLimitExceeded`
+/// until earlier ones are removed.
+struct MonitorConditions {
+    /// At most this many conditions per app are monitored (U4: 20).
+    static let limit = 20
+
+    struct Entry: Hashable {
+        var monitor: String
+        var identifier: String
+        var condition: CircularCondition
+        var state: ConditionState = .unknown
+    }
+
+    private(set) var entries: [Entry] = []
+
+    /// Adds or replaces a condition; a replaced one keeps its place and starts again as `unknown`.
+    mutating func add(monitor: String, identifier: String, condition: CircularCondition) {
+        let entry = Entry(monitor: monitor, identifier: identifier, condition: condition)
+        if let index = entries.firstIndex(where: { $0.monitor == monitor && $0.identifier == identifier }) {
+            entries[index] = entry
+        } else {
+            entries.append(entry)
+        }
+    }
+
+    /// Removes a condition; returns whether it was there.
+    @discardableResult
+    mutating func remove(monitor: String, identifier: String) -> Bool {
+        guard let index = entries.firstIndex(where: { $0.monitor == monitor && $0.identifier == identifier })
+        else { return false }
+        entries.remove(at: index)
+        return true
+    }
+
+    /// The conditions of one monitor, each with whether it is past the app's limit.
+    func conditions(of monitor: String) -> [(entry: Entry, overLimit: Bool)] {
+        entries.enumerated().compactMap { index, entry in
+            entry.monitor == monitor ? (entry, index >= Self.limit) : nil
+        }
+    }
+}
