@@ -61,6 +61,8 @@ extension LocationCore {
             if !dirtySessions.isEmpty { dirtySessions.removeAll(keepingCapacity: true) }
             for app in dirtyApps { apps[app].isDirty = false }
             if !dirtyApps.isEmpty { dirtyApps.removeAll(keepingCapacity: true) }
+            // Room for a message per session and stream at once, rather than regrowing a 100k buffer.
+            messages.reserveCapacity(messages.count + sessions.count + streams.count + apps.count)
             for app in apps.ordered { refreshApp(app) }
         } else {
             for (slot, id) in dirtySessions where sessions.holds(id, at: slot) {
@@ -112,17 +114,19 @@ extension LocationCore {
     private mutating func refreshSession(_ slot: Int, context: AppContext) {
         guard sessions.isLive(slot) else { return }
         let requirement = sessions[slot].requirement
-        let mask = context.mask(
-            requirement: requirement, kind: sessions[slot].kind, purposeKey: sessions[slot].purposeKey)
+        let kind = sessions[slot].kind
+        // Only a purpose key's presence is read unless there is one: no retain of the key per session.
+        let mask =
+            sessions[slot].purposeKey == nil
+            ? context.mask(requirement: requirement, kind: kind, purposeKey: nil)
+            : context.mask(requirement: requirement, kind: kind, purposeKey: sessions[slot].purposeKey)
         let state = context.state(owned: sessions[slot].owner != nil, requirement: requirement, mask: mask)
         guard mask != sessions[slot].mask || state != sessions[slot].state else { return }
-        sessions[slot].mask = mask
-        sessions[slot].state = state
         announce(.sessionChanged, app: sessions[slot].app, session: sessions[slot].id, "\(state.rawValue) \(mask)")
-        for index in sessions[slot].diagnosticStreams.indices {
-            guard sessions[slot].diagnosticStreams[index].lastMask != mask else { continue }
-            sessions[slot].diagnosticStreams[index].lastMask = mask
+        let streamCount = sessions[slot].diagnosticStreams.count
+        for index in 0..<streamCount where sessions[slot].diagnosticStreams[index].lastMask != mask {
             emit(sessions[slot].diagnosticStreams[index].call, .diagnostic(mask, ended: false))
         }
+        sessions[slot].report(mask, state)
     }
 }

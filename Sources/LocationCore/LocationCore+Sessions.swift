@@ -31,7 +31,7 @@ extension LocationCore {
         session.implicitStream = stream
         let layering = apps[app].layering
         if kind != .implicit { persist(.session(session.snapshot)) }
-        let slot = sessions.insert(session)
+        let slot = sessions.insert(consume session)
         apps[app].sessionSlots.append(slot)
         apps[app].count(kind, requirement, 1)
         if requirement >= .whenInUse { demandingSessions += 1 }
@@ -126,10 +126,11 @@ extension LocationCore {
         if !wasMinted(session.id, by: app) { apps[app].endedSessions.insert(session.id) }
         apps[app].count(session.kind, session.requirement, -1)
         if session.requirement >= .whenInUse { demandingSessions -= 1 }
-        for stream in session.diagnosticStreams {
-            guard streams.removeValue(forKey: stream.call) != nil else { continue }
-            clients[stream.call.client]?.streams.removeAll { $0 == stream.call }
-            messages.append(.end(stream.call, .diagnostic(mask, ended: true)))
+        for index in session.diagnosticStreams.indices {
+            let call = session.diagnosticStreams[index].call
+            guard streams.removeValue(forKey: call) != nil else { continue }
+            clients[call.client]?.streams.removeAll { $0 == call }
+            messages.append(.end(call, .diagnostic(mask, ended: true)))
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
         if session.kind != .implicit { persist(.sessionRemoved(session.id)) }

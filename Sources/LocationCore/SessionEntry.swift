@@ -15,7 +15,7 @@ struct SessionEntry {
     var implicitStream: CallID?
     /// Its `SessionDiagnostics` streams, each with the mask it last sent: kept here rather than in the
     /// stream's ``StreamEntry`` so that re-evaluating a session reaches its streams without a lookup.
-    var diagnosticStreams: [DiagnosticStream] = []
+    var diagnosticStreams = DiagnosticStreams()
     /// Mask and state as last reported, to report changes once.
     var mask = DiagnosticMask()
     var state: SessionState = .limited
@@ -29,6 +29,13 @@ struct SessionEntry {
 
     var isLive: Bool { app >= 0 }
 
+    /// Records the mask and state just reported, on the session and its diagnostics streams (D11).
+    mutating func report(_ mask: DiagnosticMask, _ state: SessionState) {
+        self.mask = mask
+        self.state = state
+        diagnosticStreams.setLastMask(mask)
+    }
+
     var snapshot: SessionSnapshot {
         SessionSnapshot(
             id: id, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
@@ -41,12 +48,6 @@ struct SessionEntry {
         guard requirement >= lingering.requirement else { return false }
         return lingering.purposeKey == nil || lingering.purposeKey == purposeKey
     }
-}
-
-/// A `SessionDiagnostics` stream of a session, and the mask it last sent (D11).
-struct DiagnosticStream {
-    var call: CallID
-    var lastMask: DiagnosticMask
 }
 
 /// A pending prompt of one app.

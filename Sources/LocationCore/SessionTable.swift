@@ -5,8 +5,11 @@
 /// array read, and "this id has ended" (S3) is "created here, no longer live" rather than an entry
 /// in a set of ended ids. Sessions restored from an earlier epoch are found through a dictionary.
 ///
-/// A freed slot is reused by the next session, so a slot held across the creation of a session must
-/// be checked against the id it was taken for (``holds(_:at:)``).
+/// Slots are handed to apps in runs of ``chunk``, and an app's freed slot goes back to that app, so
+/// an app's sessions sit together in memory: re-evaluating every session (the global switch) walks
+/// memory in order instead of jumping between apps. A freed slot is reused by the app's next session,
+/// so a slot held across the creation of a session must be checked against the id it was taken for
+/// (``holds(_:at:)``).
 struct SessionTable {
     /// This epoch's record of one session number.
     private struct Numbered {
@@ -20,7 +23,9 @@ struct SessionTable {
     /// optional element through an accessor copies the whole entry, and this is read once per session
     /// per re-evaluation.
     private(set) var slots: [SessionEntry] = []
-    private var free: [Int] = []
+    /// Each app's vacant slots, by app handle; the lowest is taken first.
+    private var free: [[Int]] = []
+    static let chunk = 16
     /// Index `n - 1` for session number `n` of this epoch; 8 bytes per session ever created.
     private var numbered: [Numbered] = []
     /// Sessions of other epochs (restored after a restart).
@@ -74,14 +79,8 @@ struct SessionTable {
         let id = session.id
         let app = session.app
         let restored = session.restored
-        let slot: Int
-        if let reused = free.popLast() {
-            slot = reused
-            slots[slot] = session
-        } else {
-            slot = slots.count
-            slots.append(session)
-        }
+        let slot = vacantSlot(for: app)
+        slots[slot] = consume session
         // A restored session keeps to the dictionary even if its id looks like this epoch's next one.
         if !restored && id.epoch == epoch && id.number == UInt64(numbered.count) + 1 {
             numbered.append(Numbered(app: Int32(truncatingIfNeeded: app), slot: Int32(truncatingIfNeeded: slot)))
@@ -90,6 +89,16 @@ struct SessionTable {
         }
         count += 1
         return slot
+    }
+
+    /// A vacant slot among the app's, after a new run of them if it has none left.
+    private mutating func vacantSlot(for app: Int) -> Int {
+        while free.count <= app { free.append([]) }
+        if let slot = free[app].popLast() { return slot }
+        let start = slots.count
+        slots.append(contentsOf: repeatElement(SessionEntry.vacant, count: Self.chunk))
+        free[app] = Array((start + 1..<start + Self.chunk).reversed())
+        return start
     }
 
     /// Takes the session out of its slot; `nil` if the slot is vacant.
@@ -105,7 +114,7 @@ struct SessionTable {
         } else {
             others[id] = nil
         }
-        free.append(slot)
+        free[session.app].append(slot)
         count -= 1
         return session
     }
