@@ -24,13 +24,21 @@ extension LocationCore {
         }
         let id = SessionID(epoch: epoch, number: nextSessionNumber)
         nextSessionNumber += 1
-        let pid = clients[call.client]?.pid ?? 0
+        // The caller's connection was looked up when the call arrived.
+        let pid = call.client == caller.client ? caller.pid : clients[call.client]?.pid ?? 0
+        let appID = apps[app].appID
+        let layering = apps[app].layering
+        if kind != .implicit {
+            persist(
+                .session(
+                    SessionSnapshot(
+                        id: id, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
+                        ownerPID: pid, lingerEnds: nil)))
+        }
         var session = SessionEntry(
-            id: id, app: app, appID: apps[app].appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
+            id: id, app: app, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey,
             owner: call.client, ownerPID: pid)
         session.implicitStream = stream
-        let layering = apps[app].layering
-        if kind != .implicit { persist(.session(session.snapshot)) }
         let slot = sessions.insert(consume session)
         apps[app].sessionSlots.append(slot)
         apps[app].count(kind, requirement, 1)

@@ -31,6 +31,8 @@ package struct LocationCore {
 
     // Scratch of the event being handled.
     var now = Instant.zero
+    /// The connection whose call is being handled and its process, found once per call.
+    var caller = (client: ClientID(0), pid: Int32(0))
     var persisted: [Action] = []
     var messages: [Action] = []
     var answer: Action?
@@ -132,6 +134,7 @@ package struct LocationCore {
             clients[call.client] = ClientEntry(pid: 0)
             return dispatch(call, method)
         }
+        caller = (call.client, clients.values[index].pid)
         if method.needsHello {
             guard let app = clients.values[index].app else { return fail(call, .helloRequired) }
             dispatchApp(call, method, app: app)
