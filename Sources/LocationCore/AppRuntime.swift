@@ -33,10 +33,36 @@ struct PendingRequest: Hashable {
     var always: Bool
 }
 
+/// The manifest's answers to the questions asked on every session (S2, S11, M1).
+struct Declarations {
+    var hasManifest = false
+    var whenInUse = false
+    var always = false
+    var optedOut = false
+
+    init(_ manifest: Manifest?) {
+        guard let manifest else { return }
+        hasManifest = true
+        whenInUse = manifest.whenInUseUsageDescription != nil
+        always = manifest.alwaysAndWhenInUseUsageDescription != nil
+        optedOut = manifest.requireExplicitServiceSession
+    }
+
+    /// Whether a session of `requirement` without a purpose key passes S2 (``Manifest/missingDescription(for:)``).
+    func allow(_ requirement: Requirement) -> Bool {
+        requirement < .whenInUse || (whenInUse && (requirement != .always || always))
+    }
+}
+
 /// Everything the core knows of one app.
 struct AppRuntime {
     let appID: String
-    var manifest: Manifest?
+    var manifest: Manifest? {
+        didSet { declares = Declarations(manifest) }
+    }
+    /// What the rules read of the manifest on every call, as plain flags: reading the manifest out of
+    /// the app table copies it.
+    private(set) var declares: Declarations
     var record = AuthorizationRecord()
     var state: AppState = .notRunning
     /// The end of the background grace (L2), while the app is in the background after the foreground.
@@ -49,8 +75,8 @@ struct AppRuntime {
     /// In use (L2), as last computed; changes drive L5 and the lifting of suppression.
     var inUse = false
     var clients: [ClientID] = []
-    /// Sessions in creation order.
-    var sessions: [SessionID] = []
+    /// The slots of its sessions (``SessionTable``), in creation order.
+    var sessionSlots: [Int] = []
     /// How many of them linger, so that creating a session looks for ones to cover only when there are some (L4).
     var lingeringSessions = 0
     /// `LiveUpdates` and `MonitorEvents` streams.
@@ -68,10 +94,14 @@ struct AppRuntime {
     var requirementCounts = [0, 0, 0]
     var explicitDemanding = 0
     var explicitNone = 0
+    /// Whether the event being handled changed something its sessions and streams read: it is
+    /// re-evaluated when the event ends. A flag here, and the handle in a list, so that marking is O(1).
+    var isDirty = false
 
     init(appID: String, manifest: Manifest?) {
         self.appID = appID
         self.manifest = manifest
+        self.declares = Declarations(manifest)
     }
 
     /// The strongest requirement among the app's sessions (S4).
@@ -91,18 +121,29 @@ struct AppRuntime {
         (effectiveRequirement, explicitDemanding > 0, explicitNone > 0)
     }
 
-    var optedOutOfImplicitSessions: Bool { manifest?.requireExplicitServiceSession ?? false }
+    var optedOutOfImplicitSessions: Bool { declares.optedOut }
 
     var isRunning: Bool { state == .foreground || state == .background }
 
-    mutating func count(_ session: SessionEntry, _ delta: Int) {
-        switch session.requirement {
+    mutating func count(_ kind: SessionKind, _ requirement: Requirement, _ delta: Int) {
+        switch requirement {
         case .noAuthorization: requirementCounts[0] += delta
         case .whenInUse: requirementCounts[1] += delta
         case .always: requirementCounts[2] += delta
         }
-        if session.kind == .explicit {
-            if session.requirement >= .whenInUse { explicitDemanding += delta } else { explicitNone += delta }
+        if kind == .explicit {
+            if requirement >= .whenInUse { explicitDemanding += delta } else { explicitNone += delta }
         }
+    }
+
+    /// Forgets a session's slot; the newest sessions end most often, so the search starts at the end.
+    mutating func removeSlot(_ slot: Int) {
+        if let position = sessionSlots.lastIndex(of: slot) { sessionSlots.remove(at: position) }
+    }
+
+    /// S2: why the app may not create a session of `requirement` (and `purposeKey`), if it may not.
+    func declarationFailure(for requirement: Requirement, purposeKey: String?) -> LocationError? {
+        guard let manifest else { return declared.declarationFailure(for: requirement, purposeKey: purposeKey) }
+        return manifest.declarationFailure(for: requirement, purposeKey: purposeKey)
     }
 }

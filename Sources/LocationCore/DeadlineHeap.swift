@@ -1,9 +1,12 @@
 /// What a deadline belongs to; the owner's own field says whether the deadline still stands.
+///
+/// A session is named by its slot in ``SessionTable`` and its id (the slot may go to another session),
+/// an app by its handle in ``AppTable``.
 enum DeadlineKey: Hashable, Sendable {
-    case lingering(SessionID)
-    case backgroundGrace(String)
-    case relaunchWindow(String)
-    case restartWindow(String)
+    case lingering(slot: Int, SessionID)
+    case backgroundGrace(Int)
+    case relaunchWindow(Int)
+    case restartWindow(Int)
     case promptTimeout(PromptID)
 }
 

@@ -67,12 +67,26 @@ package struct PromptID: Hashable, Comparable, Codable, Sendable, CustomStringCo
 
 /// Parses `<prefix><epoch>-<number>` byte by byte: every call naming a session parses one.
 private func parseEpochID(_ text: String, prefix: UInt8) -> (epoch: UInt32, number: UInt64)? {
-    var bytes = text.utf8.makeIterator()
-    guard bytes.next() == prefix else { return nil }
+    // Native strings, small or not, lend their bytes in place: no iterator over the UTF-8 view.
+    if let parsed = text.utf8.withContiguousStorageIfAvailable({ parseEpochID(bytes: $0, prefix: prefix) }) {
+        return parsed
+    }
+    return parseEpochID(bytes: Array(text.utf8), prefix: prefix)
+}
+
+private func parseEpochID<Bytes: RandomAccessCollection<UInt8>>(
+    bytes: Bytes,
+    prefix: UInt8
+) -> (epoch: UInt32, number: UInt64)? {
+    var position = bytes.startIndex
+    guard position != bytes.endIndex, bytes[position] == prefix else { return nil }
+    bytes.formIndex(after: &position)
     func decimal(until end: UInt8?) -> UInt64? {
         var value: UInt64 = 0
         var digits = 0
-        while let byte = bytes.next() {
+        while position != bytes.endIndex {
+            let byte = bytes[position]
+            bytes.formIndex(after: &position)
             if byte == end { break }
             guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
             let (times10, overflow) = value.multipliedReportingOverflow(by: 10)

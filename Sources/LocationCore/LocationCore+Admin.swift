@@ -2,7 +2,7 @@
 extension LocationCore {
     func status() -> CoreStatus {
         var lingering = 0
-        for session in sessions.values where session.owner == nil { lingering += 1 }
+        for session in sessions.slots where session.isLive && session.owner == nil { lingering += 1 }
         var using: [String] = []
         var background: [String] = []
         for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
@@ -13,7 +13,7 @@ extension LocationCore {
         return CoreStatus(
             locationServicesEnabled: locationServicesEnabled,
             apps: apps.values.filter { $0.manifest != nil }.count,
-            clients: clients.values.filter { $0.appID != nil }.count,
+            clients: clients.values.filter { $0.app != nil }.count,
             sessions: sessions.count,
             lingeringSessions: lingering,
             pendingPrompts: prompts.count,
@@ -27,8 +27,9 @@ extension LocationCore {
     /// location stream whose mask lets locations through (the status-bar list of seed 002).
     func usesLocation(_ app: AppRuntime) -> Bool {
         let context = context(of: app)
-        for id in app.sessions {
-            guard let session = sessions[id], session.requirement >= .whenInUse, session.owner != nil else { continue }
+        for slot in app.sessionSlots where sessions.isLive(slot) {
+            let session = sessions[slot]
+            guard session.requirement >= .whenInUse, session.owner != nil else { continue }
             if state(of: session, mask: mask(of: session, context: context), context: context) == .active {
                 return true
             }
@@ -53,29 +54,30 @@ extension LocationCore {
                     && usesLocation(app),
                 authorization: AuthorizationView(effectiveRecord(app)),
                 clients: app.clients.count,
-                sessions: app.sessions.count
+                sessions: app.sessionSlots.count
             )
         }
     }
 
     mutating func adminListSessions(_ call: CallID, appID: String?) {
         guard let appID else {
-            let all = apps.keys.sorted().flatMap { sessionViews(of: $0) }
+            let all = apps.ordered.flatMap { sessionViews(of: $0) }
             return reply(call, .sessions(all))
         }
-        guard apps[appID] != nil else { return fail(call, .noSuchApp(appID: appID)) }
-        reply(call, .sessions(sessionViews(of: appID)))
+        guard let app = apps.handle(appID) else { return fail(call, .noSuchApp(appID: appID)) }
+        reply(call, .sessions(sessionViews(of: app)))
     }
 
     /// A3: set the record as a Settings screen would; A1: a restricted app's record does not move.
     mutating func setAuthorization(_ call: CallID, appID: String, setting: AuthorizationSetting?, precise: Bool?) {
-        guard let app = apps[appID], app.manifest != nil || app.record != AuthorizationRecord() else {
+        guard let app = apps.handle(appID), apps[app].manifest != nil || apps[app].record != AuthorizationRecord()
+        else {
             return fail(call, .noSuchApp(appID: appID))
         }
         guard !configuration.restrictedApps.contains(appID) else {
-            return reply(call, .authorization(authorizationView(appID)))
+            return reply(call, .authorization(authorizationView(app)))
         }
-        var record = app.record
+        var record = apps[app].record
         switch setting {
         case .never:
             record.status = .denied
@@ -98,8 +100,8 @@ extension LocationCore {
         if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
         record.oneTime = false
         record.temporaryFullAccuracy = false
-        changeRecord(appID, to: record, by: .admin)
-        reply(call, .authorization(authorizationView(appID)))
+        changeRecord(app, to: record, by: .admin)
+        reply(call, .authorization(authorizationView(app)))
     }
 
     /// A4: the global switch; off withdraws every prompt, on is a prompt evaluation moment for every app.
@@ -109,8 +111,8 @@ extension LocationCore {
             persist(.locationServices(enabled))
             announce(.servicesChanged, app: nil, enabled ? "on" : "off")
             everythingDirty = true
-            for appID in apps.keys.sorted() {
-                if enabled { evaluatePrompts(appID) } else { cancelPrompts(of: appID) }
+            for app in apps.ordered {
+                if enabled { evaluatePrompts(app) } else { cancelPrompts(of: app) }
             }
         }
         reply(call, .empty)
@@ -118,17 +120,19 @@ extension LocationCore {
 
     /// P11: a trusted location button gives a foreground, unauthorized app a one-time grant, no prompt.
     mutating func locationButton(_ call: CallID, appID: String) {
-        guard let app = apps[appID], app.manifest != nil else { return fail(call, .noSuchApp(appID: appID)) }
-        let record = effectiveRecord(app)
-        guard app.state == .foreground, record.status != .restricted, !record.status.isAuthorized else {
-            return reply(call, .authorization(authorizationView(appID)))
+        guard let app = apps.handle(appID), apps[app].manifest != nil else {
+            return fail(call, .noSuchApp(appID: appID))
         }
-        var granted = app.record
+        let record = effectiveRecord(app)
+        guard apps[app].state == .foreground, record.status != .restricted, !record.status.isAuthorized else {
+            return reply(call, .authorization(authorizationView(app)))
+        }
+        var granted = apps[app].record
         granted.status = .authorizedWhenInUse
         granted.oneTime = true
         granted.provisional = false
-        changeRecord(appID, to: granted, by: .locationButton)
-        reply(call, .authorization(authorizationView(appID)))
+        changeRecord(app, to: granted, by: .locationButton)
+        reply(call, .authorization(authorizationView(app)))
     }
 
     /// M2: new manifests and settings; sessions stay, overlays that moved count as record changes.
@@ -137,21 +141,22 @@ extension LocationCore {
         configuration = new
         var byID: [String: Manifest] = [:]
         for manifest in manifests { byID[manifest.appID] = manifest }
-        for appID in apps.keys {
+        for app in 0..<apps.count {
+            let appID = apps[app].appID
             if let manifest = byID[appID] {
-                apps[appID]!.manifest = manifest
-            } else if apps[appID]!.manifest?.source != Manifest.unknownApp(appID).source || !new.allowUnknownApps {
-                apps[appID]!.manifest = nil
+                apps[app].manifest = manifest
+            } else if apps[app].manifest?.source != Manifest.unknownApp(appID).source || !new.allowUnknownApps {
+                apps[app].manifest = nil
             }
         }
-        for (appID, manifest) in byID where apps[appID] == nil {
-            apps[appID] = AppRuntime(appID: appID, manifest: manifest)
-            apps[appID]!.lastAuthorization = authorizationView(appID)
+        for (appID, manifest) in byID where apps.handle(appID) == nil {
+            addApp(appID, manifest: manifest)
         }
-        for appID in oldRestricted.symmetricDifference(new.restrictedApps) where apps[appID] != nil {
-            apps[appID]!.suppressed.removeAll()
-            pruneprompts(appID)
-            evaluatePrompts(appID)
+        for appID in oldRestricted.symmetricDifference(new.restrictedApps) {
+            guard let app = apps.handle(appID) else { continue }
+            apps[app].suppressed.removeAll()
+            pruneprompts(app)
+            evaluatePrompts(app)
         }
         everythingDirty = true
     }

@@ -3,10 +3,10 @@ extension LocationCore {
     /// Whether the owner of a heap entry still has that deadline; moved or dropped ones are skipped.
     private func stands(_ entry: DeadlineHeap.Entry) -> Bool {
         switch entry.key {
-        case .lingering(let id): sessions[id]?.lingerEnds == entry.at
-        case .backgroundGrace(let appID): apps[appID]?.graceEnds == entry.at
-        case .relaunchWindow(let appID): apps[appID]?.relaunchEnds == entry.at
-        case .restartWindow(let appID): apps[appID]?.restartEnds == entry.at
+        case .lingering(let slot, let id): sessions.holds(id, at: slot) && sessions[slot].lingerEnds == entry.at
+        case .backgroundGrace(let app): apps[app].graceEnds == entry.at
+        case .relaunchWindow(let app): apps[app].relaunchEnds == entry.at
+        case .restartWindow(let app): apps[app].restartEnds == entry.at
         case .promptTimeout(let id): prompts[id]?.timeoutAt == entry.at
         }
     }
@@ -23,29 +23,29 @@ extension LocationCore {
             guard stands(entry) else { continue }
             now = max(entry.at, previous)
             switch entry.key {
-            case .lingering(let id):
-                endSession(id, final: true)
-            case .backgroundGrace(let appID):
-                apps[appID]!.graceEnds = nil
-                lifecycleChanged(appID, from: apps[appID]!.state)
+            case .lingering(let slot, _):
+                endSession(slot, final: true)
+            case .backgroundGrace(let app):
+                apps[app].graceEnds = nil
+                lifecycleChanged(app, from: apps[app].state)
                 // P4: grace expiry is a moment for the provisional upgrade, even after a dismissal.
-                apps[appID]!.suppressed.remove(.alwaysUpgrade)
-                evaluatePrompts(appID)
-            case .relaunchWindow(let appID):
-                let old = apps[appID]!.state
-                apps[appID]!.state = .notRunning
-                apps[appID]!.relaunchEnds = nil
-                apps[appID]!.inUseAtTermination = false
-                cancelPrompts(of: appID)
-                lifecycleChanged(appID, from: old)
-            case .restartWindow(let appID):
-                apps[appID]!.restartEnds = nil
-                guard apps[appID]!.clients.isEmpty else { continue }
-                let old = apps[appID]!.state
-                apps[appID]!.state = .notRunning
-                apps[appID]!.graceEnds = nil
-                cancelPrompts(of: appID)
-                lifecycleChanged(appID, from: old)
+                apps[app].suppressed.remove(.alwaysUpgrade)
+                evaluatePrompts(app)
+            case .relaunchWindow(let app):
+                let old = apps[app].state
+                apps[app].state = .notRunning
+                apps[app].relaunchEnds = nil
+                apps[app].inUseAtTermination = false
+                cancelPrompts(of: app)
+                lifecycleChanged(app, from: old)
+            case .restartWindow(let app):
+                apps[app].restartEnds = nil
+                guard apps[app].clients.isEmpty else { continue }
+                let old = apps[app].state
+                apps[app].state = .notRunning
+                apps[app].graceEnds = nil
+                cancelPrompts(of: app)
+                lifecycleChanged(app, from: old)
             case .promptTimeout(let id):
                 dismiss(id)
             }

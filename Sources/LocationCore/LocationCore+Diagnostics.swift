@@ -1,33 +1,54 @@
-/// What every session and stream of one app shares when its diagnostics are computed.
-struct AppContext {
-    var appID: String
-    var record: AuthorizationRecord
-    var inUse: Bool
-    var effectiveRequirement: Requirement?
-    var optedOut: Bool
-    /// S11: an explicit session ≥ whenInUse, or a `none` one while authorized.
-    var holdsServiceSession: Bool
-    var authorizationPending: Bool
-    var upgradePending: Bool
-    var accuracyPending: [String]
-}
-
 // Diagnostics (SEMANTICS §7): computed from state, reported only when they change (D11).
 extension LocationCore {
+    /// The context of an app's diagnostics, read field by field from its runtime (passing the runtime
+    /// itself out of the table would copy it).
+    func context(of app: Int) -> AppContext {
+        let record = effectiveRecord(app)
+        return context(
+            record: record,
+            inUse: apps[app].inUse,
+            effectiveRequirement: apps[app].effectiveRequirement,
+            optedOut: apps[app].declares.optedOut,
+            holdsServiceSession: apps[app].explicitDemanding > 0
+                || (apps[app].explicitNone > 0 && record.status.isAuthorized),
+            queue: apps[app].queue
+        )
+    }
+
     func context(of app: AppRuntime) -> AppContext {
         let record = effectiveRecord(app)
-        var context = AppContext(
-            appID: app.appID,
+        return context(
             record: record,
             inUse: app.inUse,
             effectiveRequirement: app.effectiveRequirement,
             optedOut: app.optedOutOfImplicitSessions,
             holdsServiceSession: app.explicitDemanding > 0 || (app.explicitNone > 0 && record.status.isAuthorized),
+            queue: app.queue
+        )
+    }
+
+    private func context(
+        record: AuthorizationRecord,
+        inUse: Bool,
+        effectiveRequirement: Requirement?,
+        optedOut: Bool,
+        holdsServiceSession: Bool,
+        queue: [PromptID]
+    ) -> AppContext {
+        var context = AppContext(
+            record: record,
+            inUse: inUse,
+            effectiveRequirement: effectiveRequirement,
+            optedOut: optedOut,
+            holdsServiceSession: holdsServiceSession,
             authorizationPending: false,
             upgradePending: false,
-            accuracyPending: []
+            accuracyPending: [],
+            servicesEnabled: locationServicesEnabled,
+            providerHasFix: providerHasFix,
+            providerStationary: providerStationary
         )
-        for id in app.queue {
+        for id in queue {
             switch prompts[id]?.key {
             case .authorization: context.authorizationPending = true
             case .alwaysUpgrade: context.upgradePending = true
@@ -38,95 +59,43 @@ extension LocationCore {
         return context
     }
 
-    /// D1, D2, D3 (authorization part) and D4, shared by sessions and streams of requirement `requirement`.
-    private func commonMask(_ requirement: Requirement, context: AppContext, monitor: Bool) -> DiagnosticMask {
-        var mask = DiagnosticMask()
-        let status = context.record.status
-        if !locationServicesEnabled { mask.formUnion([.authorizationDenied, .authorizationDeniedGlobally]) }
-        if status == .denied { mask.insert(.authorizationDenied) }
-        if status == .restricted { mask.insert(.authorizationRestricted) }
-        let alwaysExempt =
-            monitor ? status == .authorizedAlways : (requirement == .always && status == .authorizedAlways)
-        if requirement >= .whenInUse && locationServicesEnabled && status != .denied && status != .restricted
-            && !context.inUse && !alwaysExempt
-        {
-            mask.insert(.insufficientlyInUse)
-        }
-        if context.authorizationPending
-            || (context.upgradePending && requirement == .always && !context.record.provisional)
-        {
-            mask.insert(.authorizationRequestInProgress)
-        }
-        return mask
-    }
-
     /// A session's mask (§7, session column).
-    func mask(of session: SessionEntry, context: AppContext) -> DiagnosticMask {
-        var mask = commonMask(session.requirement, context: context, monitor: false)
-        let record = context.record
-        if let key = session.purposeKey {
-            let pending = context.accuracyPending.contains(key)
-            if pending { mask.insert(.authorizationRequestInProgress) }
-            // D6: however the grant came to be missing.
-            if record.status.isAuthorized && record.accuracyLimited && !pending { mask.insert(.fullAccuracyDenied) }
-        }
-        // D5
-        if session.requirement == .always && record.status == .authorizedWhenInUse
-            && (record.alwaysDecision == .declined || record.oneTime)
-        {
-            mask.insert(.alwaysAuthorizationDenied)
-        }
-        // D7: a background activity session is not a service session; an opted-out app needs one too.
-        if session.kind == .backgroundActivity && context.optedOut && !context.holdsServiceSession {
-            mask.insert(.serviceSessionRequired)
-        }
-        return mask
-    }
+    func mask(of session: SessionEntry, context: AppContext) -> DiagnosticMask { context.mask(of: session) }
 
-    /// A location stream's mask (§7, update and monitor-event columns); R = max(whenInUse, effective).
-    func streamMask(_ kind: StreamEntry.Kind, context: AppContext) -> DiagnosticMask {
-        let monitor: Bool
-        switch kind {
-        case .liveUpdates: monitor = false
-        case .monitorEvents: monitor = true
-        default: return []
-        }
-        let requirement = max(.whenInUse, context.effectiveRequirement ?? .whenInUse)
-        var mask = commonMask(requirement, context: context, monitor: monitor)
-        let record = context.record
-        if !context.accuracyPending.isEmpty { mask.insert(.authorizationRequestInProgress) }
-        if record.accuracyLimited { mask.insert(.accuracyLimited) }
-        if context.optedOut && !context.holdsServiceSession { mask.insert(.serviceSessionRequired) }
-        if !monitor {
-            let mayUse = context.inUse || (requirement == .always && record.status == .authorizedAlways)
-            if record.status.isAuthorized && mayUse && !providerHasFix { mask.insert(.locationUnavailable) }
-            if providerStationary { mask.insert(.stationary) }
-        }
-        return mask
-    }
+    /// A location stream's mask (§7, update and monitor-event columns).
+    func streamMask(_ kind: StreamEntry.Kind, context: AppContext) -> DiagnosticMask { context.streamMask(kind) }
 
     /// D12: active when authorized (or R = none) and no limiting bit; lingering without an owner.
     func state(of session: SessionEntry, mask: DiagnosticMask, context: AppContext) -> SessionState {
-        if session.owner == nil { return .lingering }
-        let authorized = context.record.status.isAuthorized || session.requirement == .noAuthorization
-        return authorized && mask.isDisjoint(with: .limitingSession) ? .active : .limited
+        context.state(of: session, mask: mask)
     }
 
     /// Reports every diagnostic, authorization and provider change the event caused (D11, A4, U3).
+    ///
+    /// Apps are re-evaluated in app-id order, so output spanning apps is deterministic.
     mutating func flushDiagnostics() {
         if everythingDirty {
-            dirtyApps = Set(apps.keys)
             everythingDirty = false
-        }
-        for id in dirtySessions {
-            guard let appID = sessions[id]?.appID, !dirtyApps.contains(appID), let app = apps[appID] else { continue }
-            refreshSession(id, context: context(of: app))
-        }
-        dirtySessions.removeAll(keepingCapacity: true)
-        if !dirtyApps.isEmpty {
-            let dirty = dirtyApps
-            dirtyApps.removeAll(keepingCapacity: true)
-            for appID in dirty.sorted() { refreshApp(appID) }
+            if !dirtySessions.isEmpty { dirtySessions.removeAll(keepingCapacity: true) }
+            for app in dirtyApps { apps[app].isDirty = false }
+            if !dirtyApps.isEmpty { dirtyApps.removeAll(keepingCapacity: true) }
+            // Room for a message per session and stream at once, rather than regrowing a 100k buffer.
+            messages.reserveCapacity(messages.count + sessions.count + streams.count + apps.count)
+            for app in apps.ordered { refreshApp(app) }
+        } else {
+            for (slot, id) in dirtySessions where sessions.holds(id, at: slot) {
+                let app = sessions[slot].app
+                guard !apps[app].isDirty else { continue }
+                refreshSession(slot, context: context(of: app))
+            }
+            if !dirtySessions.isEmpty { dirtySessions.removeAll(keepingCapacity: true) }
+            if !dirtyApps.isEmpty {
+                swap(&dirtyApps, &flushingApps)
+                if flushingApps.count > 1 { flushingApps.sort { apps.rank[$0] < apps.rank[$1] } }
+                for app in flushingApps { apps[app].isDirty = false }
+                for app in flushingApps { refreshApp(app) }
+                flushingApps.removeAll(keepingCapacity: true)
+            }
         }
         let needed = demandingSessions > 0 || openLocationStreams > 0
         if needed != providerRunning {
@@ -135,20 +104,23 @@ extension LocationCore {
         }
     }
 
-    private mutating func refreshApp(_ appID: String) {
-        guard let app = apps[appID] else { return }
-        let view = AuthorizationView(effectiveRecord(app))
-        if view != app.lastAuthorization {
-            apps[appID]!.lastAuthorization = view
-            announce(.authorizationChanged, app: appID, "\(view.status.rawValue) (\(view.settingsLabel.rawValue))")
+    private mutating func refreshApp(_ app: Int) {
+        let view = authorizationView(app)
+        if view != apps[app].lastAuthorization {
+            apps[app].lastAuthorization = view
+            announce(
+                .authorizationChanged,
+                app: app,
+                "\(view.status.rawValue) (\(view.settingsLabel.rawValue))"
+            )
         }
-        for watcher in app.authorizationWatchers where streams[watcher]?.lastAuthorization != view {
+        for watcher in apps[app].authorizationWatchers where streams[watcher]?.lastAuthorization != view {
             streams[watcher]!.lastAuthorization = view
             emit(watcher, .authorization(view))
         }
         let context = context(of: app)
-        for id in app.sessions { refreshSession(id, context: context) }
-        for stream in app.locationStreams {
+        for slot in apps[app].sessionSlots { refreshSession(slot, context: context) }
+        for stream in apps[app].locationStreams {
             guard let entry = streams[stream] else { continue }
             let mask = streamMask(entry.kind, context: context)
             guard mask != entry.lastMask else { continue }
@@ -157,20 +129,24 @@ extension LocationCore {
         }
     }
 
-    /// Re-evaluates one session; each session and stream is looked up once, as this runs for every session of an app.
-    private mutating func refreshSession(_ id: SessionID, context: AppContext) {
-        guard let index = sessions.index(forKey: id) else { return }
-        let session = sessions.values[index]
-        let mask = self.mask(of: session, context: context)
-        let state = self.state(of: session, mask: mask, context: context)
-        guard mask != session.mask || state != session.state else { return }
-        sessions.values[index].mask = mask
-        sessions.values[index].state = state
-        announce(.sessionChanged, app: context.appID, session: id, "\(state.rawValue) \(mask)")
-        for stream in session.diagnosticStreams {
-            guard let entry = streams.index(forKey: stream), streams.values[entry].lastMask != mask else { continue }
-            streams.values[entry].lastMask = mask
-            emit(stream, .diagnostic(mask, ended: false))
+    /// Re-evaluates one session; it runs for every session of every app when the global switch flips, so
+    /// it reaches the session by slot and its streams through the session, with no lookup.
+    private mutating func refreshSession(_ slot: Int, context: AppContext) {
+        guard sessions.isLive(slot) else { return }
+        let requirement = sessions[slot].requirement
+        let kind = sessions[slot].kind
+        // Only a purpose key's presence is read unless there is one: no retain of the key per session.
+        let mask =
+            sessions[slot].purposeKey == nil
+            ? context.mask(requirement: requirement, kind: kind, purposeKey: nil)
+            : context.mask(requirement: requirement, kind: kind, purposeKey: sessions[slot].purposeKey)
+        let state = context.state(owned: sessions[slot].owner != nil, requirement: requirement, mask: mask)
+        guard mask != sessions[slot].mask || state != sessions[slot].state else { return }
+        announce(.sessionChanged, app: sessions[slot].app, session: sessions[slot].id, "\(state.rawValue) \(mask)")
+        let streamCount = sessions[slot].diagnosticStreams.count
+        for index in 0..<streamCount where sessions[slot].diagnosticStreams[index].lastMask != mask {
+            emit(sessions[slot].diagnosticStreams[index].call, .diagnostic(mask, ended: false))
         }
+        sessions[slot].report(mask, state)
     }
 }

@@ -2,102 +2,101 @@
 extension LocationCore {
     mutating func hello(_ call: CallID, appID: String, state requested: RunningState?) {
         let client = call.client
-        if let bound = clients[client]?.appID {
-            guard bound == appID else {
+        if let bound = clients[client]?.app {
+            let boundID = apps[bound].appID
+            guard boundID == appID else {
                 return fail(
                     call,
                     .invalidParameter(
                         parameter: "appId",
-                        reason: "this connection already speaks for \(bound): open a new connection for \(appID)"
+                        reason: "this connection already speaks for \(boundID): open a new connection for \(appID)"
                     )
                 )
             }
-            return reply(call, helloReply(appID))
+            return reply(call, helloReply(bound))
         }
-        if apps[appID]?.manifest == nil {
+        let known = apps.handle(appID)
+        if known.map({ apps[$0].manifest == nil }) ?? true {
             guard configuration.allowUnknownApps else { return fail(call, .appUnknown(appID: appID)) }
-            if apps[appID] == nil {
-                apps[appID] = AppRuntime(appID: appID, manifest: nil)
-                apps[appID]!.lastAuthorization = authorizationView(appID)
-            }
-            apps[appID]!.manifest = .unknownApp(appID)
+            let app = known ?? addApp(appID, manifest: nil)
+            apps[app].manifest = .unknownApp(appID)
         }
-        guard apps[appID]!.clients.count < configuration.maxClientsPerApp else {
+        let app = known ?? apps.handle(appID)!
+        guard apps[app].clients.count < configuration.maxClientsPerApp else {
             return fail(call, .limitExceeded(limit: "max-clients-per-app", maximum: configuration.maxClientsPerApp))
         }
-        clients[client]!.appID = appID
-        let old = apps[appID]!.state
-        apps[appID]!.clients.append(client)
+        clients[client]!.app = app
+        let old = apps[app].state
+        apps[app].clients.append(client)
 
-        if apps[appID]!.restartEnds != nil {
+        if apps[app].restartEnds != nil {
             // L7: after a daemon restart the app keeps its state; the client is just coming back.
-            apps[appID]!.restartEnds = nil
+            apps[app].restartEnds = nil
         } else {
             switch old {
             case .notRunning:
-                apps[appID]!.state = requested == .background ? .background : .foreground
-                apps[appID]!.graceEnds = nil
+                apps[app].state = requested == .background ? .background : .foreground
+                apps[app].graceEnds = nil
             case .terminated:
-                let app = apps[appID]!
-                let windowOpen = app.relaunchEnds.map { now < $0 } ?? false
+                let windowOpen = apps[app].relaunchEnds.map { now < $0 } ?? false
                 if requested == .background {
-                    apps[appID]!.state = .background
+                    apps[app].state = .background
                     // L1: a background relaunch of an app that was in use starts its grace now.
-                    if app.inUseAtTermination && windowOpen {
-                        setGrace(appID, ends: now.adding(configuration.backgroundGrace))
+                    if apps[app].inUseAtTermination && windowOpen {
+                        setGrace(app, ends: now.adding(configuration.backgroundGrace))
                     }
                 } else {
-                    apps[appID]!.state = .foreground
+                    apps[app].state = .foreground
                 }
-                apps[appID]!.relaunchEnds = nil
-                apps[appID]!.inUseAtTermination = false
+                apps[app].relaunchEnds = nil
+                apps[app].inUseAtTermination = false
             case .foreground, .background:
                 break
             }
         }
         // L4: lingering sessions wait at least relaunch-adopt for the new process to take them.
         let adopt = now.adding(configuration.relaunchAdopt)
-        for id in apps[appID]!.sessions {
-            guard let ends = sessions[id]?.lingerEnds, ends < adopt else { continue }
-            setLinger(id, ends: adopt)
+        for slot in apps[app].sessionSlots {
+            guard let ends = sessions[slot].lingerEnds, ends < adopt else { continue }
+            setLinger(slot, ends: adopt)
         }
-        lifecycleChanged(appID, from: old)
-        reply(call, helloReply(appID))
+        lifecycleChanged(app, from: old)
+        reply(call, helloReply(app))
     }
 
-    private func helloReply(_ appID: String) -> Reply {
-        let lingering = sessionViews(of: appID).filter { $0.state == .lingering }
-        return .hello(authorization: authorizationView(appID), lingeringSessions: lingering)
+    private func helloReply(_ app: Int) -> Reply {
+        let lingering = sessionViews(of: app).filter { $0.state == .lingering }
+        return .hello(authorization: authorizationView(app), lingeringSessions: lingering)
     }
 
     /// `Goodbye` speaks for the calling process: its sessions end now, its connections are unbound (L3).
     mutating func goodbye(_ call: CallID) {
-        guard let caller = clients[call.client], let appID = caller.appID else { return }
-        let old = apps[appID]!.state
-        let processClients = apps[appID]!.clients.filter { clients[$0]?.pid == caller.pid }
+        guard let caller = clients[call.client], let app = caller.app else { return }
+        let old = apps[app].state
+        let processClients = apps[app].clients.filter { clients[$0]?.pid == caller.pid }
         // The app's last process: its prompts go first, so ending its sessions shows no next head (S6).
-        if processClients.count == apps[appID]!.clients.count { cancelPrompts(of: appID) }
+        if processClients.count == apps[app].clients.count { cancelPrompts(of: app) }
         for client in processClients {
-            for id in apps[appID]!.sessions where sessions[id]?.owner == client {
-                endSession(id, final: true)
+            for slot in apps[app].sessionSlots where sessions.isLive(slot) && sessions[slot].owner == client {
+                endSession(slot, final: true)
             }
             for stream in clients[client]!.streams { closeStream(stream, final: true) }
             clients[client]!.streams = []
-            clients[client]!.appID = nil
-            apps[appID]!.clients.removeAll { $0 == client }
-            apps[appID]!.requests.removeAll { $0.client == client }
+            clients[client]!.app = nil
+            apps[app].clients.removeAll { $0 == client }
+            apps[app].requests.removeAll { $0.client == client }
         }
-        if apps[appID]!.clients.isEmpty {
-            apps[appID]!.state = .notRunning
-            apps[appID]!.graceEnds = nil
-            apps[appID]!.relaunchEnds = nil
-            apps[appID]!.restartEnds = nil
-            apps[appID]!.inUseAtTermination = false
-            for id in apps[appID]!.sessions { endSession(id, final: true) }
-            cancelPrompts(of: appID)
+        if apps[app].clients.isEmpty {
+            apps[app].state = .notRunning
+            apps[app].graceEnds = nil
+            apps[app].relaunchEnds = nil
+            apps[app].restartEnds = nil
+            apps[app].inUseAtTermination = false
+            for slot in apps[app].sessionSlots { endSession(slot, final: true) }
+            cancelPrompts(of: app)
         }
-        lifecycleChanged(appID, from: old)
-        pruneprompts(appID)
+        lifecycleChanged(app, from: old)
+        pruneprompts(app)
         reply(call, .empty)
     }
 
@@ -107,100 +106,101 @@ extension LocationCore {
         for stream in entry.streams { closeStream(stream, final: false) }
         agents.removeAll { $0.client == client }
         watchers.removeAll { $0.client == client }
-        guard let appID = entry.appID, apps[appID] != nil else { return }
-        let old = apps[appID]!.state
+        guard let app = entry.app else { return }
+        let old = apps[app].state
         // L2: whether it was in use is judged before the closing client's sessions start to linger.
-        let app = apps[appID]!
         let wasInUse = computeInUse(app)
-        apps[appID]!.clients.removeAll { $0 == client }
-        apps[appID]!.requests.removeAll { $0.client == client }
+        apps[app].clients.removeAll { $0 == client }
+        apps[app].requests.removeAll { $0.client == client }
         let window = now.adding(configuration.relaunchWindow)
-        for id in apps[appID]!.sessions where sessions[id]?.owner == client {
-            sessions[id]!.owner = nil
-            apps[appID]!.lingeringSessions += 1
-            setLinger(id, ends: window)
-            announce(.sessionChanged, app: appID, session: id, "lingering")
+        for slot in apps[app].sessionSlots where sessions.isLive(slot) && sessions[slot].owner == client {
+            sessions[slot].owner = nil
+            apps[app].lingeringSessions += 1
+            setLinger(slot, ends: window)
+            announce(.sessionChanged, app: app, session: sessions[slot].id, "lingering")
         }
-        if apps[appID]!.clients.isEmpty && apps[appID]!.restartEnds == nil {
-            apps[appID]!.state = .terminated
-            apps[appID]!.graceEnds = nil
-            apps[appID]!.inUseAtTermination = wasInUse
-            apps[appID]!.relaunchEnds = window
-            deadlines.insert(window, .relaunchWindow(appID))
+        if apps[app].clients.isEmpty && apps[app].restartEnds == nil {
+            apps[app].state = .terminated
+            apps[app].graceEnds = nil
+            apps[app].inUseAtTermination = wasInUse
+            apps[app].relaunchEnds = window
+            deadlines.insert(window, .relaunchWindow(app))
         }
-        lifecycleChanged(appID, from: old)
-        pruneprompts(appID)
-        markDirty(appID)
+        lifecycleChanged(app, from: old)
+        pruneprompts(app)
+        markDirty(app)
     }
 
     /// Moves a running app between foreground and background (L1).
-    mutating func move(_ appID: String, to state: RunningState) {
-        let old = apps[appID]!.state
+    mutating func move(_ app: Int, to state: RunningState) {
+        let old = apps[app].state
         switch (old, state) {
         case (.foreground, .background):
-            apps[appID]!.state = .background
-            setGrace(appID, ends: now.adding(configuration.backgroundGrace))
+            apps[app].state = .background
+            setGrace(app, ends: now.adding(configuration.backgroundGrace))
         case (.background, .foreground), (.notRunning, .foreground), (.terminated, .foreground):
-            apps[appID]!.state = .foreground
-            apps[appID]!.graceEnds = nil
+            apps[app].state = .foreground
+            apps[app].graceEnds = nil
         case (.notRunning, .background), (.terminated, .background):
-            apps[appID]!.state = .background
+            apps[app].state = .background
         default:
             return
         }
-        lifecycleChanged(appID, from: old)
+        lifecycleChanged(app, from: old)
     }
 
     mutating func adminSetAppState(_ call: CallID, appID: String, state: RunningState) {
-        guard let app = apps[appID] else { return fail(call, .noSuchApp(appID: appID)) }
-        guard app.isRunning else {
+        guard let app = apps.handle(appID) else { return fail(call, .noSuchApp(appID: appID)) }
+        guard apps[app].isRunning else {
             return fail(
                 call,
                 .invalidParameter(
                     parameter: "appId",
-                    reason: "\(appID) is \(app.state.rawValue): an app must say Hello before it has a state"
+                    reason: "\(appID) is \(apps[app].state.rawValue): an app must say Hello before it has a state"
                 )
             )
         }
-        move(appID, to: state)
+        move(app, to: state)
         reply(call, .empty)
     }
 
     /// After any lifecycle change: persist, report, re-judge in use, and evaluate prompts on coming forward.
-    mutating func lifecycleChanged(_ appID: String, from old: AppState) {
-        let app = apps[appID]!
+    mutating func lifecycleChanged(_ app: Int, from old: AppState) {
+        let state = apps[app].state
         persist(
             .app(
                 AppSnapshot(
-                    appID: appID,
-                    state: app.state,
-                    graceEnds: app.graceEnds,
-                    relaunchEnds: app.relaunchEnds,
-                    inUseAtTermination: app.inUseAtTermination
+                    appID: apps[app].appID,
+                    state: state,
+                    graceEnds: apps[app].graceEnds,
+                    relaunchEnds: apps[app].relaunchEnds,
+                    inUseAtTermination: apps[app].inUseAtTermination
                 )
             )
         )
-        if app.state != old {
-            announce(.appStateChanged, app: appID, "\(old.rawValue) -> \(app.state.rawValue)")
+        if state != old {
+            announce(.appStateChanged, app: app, "\(old.rawValue) -> \(state.rawValue)")
         }
-        refreshInUse(appID)
-        if app.state == .foreground && old != .foreground {
-            showWaitingHead(appID)
-            evaluatePrompts(appID)
+        refreshInUse(app)
+        if state == .foreground && old != .foreground {
+            showWaitingHead(app)
+            evaluatePrompts(app)
         }
-        markDirty(appID)
+        markDirty(app)
     }
 
-    mutating func setGrace(_ appID: String, ends: Instant) {
-        apps[appID]!.graceEnds = ends
-        deadlines.insert(ends, .backgroundGrace(appID))
+    mutating func setGrace(_ app: Int, ends: Instant) {
+        apps[app].graceEnds = ends
+        deadlines.insert(ends, .backgroundGrace(app))
     }
 
-    mutating func setLinger(_ id: SessionID, ends: Instant) {
-        sessions[id]!.lingerEnds = ends
-        deadlines.insert(ends, .lingering(id))
-        persist(.session(sessions[id]!.snapshot))
+    mutating func setLinger(_ slot: Int, ends: Instant) {
+        sessions[slot].lingerEnds = ends
+        deadlines.insert(ends, .lingering(slot: slot, sessions[slot].id))
+        persist(.session(sessions[slot].snapshot))
     }
+
+    func computeInUse(_ app: Int) -> Bool { computeInUse(apps[app]) }
 
     /// In use, per L2, at the current instant.
     func computeInUse(_ app: AppRuntime) -> Bool {
@@ -220,24 +220,24 @@ extension LocationCore {
 
     /// L2, S13: an owned background activity session; L7: or one restored at a restart and not yet taken back.
     func ownsBackgroundActivity(_ app: AppRuntime) -> Bool {
-        app.sessions.contains { id in
-            guard let session = sessions[id] else { return false }
+        app.sessionSlots.contains { slot in
+            guard sessions.isLive(slot) else { return false }
+            let session = sessions[slot]
             return session.kind == .backgroundActivity && (session.owner != nil || session.restored)
         }
     }
 
     /// Re-judges in use; a start of use lifts prompt suppression (§5.2), an end of use ends grants (L5).
-    mutating func refreshInUse(_ appID: String) {
-        let app = apps[appID]!
+    mutating func refreshInUse(_ app: Int) {
         let inUse = computeInUse(app)
-        guard inUse != apps[appID]!.inUse else { return }
-        apps[appID]!.inUse = inUse
-        markDirty(appID)
+        guard inUse != apps[app].inUse else { return }
+        apps[app].inUse = inUse
+        markDirty(app)
         if inUse {
-            apps[appID]!.suppressed.removeAll()
+            apps[app].suppressed.removeAll()
             return
         }
-        changeRecord(appID, to: Self.endingUseGrants(apps[appID]!.record), by: .lifecycle)
+        changeRecord(app, to: Self.endingUseGrants(apps[app].record), by: .lifecycle)
     }
 
     /// L5: the record once its app stops being in use: one-time and temporary full-accuracy grants end.

@@ -10,46 +10,61 @@ enum RecordChange {
 // Prompts raised by sessions, their queue, answers and timeouts (SEMANTICS §5.2, §6).
 extension LocationCore {
     /// Raises what the app's sessions, streams and requests call for, where §5.2 and S6–S8, P4 allow.
-    mutating func evaluatePrompts(_ appID: String) {
-        guard let app = apps[appID], app.manifest != nil, locationServicesEnabled else { return }
+    ///
+    /// Each rule first checks the app's state and record, which rule out a prompt on almost every call,
+    /// and only then looks at the queue and the sessions.
+    mutating func evaluatePrompts(_ app: Int) {
+        guard locationServicesEnabled else { return }
         let record = effectiveRecord(app)
-        let foreground = app.state == .foreground
-        func mayRaise(_ key: PromptKey) -> Bool {
-            !app.suppressed.contains(key) && !app.queue.contains { prompts[$0]?.key == key } && calls(for: key, in: app)
-        }
+        let state = apps[app].state
+        let foreground = state == .foreground
+        // Most calls end here: no rule below can raise for this state and record.
+        guard
+            (foreground && (record.status == .notDetermined || record.status.isAuthorized))
+                || (state == .background && record.status == .authorizedAlways),
+            apps[app].declares.hasManifest
+        else { return }
         // S6
-        if foreground && record.status == .notDetermined && mayRaise(.authorization) {
-            raise(.authorization, appID: appID)
+        if foreground && record.status == .notDetermined && mayRaise(.authorization, app: app) {
+            raise(.authorization, app: app)
         }
         // S7 (P6: never for a one-time grant)
         if foreground && record.status == .authorizedWhenInUse && !record.oneTime
-            && record.alwaysDecision == .undecided && mayRaise(.alwaysUpgrade)
+            && record.alwaysDecision == .undecided && mayRaise(.alwaysUpgrade, app: app)
         {
-            raise(.alwaysUpgrade, appID: appID)
+            raise(.alwaysUpgrade, app: app)
         }
         // P4: the one prompt raised in the background, for a provisional grant in use as Always.
-        if app.state == .background && record.status == .authorizedAlways && record.provisional
-            && record.alwaysDecision == .undecided && !(app.graceEnds.map { now < $0 } ?? false)
-            && ownsAlwaysSession(app) && mayRaise(.alwaysUpgrade)
+        if apps[app].state == .background && record.status == .authorizedAlways && record.provisional
+            && record.alwaysDecision == .undecided && !(apps[app].graceEnds.map { now < $0 } ?? false)
+            && ownsAlwaysSession(apps[app]) && mayRaise(.alwaysUpgrade, app: app)
         {
-            raise(.alwaysUpgrade, appID: appID)
+            raise(.alwaysUpgrade, app: app)
         }
         // S8
         if foreground && record.status.isAuthorized && record.accuracyLimited {
-            for key in calledPurposeKeys(app) where mayRaise(.accuracy(key)) {
-                raise(.accuracy(key), appID: appID)
+            for key in calledPurposeKeys(apps[app]) where mayRaise(.accuracy(key), app: app) {
+                raise(.accuracy(key), app: app)
             }
         }
     }
 
+    /// Not suppressed, not already queued, and called for (§5.2, P9).
+    private func mayRaise(_ key: PromptKey, app: Int) -> Bool {
+        !apps[app].suppressed.contains(key) && !apps[app].queue.contains { prompts[$0]?.key == key }
+            && calls(for: key, in: apps[app])
+    }
+
     private func ownsAlwaysSession(_ app: AppRuntime) -> Bool {
-        app.sessions.contains { sessions[$0]?.requirement == .always && sessions[$0]?.owner != nil }
+        app.sessionSlots.contains {
+            sessions.isLive($0) && sessions[$0].requirement == .always && sessions[$0].owner != nil
+        }
     }
 
     private func calledPurposeKeys(_ app: AppRuntime) -> [String] {
         var keys: [String] = []
-        for id in app.sessions {
-            if let key = sessions[id]?.purposeKey, !keys.contains(key) { keys.append(key) }
+        for slot in app.sessionSlots where sessions.isLive(slot) {
+            if let key = sessions[slot].purposeKey, !keys.contains(key) { keys.append(key) }
         }
         for request in app.requests {
             if case .accuracy(let key) = request.key, !keys.contains(key) { keys.append(key) }
@@ -67,7 +82,7 @@ extension LocationCore {
         case .alwaysUpgrade:
             return app.requirementCounts[2] > 0
         case .accuracy(let purpose):
-            return app.sessions.contains { sessions[$0]?.purposeKey == purpose }
+            return app.sessionSlots.contains { sessions.isLive($0) && sessions[$0].purposeKey == purpose }
         }
     }
 
@@ -86,17 +101,17 @@ extension LocationCore {
         }
     }
 
-    mutating func raise(_ key: PromptKey, appID: String) {
+    mutating func raise(_ key: PromptKey, app: Int) {
         let id = PromptID(epoch: epoch, number: nextPromptNumber)
         nextPromptNumber += 1
-        prompts[id] = PromptEntry(id: id, appID: appID, key: key)
-        apps[appID]!.queue.append(id)
-        if apps[appID]!.queue.count == 1 {
+        prompts[id] = PromptEntry(id: id, app: app, appID: apps[app].appID, key: key)
+        apps[app].queue.append(id)
+        if apps[app].queue.count == 1 {
             activate(id)
         } else {
             persist(.prompt(prompts[id]!.snapshot))
         }
-        markDirty(appID)
+        markDirty(app)
     }
 
     /// The head of a queue is shown: its time starts now (S9) and agents receive it.
@@ -112,31 +127,32 @@ extension LocationCore {
     mutating func announceHead(_ id: PromptID) {
         guard let view = promptView(id) else { return }
         for agent in agents { emit(agent, .prompt(view)) }
-        announce(.promptRaised, app: view.appID, "\(id) \(view.kind.rawValue)")
+        announce(.promptRaised, app: prompts[id]?.app, "\(id) \(view.kind.rawValue)")
     }
 
     /// Removes a prompt however it ended; agents that were shown it hear `withdrawn` (§6).
     mutating func resolve(_ id: PromptID, _ how: String) {
         guard let prompt = prompts.removeValue(forKey: id) else { return }
-        let appID = prompt.appID
-        let wasHead = apps[appID]!.queue.first == id
-        apps[appID]!.queue.removeAll { $0 == id }
-        apps[appID]!.requests.removeAll { $0.key == prompt.key }
+        let app = prompt.app
+        let wasHead = apps[app].queue.first == id
+        apps[app].queue.removeAll { $0 == id }
+        apps[app].requests.removeAll { $0.key == prompt.key }
         persist(.promptRemoved(id))
         if wasHead {
             for agent in agents { emit(agent, .withdrawn(id)) }
-            announce(.promptResolved, app: appID, "\(id) \(how)")
-            showWaitingHead(appID)
+            announce(.promptResolved, app: app, "\(id) \(how)")
+            showWaitingHead(app)
         }
-        markDirty(appID)
+        markDirty(app)
     }
 
     /// Shows the head of a queue if it waits and may be shown now: in the foreground, or P4's upgrade (S6).
-    mutating func showWaitingHead(_ appID: String) {
-        guard let app = apps[appID], let head = app.queue.first, let prompt = prompts[head], prompt.raisedAt == nil
+    mutating func showWaitingHead(_ app: Int) {
+        guard let head = apps[app].queue.first, let prompt = prompts[head], prompt.raisedAt == nil
         else { return }
-        let p4 = app.state == .background && prompt.key == .alwaysUpgrade && effectiveRecord(app).provisional
-        if app.state == .foreground || p4 {
+        let state = apps[app].state
+        let p4 = state == .background && prompt.key == .alwaysUpgrade && effectiveRecord(app).provisional
+        if state == .foreground || p4 {
             activate(head)
         }
     }
@@ -144,73 +160,72 @@ extension LocationCore {
     /// Withdraws the prompts that no record condition or caller supports any more (A3, P9).
     ///
     /// The tail goes first, so a head that goes too never hands its place to a prompt about to go.
-    mutating func pruneprompts(_ appID: String) {
-        guard let app = apps[appID] else { return }
+    mutating func pruneprompts(_ app: Int) {
+        guard !apps[app].queue.isEmpty else { return }
         let record = effectiveRecord(app)
-        for id in app.queue.reversed() {
+        for id in apps[app].queue.reversed() {
             guard let key = prompts[id]?.key else { continue }
-            if !stillApplies(key, record: record) || !calls(for: key, in: apps[appID]!) {
+            if !stillApplies(key, record: record) || !calls(for: key, in: apps[app]) {
                 resolve(id, "withdrawn")
             }
         }
     }
 
-    mutating func cancelPrompts(of appID: String) {
-        for id in apps[appID]!.queue.reversed() { resolve(id, "cancelled") }
+    mutating func cancelPrompts(of app: Int) {
+        for id in apps[app].queue.reversed() { resolve(id, "cancelled") }
     }
 
     /// Stores a record change and follows it: withdraw, lift suppression, re-evaluate (A3, A4).
-    mutating func changeRecord(_ appID: String, to record: AuthorizationRecord, by change: RecordChange) {
+    mutating func changeRecord(_ app: Int, to record: AuthorizationRecord, by change: RecordChange) {
         switch change {
         case .admin, .locationButton, .reload:
             // Even a setting that leaves the record as it was is a person's decision: ask again (A3).
-            apps[appID]!.suppressed.removeAll()
-            if record == apps[appID]!.record { evaluatePrompts(appID) }
+            apps[app].suppressed.removeAll()
+            if record == apps[app].record { evaluatePrompts(app) }
         case .answer, .lifecycle:
             break
         }
-        guard record != apps[appID]!.record else { return }
-        apps[appID]!.record = record
-        persist(.record(appID: appID, record))
-        markDirty(appID)
-        pruneprompts(appID)
-        evaluatePrompts(appID)
+        guard record != apps[app].record else { return }
+        apps[app].record = record
+        persist(.record(appID: apps[app].appID, record))
+        markDirty(app)
+        pruneprompts(app)
+        evaluatePrompts(app)
     }
 
     // MARK: Calls
 
-    mutating func requestAuthorization(_ call: CallID, appID: String, level: RequestLevel) {
-        let app = apps[appID]!
-        let manifest = app.declared
+    mutating func requestAuthorization(_ call: CallID, app: Int, level: RequestLevel) {
+        let manifest = apps[app].declared
         let requirement: Requirement = level == .always ? .always : .whenInUse
         if let key = manifest.missingDescription(for: requirement) {
             return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
         }
         let status = effectiveRecord(app).status
         if status == .notDetermined {
-            request(.authorization, call: call, appID: appID, always: level == .always)
+            request(.authorization, call: call, app: app, always: level == .always)
         } else if level == .always && status == .authorizedWhenInUse {
-            request(.alwaysUpgrade, call: call, appID: appID, always: true)
+            request(.alwaysUpgrade, call: call, app: app, always: true)
         }
-        reply(call, .authorization(authorizationView(appID)))
+        reply(call, .authorization(authorizationView(app)))
     }
 
-    mutating func requestTemporaryFullAccuracy(_ call: CallID, appID: String, purposeKey: String) {
-        let manifest = apps[appID]!.declared
+    mutating func requestTemporaryFullAccuracy(_ call: CallID, app: Int, purposeKey: String) {
+        let manifest = apps[app].declared
         guard manifest.temporaryUsageDescriptions[purposeKey] != nil else {
             return fail(call, .unknownPurposeKey(purposeKey: purposeKey, manifest: manifest.source))
         }
-        request(.accuracy(purposeKey), call: call, appID: appID, always: false)
-        reply(call, .authorization(authorizationView(appID)))
+        request(.accuracy(purposeKey), call: call, app: app, always: false)
+        reply(call, .authorization(authorizationView(app)))
     }
 
     /// P10: a request calls for its prompt until the prompt resolves or the client leaves.
-    private mutating func request(_ key: PromptKey, call: CallID, appID: String, always: Bool) {
-        apps[appID]!.suppressed.remove(key)
-        apps[appID]!.requests.append(PendingRequest(client: call.client, key: key, always: always))
-        evaluatePrompts(appID)
-        if !apps[appID]!.queue.contains(where: { prompts[$0]?.key == key }) {
-            apps[appID]!.requests.removeAll { $0.client == call.client && $0.key == key }
+    private mutating func request(_ key: PromptKey, call: CallID, app: Int, always: Bool) {
+        apps[app].suppressed.remove(key)
+        apps[app].requests.append(PendingRequest(client: call.client, key: key, always: always))
+        evaluatePrompts(app)
+        if !apps[app].queue.contains(where: { prompts[$0]?.key == key }) {
+            apps[app].requests.removeAll { $0.client == call.client && $0.key == key }
         }
     }
 
@@ -226,22 +241,22 @@ extension LocationCore {
     }
 
     mutating func answerPrompt(_ call: CallID, id text: String, answer: PromptAnswer, accuracy: PromptAccuracy?) {
-        guard let id = PromptID(text), let prompt = prompts[id], apps[prompt.appID]?.queue.first == id,
+        guard let id = PromptID(text), let prompt = prompts[id], apps[prompt.app].queue.first == id,
             prompt.raisedAt != nil, let view = promptView(id)
         else { return fail(call, .noSuchPrompt(id: text)) }
         guard view.options.contains(answer) else {
             return fail(call, .invalidAnswer(id: text, answer: answer.rawValue))
         }
-        let appID = prompt.appID
-        var record = apps[appID]!.record
+        let app = prompt.app
+        var record = apps[app].record
         switch answer {
         case .allowWhileUsing, .allowOnce:
             let chosen = view.accuracyToggle ? (accuracy ?? view.defaultAccuracy) : view.defaultAccuracy
             record.accuracy = chosen == .full ? .fullAccuracy : .reducedAccuracy
             // P1: judged at answer time, from the sessions and the requests that still call for it.
             let always =
-                apps[appID]!.effectiveRequirement == .always
-                || apps[appID]!.requests.contains { $0.key == .authorization && $0.always }
+                apps[app].effectiveRequirement == .always
+                || apps[app].requests.contains { $0.key == .authorization && $0.always }
             if answer == .allowOnce {
                 record.status = .authorizedWhenInUse  // P2
                 record.oneTime = true
@@ -261,7 +276,7 @@ extension LocationCore {
                 record.provisional = false
                 record.oneTime = false
             } else {
-                apps[appID]!.suppressed.insert(prompt.key)  // P7: declined
+                apps[app].suppressed.insert(prompt.key)  // P7: declined
             }
         case .changeToAlways:
             record.status = .authorizedAlways  // P5
@@ -276,21 +291,21 @@ extension LocationCore {
         }
         resolve(id, answer.rawValue)
         // L5: a grant for a use that has already ended (answered after the grace) ends at once.
-        changeRecord(appID, to: apps[appID]!.inUse ? record : Self.endingUseGrants(record), by: .answer)
-        evaluatePrompts(appID)
+        changeRecord(app, to: apps[app].inUse ? record : Self.endingUseGrants(record), by: .answer)
+        evaluatePrompts(app)
         reply(call, .empty)
     }
 
     /// P8: an unanswered head is dismissed; the record stays and the prompt is not raised again until asked.
     mutating func dismiss(_ id: PromptID) {
         guard let prompt = prompts[id] else { return }
-        apps[prompt.appID]!.suppressed.insert(prompt.key)
+        apps[prompt.app].suppressed.insert(prompt.key)
         resolve(id, "dismissed")
-        evaluatePrompts(prompt.appID)
+        evaluatePrompts(prompt.app)
     }
 
     func promptView(_ id: PromptID) -> PromptView? {
-        guard let prompt = prompts[id], let manifest = apps[prompt.appID]?.manifest else { return nil }
+        guard let prompt = prompts[id], let manifest = apps[prompt.app].manifest else { return nil }
         let reduced = manifest.defaultAccuracyReduced
         let options: [PromptAnswer]
         let description: String

@@ -16,33 +16,32 @@ extension LocationCore {
         self.now = now
         locationServicesEnabled = snapshot.locationServicesEnabled
         for (appID, record) in snapshot.records {
-            if apps[appID] == nil { apps[appID] = AppRuntime(appID: appID, manifest: nil) }
-            apps[appID]!.record = record
+            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
+            apps[app].record = record
         }
         let window = now.adding(configuration.relaunchWindow)
         for stored in snapshot.apps {
-            if apps[stored.appID] == nil {
-                apps[stored.appID] = AppRuntime(appID: stored.appID, manifest: nil)
+            let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
+            if apps[app].manifest == nil && configuration.allowUnknownApps {
+                apps[app].manifest = .unknownApp(stored.appID)
             }
-            if apps[stored.appID]!.manifest == nil && configuration.allowUnknownApps {
-                apps[stored.appID]!.manifest = .unknownApp(stored.appID)
-            }
-            apps[stored.appID]!.state = stored.state
-            apps[stored.appID]!.inUseAtTermination = stored.inUseAtTermination
-            if let grace = stored.graceEnds { setGrace(stored.appID, ends: grace) }
+            apps[app].state = stored.state
+            apps[app].inUseAtTermination = stored.inUseAtTermination
+            if let grace = stored.graceEnds { setGrace(app, ends: grace) }
             if let relaunch = stored.relaunchEnds {
-                apps[stored.appID]!.relaunchEnds = relaunch
-                deadlines.insert(relaunch, .relaunchWindow(stored.appID))
+                apps[app].relaunchEnds = relaunch
+                deadlines.insert(relaunch, .relaunchWindow(app))
             }
             if stored.state == .foreground || stored.state == .background {
-                apps[stored.appID]!.restartEnds = window
-                deadlines.insert(window, .restartWindow(stored.appID))
+                apps[app].restartEnds = window
+                deadlines.insert(window, .restartWindow(app))
             }
         }
         for stored in snapshot.sessions.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
-            guard apps[stored.appID] != nil else { continue }
+            guard let app = apps.handle(stored.appID) else { continue }
             let session = SessionEntry(
                 id: stored.id,
+                app: app,
                 appID: stored.appID,
                 kind: stored.kind,
                 requirement: stored.requirement,
@@ -52,35 +51,36 @@ extension LocationCore {
                 lingerEnds: window,
                 restored: true
             )
-            sessions[stored.id] = session
-            apps[stored.appID]!.sessions.append(stored.id)
-            apps[stored.appID]!.lingeringSessions += 1
-            apps[stored.appID]!.count(session, 1)
+            let slot = sessions.insert(session)
+            apps[app].sessionSlots.append(slot)
+            apps[app].lingeringSessions += 1
+            apps[app].count(session.kind, session.requirement, 1)
             if session.requirement >= .whenInUse { demandingSessions += 1 }
-            deadlines.insert(window, .lingering(stored.id))
+            deadlines.insert(window, .lingering(slot: slot, stored.id))
         }
         for stored in snapshot.prompts.sorted(by: { $0.id < $1.id }) {
-            guard apps[stored.appID]?.manifest != nil else { continue }
+            guard let app = apps.handle(stored.appID), apps[app].manifest != nil else { continue }
             var prompt = PromptEntry(
                 id: stored.id,
+                app: app,
                 appID: stored.appID,
                 key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey)
             )
-            if let raisedAt = stored.raisedAt, apps[stored.appID]!.queue.isEmpty {
+            if let raisedAt = stored.raisedAt, apps[app].queue.isEmpty {
                 prompt.raisedAt = raisedAt
                 prompt.timeoutAt = raisedAt.adding(configuration.promptTimeout)
                 deadlines.insert(prompt.timeoutAt!, .promptTimeout(stored.id))
             }
             prompts[stored.id] = prompt
-            apps[stored.appID]!.queue.append(stored.id)
+            apps[app].queue.append(stored.id)
         }
-        for appID in apps.keys {
-            apps[appID]!.inUse = computeInUse(apps[appID]!)
-            apps[appID]!.lastAuthorization = authorizationView(appID)
-            let context = context(of: apps[appID]!)
-            for id in apps[appID]!.sessions {
-                sessions[id]!.mask = mask(of: sessions[id]!, context: context)
-                sessions[id]!.state = .lingering
+        for app in 0..<apps.count {
+            apps[app].inUse = computeInUse(app)
+            apps[app].lastAuthorization = authorizationView(app)
+            let context = context(of: app)
+            for slot in apps[app].sessionSlots {
+                sessions[slot].mask = mask(of: sessions[slot], context: context)
+                sessions[slot].state = .lingering
             }
         }
     }

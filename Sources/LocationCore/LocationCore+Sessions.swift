@@ -2,41 +2,58 @@
 extension LocationCore {
     mutating func createSession(
         _ call: CallID,
-        appID: String,
+        app: Int,
         kind: SessionKind,
         requirement: Requirement,
         purposeKey: String?
     ) {
-        let manifest = apps[appID]!.declared
-        if let key = manifest.missingDescription(for: requirement) {
-            return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
+        if purposeKey != nil || !apps[app].declares.allow(requirement),
+            let failure = apps[app].declarationFailure(for: requirement, purposeKey: purposeKey)
+        {
+            return fail(call, failure)
         }
-        if let purposeKey, manifest.temporaryUsageDescriptions[purposeKey] == nil {
-            return fail(call, .unknownPurposeKey(purposeKey: purposeKey, manifest: manifest.source))
-        }
-        guard let id = addSession(call, appID: appID, kind: kind, requirement: requirement, purposeKey: purposeKey)
+        guard let slot = addSession(call, app: app, kind: kind, requirement: requirement, purposeKey: purposeKey)
         else { return }
-        reply(call, .session(sessionView(id)!))
+        reply(call, .session(view(ofSlot: slot)))
     }
 
-    /// Creates a session owned by the caller; fails the call and returns `nil` past the limit (S5).
+    /// Creates a session owned by the caller and returns its slot; past the limit (S5), fails the call, returns `nil`.
     mutating func addSession(
         _ call: CallID,
-        appID: String,
+        app: Int,
         kind: SessionKind,
         requirement: Requirement,
         purposeKey: String?,
         stream: CallID? = nil
-    ) -> SessionID? {
-        guard apps[appID]!.sessions.count < configuration.maxSessionsPerApp else {
+    ) -> Int? {
+        guard apps[app].sessionSlots.count < configuration.maxSessionsPerApp else {
             fail(call, .limitExceeded(limit: "max-sessions-per-app", maximum: configuration.maxSessionsPerApp))
             return nil
         }
         let id = SessionID(epoch: epoch, number: nextSessionNumber)
         nextSessionNumber += 1
-        let pid = clients[call.client]?.pid ?? 0
+        // The caller's connection was looked up when the call arrived.
+        let pid = call.client == caller.client ? caller.pid : clients[call.client]?.pid ?? 0
+        let appID = apps[app].appID
+        let layering = apps[app].layering
+        if kind != .implicit {
+            persist(
+                .session(
+                    SessionSnapshot(
+                        id: id,
+                        appID: appID,
+                        kind: kind,
+                        requirement: requirement,
+                        purposeKey: purposeKey,
+                        ownerPID: pid,
+                        lingerEnds: nil
+                    )
+                )
+            )
+        }
         var session = SessionEntry(
             id: id,
+            app: app,
             appID: appID,
             kind: kind,
             requirement: requirement,
@@ -45,128 +62,130 @@ extension LocationCore {
             ownerPID: pid
         )
         session.implicitStream = stream
-        let layering = apps[appID]!.layering
-        sessions[id] = session
-        apps[appID]!.sessions.append(id)
-        apps[appID]!.count(session, 1)
+        let slot = sessions.insert(consume session)
+        apps[app].sessionSlots.append(slot)
+        apps[app].count(kind, requirement, 1)
         if requirement >= .whenInUse { demandingSessions += 1 }
-        if kind != .implicit { persist(.session(session.snapshot)) }
-        announce(.sessionCreated, app: appID, session: id, "\(kind.rawValue) \(requirement.rawValue)")
-        cover(by: id)
-        liftSuppression(appID, for: session)
-        if kind == .backgroundActivity { refreshInUse(appID) }
-        evaluatePrompts(appID)
-        if apps[appID]!.layering != layering {
-            markDirty(appID)
+        announce(.sessionCreated, app: app, session: id, "\(kind.rawValue) \(requirement.rawValue)")
+        cover(by: slot)
+        liftSuppression(app, requirement: requirement, purposeKey: purposeKey)
+        if kind == .backgroundActivity { refreshInUse(app) }
+        evaluatePrompts(app)
+        if apps[app].layering != layering {
+            markDirty(app)
         } else {
-            dirtySessions.append(id)
+            dirtySessions.append((slot, id))
         }
-        return id
+        return slot
     }
 
-    /// Ends the lingering sessions of the same app that `id` covers (L4); a process never covers its own.
-    mutating func cover(by id: SessionID) {
-        guard let appID = sessions[id]?.appID, apps[appID]!.lingeringSessions > 0 else { return }
-        let session = sessions[id]!
-        for other in apps[appID]!.sessions where other != id {
-            guard let lingering = sessions[other], lingering.owner == nil, lingering.ownerPID != session.ownerPID,
-                session.covers(lingering)
+    /// Ends the lingering sessions of its app that the session in `slot` covers (L4); a process never covers its own.
+    mutating func cover(by slot: Int) {
+        let app = sessions[slot].app
+        guard apps[app].lingeringSessions > 0 else { return }
+        let session = sessions[slot]
+        for other in apps[app].sessionSlots where other != slot && sessions.isLive(other) {
+            let lingering = sessions[other]
+            guard lingering.owner == nil, lingering.ownerPID != session.ownerPID, session.covers(lingering)
             else { continue }
             endSession(other, final: true)
         }
     }
 
     /// A new or resumed session asks again for the prompts it calls for (§5.2).
-    mutating func liftSuppression(_ appID: String, for session: SessionEntry) {
-        guard !apps[appID]!.suppressed.isEmpty else { return }
-        if session.requirement >= .whenInUse { apps[appID]!.suppressed.remove(.authorization) }
-        if session.requirement == .always { apps[appID]!.suppressed.remove(.alwaysUpgrade) }
-        if let key = session.purposeKey { apps[appID]!.suppressed.remove(.accuracy(key)) }
+    mutating func liftSuppression(_ app: Int, requirement: Requirement, purposeKey: String?) {
+        guard !apps[app].suppressed.isEmpty else { return }
+        if requirement >= .whenInUse { apps[app].suppressed.remove(.authorization) }
+        if requirement == .always { apps[app].suppressed.remove(.alwaysUpgrade) }
+        if let purposeKey { apps[app].suppressed.remove(.accuracy(purposeKey)) }
     }
 
-    /// Finds a session of the caller's app by its wire id (I2: another app's session does not exist).
-    func lookup(_ text: String, appID: String) -> Result<SessionID, LocationError> {
+    /// Finds the slot of a session of the caller's app by its wire id (I2: another app's session does not exist).
+    func lookup(_ text: String, app: Int) -> Result<Int, LocationError> {
         guard let id = SessionID(text) else { return .failure(.noSuchSession(id: text)) }
-        if sessions[id]?.appID == appID { return .success(id) }
-        if apps[appID]?.endedSessions.contains(id) == true { return .failure(.sessionInvalidated(id: text)) }
+        if let slot = sessions.slot(of: id), sessions[slot].app == app { return .success(slot) }
+        if wasMinted(id, by: app) || apps[app].endedSessions.contains(id) {
+            return .failure(.sessionInvalidated(id: text))
+        }
         return .failure(.noSuchSession(id: text))
     }
 
-    mutating func resumeSession(_ call: CallID, appID: String, id text: String) {
-        let id: SessionID
-        switch lookup(text, appID: appID) {
+    mutating func resumeSession(_ call: CallID, app: Int, id text: String) {
+        let slot: Int
+        switch lookup(text, app: app) {
         case .failure(let error): return fail(call, error)
-        case .success(let found): id = found
+        case .success(let found): slot = found
         }
-        let session = sessions[id]!
-        if session.owner == call.client { return reply(call, .session(sessionView(id)!)) }
+        let session = sessions[slot]
+        if session.owner == call.client { return reply(call, .session(view(ofSlot: slot))) }
         guard session.owner == nil, session.kind != .implicit else { return fail(call, .noSuchSession(id: text)) }
-        sessions[id]!.owner = call.client
-        apps[appID]!.lingeringSessions -= 1
-        sessions[id]!.ownerPID = clients[call.client]?.pid ?? 0
-        sessions[id]!.lingerEnds = nil
-        sessions[id]!.restored = false
-        persist(.session(sessions[id]!.snapshot))
-        announce(.sessionChanged, app: appID, session: id, "resumed")
-        cover(by: id)
-        liftSuppression(appID, for: session)
-        refreshInUse(appID)
-        evaluatePrompts(appID)
-        markDirty(appID)
-        reply(call, .session(sessionView(id)!))
+        sessions[slot].owner = call.client
+        apps[app].lingeringSessions -= 1
+        sessions[slot].ownerPID = clients[call.client]?.pid ?? 0
+        sessions[slot].lingerEnds = nil
+        sessions[slot].restored = false
+        persist(.session(sessions[slot].snapshot))
+        announce(.sessionChanged, app: app, session: session.id, "resumed")
+        cover(by: slot)
+        liftSuppression(app, requirement: session.requirement, purposeKey: session.purposeKey)
+        refreshInUse(app)
+        evaluatePrompts(app)
+        markDirty(app)
+        reply(call, .session(view(ofSlot: slot)))
     }
 
-    mutating func invalidateSession(_ call: CallID, appID: String, id text: String) {
-        switch lookup(text, appID: appID) {
+    mutating func invalidateSession(_ call: CallID, app: Int, id text: String) {
+        switch lookup(text, app: app) {
         case .failure(let error): fail(call, error)
-        case .success(let id):
-            endSession(id, final: true)
+        case .success(let slot):
+            endSession(slot, final: true)
             reply(call, .empty)
         }
     }
 
     /// Ends a session for good (S3): its diagnostics streams get a final reply, an implicit one's stream ends.
-    mutating func endSession(_ id: SessionID, final: Bool) {
-        guard let session = sessions.removeValue(forKey: id) else { return }
-        let appID = session.appID
-        // Bound first: `context(of: apps[appID]!)` would copy the whole core to pass the app.
-        let app = apps[appID]!
-        let context = context(of: app)
-        let mask = self.mask(of: session, context: context)
-        let layering = apps[appID]!.layering
-        if session.owner == nil { apps[appID]!.lingeringSessions -= 1 }
-        apps[appID]!.sessions.removeAll { $0 == id }
-        apps[appID]!.endedSessions.insert(id)
-        apps[appID]!.count(session, -1)
+    ///
+    /// A slot that is already empty (the session ended earlier in the same event) is left alone.
+    mutating func endSession(_ slot: Int, final: Bool) {
+        guard let session = sessions.remove(slot) else { return }
+        let app = session.app
+        // The final mask is the one before the session's counts leave the app; only its streams need it.
+        let mask = session.diagnosticStreams.isEmpty ? [] : context(of: app).mask(of: session)
+        let layering = apps[app].layering
+        if session.owner == nil { apps[app].lingeringSessions -= 1 }
+        apps[app].removeSlot(slot)
+        if !wasMinted(session.id, by: app) { apps[app].endedSessions.insert(session.id) }
+        apps[app].count(session.kind, session.requirement, -1)
         if session.requirement >= .whenInUse { demandingSessions -= 1 }
-        for stream in session.diagnosticStreams {
-            guard streams.removeValue(forKey: stream) != nil else { continue }
-            clients[stream.client]?.streams.removeAll { $0 == stream }
-            messages.append(.end(stream, .diagnostic(mask, ended: true)))
+        for index in session.diagnosticStreams.indices {
+            let call = session.diagnosticStreams[index].call
+            guard streams.removeValue(forKey: call) != nil else { continue }
+            clients[call.client]?.streams.removeAll { $0 == call }
+            messages.append(.end(call, .diagnostic(mask, ended: true)))
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
-        if session.kind != .implicit { persist(.sessionRemoved(id)) }
-        announce(.sessionEnded, app: appID, session: id, session.kind.rawValue)
-        if session.kind == .backgroundActivity { refreshInUse(appID) }
-        pruneprompts(appID)
+        if session.kind != .implicit { persist(.sessionRemoved(session.id)) }
+        announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
+        if session.kind == .backgroundActivity { refreshInUse(app) }
+        pruneprompts(app)
         // The others re-evaluate only if the layering moved; in-use and prompt changes mark the app themselves.
-        if apps[appID]!.layering != layering { markDirty(appID) }
+        if apps[app].layering != layering { markDirty(app) }
     }
 
-    mutating func sessionDiagnostics(_ call: CallID, appID: String, id text: String) {
-        switch lookup(text, appID: appID) {
+    mutating func sessionDiagnostics(_ call: CallID, app: Int, id text: String) {
+        switch lookup(text, app: app) {
         case .failure(let error): fail(call, error)
-        case .success(let id):
-            let mask = sessionView(id)!.diagnostic
-            sessions[id]!.diagnosticStreams.append(call)
-            openStream(call, StreamEntry(kind: .sessionDiagnostics(id), lastMask: mask))
+        case .success(let slot):
+            let mask = context(of: app).mask(of: sessions[slot])
+            sessions[slot].diagnosticStreams.append(DiagnosticStream(call: call, lastMask: mask))
+            openStream(call, StreamEntry(kind: .sessionDiagnostics(sessions[slot].id)))
             emit(call, .diagnostic(mask, ended: false))
         }
     }
 
-    mutating func beginBackgroundActivity(_ call: CallID, appID: String) {
-        let app = apps[appID]!
-        let manifest = app.declared
+    mutating func beginBackgroundActivity(_ call: CallID, app: Int) {
+        let runtime = apps[app]
+        let manifest = runtime.declared
         guard manifest.backgroundLocation else {
             return fail(
                 call,
@@ -175,15 +194,15 @@ extension LocationCore {
                 )
             )
         }
-        guard app.state == .foreground else {
+        guard runtime.state == .foreground else {
             return fail(
                 call,
                 .backgroundActivityUnavailable(
-                    reason: "the app is \(app.state.rawValue): begin background activity while in the foreground"
+                    reason: "the app is \(runtime.state.rawValue): begin background activity while in the foreground"
                 )
             )
         }
-        let status = effectiveRecord(app).status
+        let status = effectiveRecord(runtime).status
         guard status.isAuthorized else {
             return fail(
                 call,
@@ -193,51 +212,49 @@ extension LocationCore {
                 )
             )
         }
-        guard
-            let id = addSession(call, appID: appID, kind: .backgroundActivity, requirement: .whenInUse, purposeKey: nil)
+        guard let slot = addSession(call, app: app, kind: .backgroundActivity, requirement: .whenInUse, purposeKey: nil)
         else { return }
-        reply(call, .session(sessionView(id)!))
+        reply(call, .session(view(ofSlot: slot)))
     }
 
     /// `LiveUpdates` and `MonitorEvents`: an implicit session unless the app holds an explicit one (S10, S11).
-    mutating func startLocationStream(_ call: CallID, appID: String, monitor: String?) {
-        let app = apps[appID]!
-        let manifest = app.declared
+    mutating func startLocationStream(_ call: CallID, app: Int, monitor: String?) {
+        let manifest = apps[app].declared
         let optedOut = manifest.requireExplicitServiceSession
         if !optedOut, manifest.whenInUseUsageDescription == nil {
             return fail(call, .usageDescriptionMissing(key: Manifest.whenInUseKey, manifest: manifest.source))
         }
         var implicit: SessionID?
-        if !optedOut && app.explicitDemanding == 0 {
+        if !optedOut && apps[app].explicitDemanding == 0 {
             guard
-                let id = addSession(
+                let slot = addSession(
                     call,
-                    appID: appID,
+                    app: app,
                     kind: .implicit,
                     requirement: .whenInUse,
                     purposeKey: nil,
                     stream: call
                 )
             else { return }
-            implicit = id
+            implicit = sessions[slot].id
         } else if !optedOut {
-            apps[appID]!.suppressed.remove(.authorization)
-            evaluatePrompts(appID)
+            apps[app].suppressed.remove(.authorization)
+            evaluatePrompts(app)
         }
         let kind: StreamEntry.Kind =
-            monitor == nil ? .liveUpdates(appID, implicit: implicit) : .monitorEvents(appID, implicit: implicit)
-        apps[appID]!.locationStreams.append(call)
+            monitor == nil ? .liveUpdates(app, implicit: implicit) : .monitorEvents(app, implicit: implicit)
+        apps[app].locationStreams.append(call)
         openLocationStreams += 1
-        let mask = streamMask(kind, context: context(of: apps[appID]!))
+        let mask = context(of: app).streamMask(kind)
         openStream(call, StreamEntry(kind: kind, lastMask: mask))
         emit(call, monitor == nil ? .update(mask) : .monitor(mask))
-        markDirty(appID)
+        markDirty(app)
     }
 
-    mutating func watchAuthorization(_ call: CallID, appID: String) {
-        let view = authorizationView(appID)
-        apps[appID]!.authorizationWatchers.append(call)
-        openStream(call, StreamEntry(kind: .authorization(appID), lastAuthorization: view))
+    mutating func watchAuthorization(_ call: CallID, app: Int) {
+        let view = authorizationView(app)
+        apps[app].authorizationWatchers.append(call)
+        openStream(call, StreamEntry(kind: .authorization(app), lastAuthorization: view))
         emit(call, .authorization(view))
     }
 
@@ -251,14 +268,20 @@ extension LocationCore {
         guard let entry = streams.removeValue(forKey: call) else { return }
         clients[call.client]?.streams.removeAll { $0 == call }
         switch entry.kind {
-        case .authorization(let appID):
-            apps[appID]?.authorizationWatchers.removeAll { $0 == call }
-            if final { messages.append(.end(call, .authorization(authorizationView(appID)))) }
+        case .authorization(let app):
+            apps[app].authorizationWatchers.removeAll { $0 == call }
+            if final { messages.append(.end(call, .authorization(authorizationView(app)))) }
         case .sessionDiagnostics(let id):
-            sessions[id]?.diagnosticStreams.removeAll { $0 == call }
-            if final { messages.append(.end(call, .diagnostic(entry.lastMask ?? [], ended: true))) }
-        case .liveUpdates(let appID, let implicit), .monitorEvents(let appID, let implicit):
-            apps[appID]?.locationStreams.removeAll { $0 == call }
+            var lastMask: DiagnosticMask = []
+            if let slot = sessions.slot(of: id),
+                let position = sessions[slot].diagnosticStreams.firstIndex(where: { $0.call == call })
+            {
+                lastMask = sessions[slot].diagnosticStreams.remove(at: position).lastMask
+                sessions[slot].diagnosticStreams.removeAll { $0.call == call }
+            }
+            if final { messages.append(.end(call, .diagnostic(lastMask, ended: true))) }
+        case .liveUpdates(let app, let implicit), .monitorEvents(let app, let implicit):
+            apps[app].locationStreams.removeAll { $0 == call }
             openLocationStreams -= 1
             if final {
                 let mask = entry.lastMask ?? []
@@ -268,11 +291,11 @@ extension LocationCore {
                     messages.append(.end(call, .monitor(mask)))
                 }
             }
-            if let implicit, sessions[implicit] != nil {
-                sessions[implicit]!.implicitStream = nil
-                endSession(implicit, final: final)
+            if let implicit, let slot = sessions.slot(of: implicit) {
+                sessions[slot].implicitStream = nil
+                endSession(slot, final: final)
             }
-            markDirty(appID)
+            markDirty(app)
         case .prompts:
             agents.removeAll { $0 == call }
             if final { messages.append(.end(call, nil)) }
@@ -283,23 +306,45 @@ extension LocationCore {
     }
 
     func sessionViews(of appID: String) -> [SessionView] {
-        guard let app = apps[appID] else { return [] }
-        let context = context(of: app)
-        return app.sessions.compactMap { id in sessions[id].map { view(of: $0, context: context) } }
+        guard let app = apps.handle(appID) else { return [] }
+        return sessionViews(of: app)
     }
 
-    func view(of session: SessionEntry, context: AppContext) -> SessionView {
-        let mask = self.mask(of: session, context: context)
+    func sessionViews(of app: Int) -> [SessionView] {
+        let context = context(of: app)
+        return apps[app].sessionSlots.compactMap { slot in
+            sessions.isLive(slot) ? context.view(of: sessions[slot], now: now) : nil
+        }
+    }
+
+    /// Whether this core created session `id` for the app: then, once it is no longer live, it has ended (S3).
+    ///
+    /// The session table remembers the app of every number it gave out, which replaces a set of ended
+    /// ids and its hash insertion at every end; only restored sessions go to ``AppRuntime/endedSessions``.
+    func wasMinted(_ id: SessionID, by app: Int) -> Bool { sessions.wasNumbered(id, for: app) }
+
+    /// The view of the session in a live slot, read field by field (passing the entry would copy it).
+    func view(ofSlot slot: Int) -> SessionView {
+        let context = context(of: sessions[slot].app)
+        let requirement = sessions[slot].requirement
+        let mask = context.mask(
+            requirement: requirement,
+            kind: sessions[slot].kind,
+            purposeKey: sessions[slot].purposeKey
+        )
+        let lingerEnds = sessions[slot].lingerEnds
         return SessionView(
-            id: session.id,
-            appID: session.appID,
-            kind: session.kind,
-            requirement: session.requirement,
-            purposeKey: session.purposeKey,
-            state: state(of: session, mask: mask, context: context),
+            id: sessions[slot].id,
+            appID: sessions[slot].appID,
+            kind: sessions[slot].kind,
+            requirement: requirement,
+            purposeKey: sessions[slot].purposeKey,
+            state: context.state(owned: sessions[slot].owner != nil, requirement: requirement, mask: mask),
             diagnostic: mask,
-            deadline: session.lingerEnds,
-            remaining: session.lingerEnds.map { $0.since(now) }
+            deadline: lingerEnds,
+            remaining: lingerEnds.map { $0.since(now) }
         )
     }
+
+    func view(of session: SessionEntry, context: AppContext) -> SessionView { context.view(of: session, now: now) }
 }

@@ -10,8 +10,9 @@ package struct LocationCore {
     var nextSessionNumber: UInt64 = 1
     var nextPromptNumber: UInt64 = 1
 
-    var apps: [String: AppRuntime] = [:]
-    var sessions: [SessionID: SessionEntry] = [:]
+    /// Apps by handle and sessions by slot: a call hashes a name once, then reaches state by integer.
+    var apps = AppTable()
+    var sessions: SessionTable
     var prompts: [PromptID: PromptEntry] = [:]
     var clients: [ClientID: ClientEntry] = [:]
     var streams: [CallID: StreamEntry] = [:]
@@ -30,11 +31,16 @@ package struct LocationCore {
 
     // Scratch of the event being handled.
     var now = Instant.zero
+    /// The connection whose call is being handled and its process, found once per call.
+    var caller = (client: ClientID(0), pid: Int32(0))
     var persisted: [Action] = []
     var messages: [Action] = []
     var answer: Action?
-    var dirtyApps: Set<String> = []
-    var dirtySessions: [SessionID] = []
+    /// Handles of the apps marked ``AppRuntime/isDirty``, and a second buffer to swap with while flushing.
+    var dirtyApps: [Int] = []
+    var flushingApps: [Int] = []
+    /// New sessions to evaluate alone, their app's layering having stayed put.
+    var dirtySessions: [(slot: Int, id: SessionID)] = []
     var everythingDirty = false
 
     /// A core with no history.
@@ -46,10 +52,22 @@ package struct LocationCore {
         self.configuration = configuration
         self.locationServicesEnabled = true
         self.epoch = epoch
+        self.sessions = SessionTable(epoch: epoch)
         for manifest in manifests {
-            apps[manifest.appID] = AppRuntime(appID: manifest.appID, manifest: manifest)
+            if let app = apps.handle(manifest.appID) {
+                apps[app].manifest = manifest
+            } else {
+                addApp(manifest.appID, manifest: manifest)
+            }
         }
-        for id in apps.keys { apps[id]!.lastAuthorization = authorizationView(id) }
+    }
+
+    /// Adds an app the core has not seen, with the authorization it shows so far; returns its handle.
+    @discardableResult
+    mutating func addApp(_ appID: String, manifest: Manifest?) -> Int {
+        let app = apps.add(AppRuntime(appID: appID, manifest: manifest))
+        apps[app].lastAuthorization = authorizationView(app)
+        return app
     }
 
     /// Handles one event at `now` and returns what the shell must do, persistence first.
@@ -79,17 +97,29 @@ package struct LocationCore {
     private mutating func begin(at now: Instant) {
         let previous = self.now
         if now > self.now { self.now = now }
-        persisted.removeAll(keepingCapacity: true)
-        messages.removeAll(keepingCapacity: true)
+        // Empty already, unless a previous event stopped half-way.
+        if !persisted.isEmpty { persisted.removeAll(keepingCapacity: true) }
+        if !messages.isEmpty { messages.removeAll(keepingCapacity: true) }
         answer = nil
         processDueDeadlines(since: previous)
     }
 
+    /// Persistence, the answer, messages, then the timer. The messages' buffer becomes the result and the
+    /// few actions before them are inserted at its front: moving a global switch's 100k messages in
+    /// memory is cheaper than copying them one by one.
     private mutating func finish() -> [Action] {
         flushDiagnostics()
-        var actions = persisted
-        if let answer { actions.append(answer) }
-        actions.append(contentsOf: messages)
+        var actions: [Action] = []
+        if let answer = answer.take() { persisted.append(answer) }
+        if messages.isEmpty {
+            swap(&actions, &persisted)
+        } else {
+            swap(&actions, &messages)
+            if !persisted.isEmpty {
+                actions.insert(contentsOf: persisted, at: 0)
+                persisted.removeAll(keepingCapacity: true)
+            }
+        }
         let next = nextDeadline()
         if next != armedTimer {
             armedTimer = next
@@ -99,38 +129,39 @@ package struct LocationCore {
     }
 
     private mutating func dispatch(_ call: CallID, _ method: Call) {
-        guard let client = clients[call.client] else {
+        guard let index = clients.index(forKey: call.client) else {
             // A call on a connection the core never saw: treat it as a fresh one with unknown pid.
             clients[call.client] = ClientEntry(pid: 0)
             return dispatch(call, method)
         }
+        caller = (call.client, clients.values[index].pid)
         if method.needsHello {
-            guard let appID = client.appID else { return fail(call, .helloRequired) }
-            dispatchApp(call, method, appID: appID)
+            guard let app = clients.values[index].app else { return fail(call, .helloRequired) }
+            dispatchApp(call, method, app: app)
         } else {
             dispatchOther(call, method)
         }
     }
 
-    private mutating func dispatchApp(_ call: CallID, _ method: Call, appID: String) {
+    private mutating func dispatchApp(_ call: CallID, _ method: Call, app: Int) {
         switch method {
         case .goodbye: goodbye(call)
         case .setAppState(let state):
-            move(appID, to: state)
+            move(app, to: state)
             reply(call, .empty)
-        case .getAuthorization: reply(call, .authorization(authorizationView(appID)))
-        case .watchAuthorization: watchAuthorization(call, appID: appID)
-        case .requestAuthorization(let level): requestAuthorization(call, appID: appID, level: level)
-        case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(call, appID: appID, purposeKey: key)
+        case .getAuthorization: reply(call, .authorization(authorizationView(app)))
+        case .watchAuthorization: watchAuthorization(call, app: app)
+        case .requestAuthorization(let level): requestAuthorization(call, app: app, level: level)
+        case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(call, app: app, purposeKey: key)
         case .createSession(let requirement, let key):
-            createSession(call, appID: appID, kind: .explicit, requirement: requirement, purposeKey: key)
-        case .resumeSession(let id): resumeSession(call, appID: appID, id: id)
-        case .invalidateSession(let id): invalidateSession(call, appID: appID, id: id)
-        case .listSessions: reply(call, .sessions(sessionViews(of: appID)))
-        case .sessionDiagnostics(let id): sessionDiagnostics(call, appID: appID, id: id)
-        case .beginBackgroundActivity: beginBackgroundActivity(call, appID: appID)
-        case .liveUpdates: startLocationStream(call, appID: appID, monitor: nil)
-        case .monitorEvents(let monitor): startLocationStream(call, appID: appID, monitor: monitor)
+            createSession(call, app: app, kind: .explicit, requirement: requirement, purposeKey: key)
+        case .resumeSession(let id): resumeSession(call, app: app, id: id)
+        case .invalidateSession(let id): invalidateSession(call, app: app, id: id)
+        case .listSessions: reply(call, .sessions(sessionViews(of: app)))
+        case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
+        case .beginBackgroundActivity: beginBackgroundActivity(call, app: app)
+        case .liveUpdates: startLocationStream(call, app: app, monitor: nil)
+        case .monitorEvents(let monitor): startLocationStream(call, app: app, monitor: monitor)
         default: dispatchOther(call, method)
         }
     }
@@ -165,6 +196,8 @@ package struct LocationCore {
     }
 
     mutating func persist(_ write: Persist) {
+        // The buffer leaves with each event's actions: room for the answer and the timer avoids regrowing it.
+        if persisted.capacity == 0 { persisted.reserveCapacity(4) }
         persisted.append(.persist(write))
     }
 
@@ -175,39 +208,52 @@ package struct LocationCore {
     /// Reports a state change to every `Admin.Watch` stream; the detail is built only when someone watches.
     mutating func announce(
         _ kind: AdminEventKind,
-        app: String?,
+        app: Int?,
         session: SessionID? = nil,
         _ detail: @autoclosure () -> String
     ) {
         guard !watchers.isEmpty else { return }
-        let event = AdminEvent(kind: kind, appID: app, sessionID: session, detail: detail(), at: now)
+        let appID = app.map { apps[$0].appID }
+        let event = AdminEvent(kind: kind, appID: appID, sessionID: session, detail: detail(), at: now)
         for watcher in watchers { emit(watcher, .event(event)) }
     }
 
-    mutating func markDirty(_ appID: String) {
-        dirtyApps.insert(appID)
+    /// Marks an app for re-evaluation when the event ends (``flushDiagnostics()``).
+    mutating func markDirty(_ app: Int) {
+        guard !apps[app].isDirty else { return }
+        apps[app].isDirty = true
+        dirtyApps.append(app)
     }
 
     // MARK: Queries
 
     /// The record as the rules read it, with the restricted overlay (A1).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        app.record.overlaid(
-            restricted: !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(app.appID)
-        )
+        app.record.overlaid(restricted: isRestricted(app.appID))
+    }
+
+    func effectiveRecord(_ app: Int) -> AuthorizationRecord {
+        guard !configuration.restrictedApps.isEmpty else { return apps[app].record }
+        return apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
+    }
+
+    func isRestricted(_ appID: String) -> Bool {
+        !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(appID)
     }
 
     package func authorizationView(_ appID: String) -> AuthorizationView {
-        guard let app = apps[appID] else { return AuthorizationView(AuthorizationRecord()) }
-        return AuthorizationView(effectiveRecord(app))
+        guard let app = apps.handle(appID) else { return AuthorizationView(AuthorizationRecord()) }
+        return authorizationView(app)
     }
 
+    func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
+
     /// The stored (not overlaid) record of an app, as the store holds it.
-    package func storedRecord(_ appID: String) -> AuthorizationRecord? { apps[appID]?.record }
+    package func storedRecord(_ appID: String) -> AuthorizationRecord? { apps.handle(appID).map { apps[$0].record } }
 
     /// The app's lifecycle state and whether it is in use (L2).
     package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? {
-        apps[appID].map { ($0.state, $0.inUse) }
+        apps.handle(appID).map { (apps[$0].state, apps[$0].inUse) }
     }
 
     /// Ids of every live session, in order.
@@ -215,8 +261,7 @@ package struct LocationCore {
 
     /// The current view of a session, if it is live.
     package func sessionView(_ id: SessionID) -> SessionView? {
-        guard let session = sessions[id], let app = apps[session.appID] else { return nil }
-        return view(of: session, context: context(of: app))
+        sessions.slot(of: id).map { view(ofSlot: $0) }
     }
 
     /// The shown heads of every app's prompt queue, oldest first.
@@ -229,7 +274,8 @@ package struct LocationCore {
 
     /// Every pending prompt of an app, head first.
     package func queuedPrompts(of appID: String) -> [PromptView] {
-        (apps[appID]?.queue ?? []).compactMap { promptView($0) }
+        guard let app = apps.handle(appID) else { return [] }
+        return apps[app].queue.compactMap { promptView($0) }
     }
 
     package var isProviderRunning: Bool { providerRunning }

@@ -69,4 +69,15 @@ package struct Manifest: Hashable, Codable, Sendable {
         if requirement == .always && alwaysAndWhenInUseUsageDescription == nil { return Manifest.alwaysKey }
         return nil
     }
+
+    /// S2: why a session of `requirement` (and `purposeKey`) may not be created, if it may not.
+    func declarationFailure(for requirement: Requirement, purposeKey: String?) -> LocationError? {
+        if let key = missingDescription(for: requirement) {
+            return .usageDescriptionMissing(key: key, manifest: source)
+        }
+        if let purposeKey, temporaryUsageDescriptions[purposeKey] == nil {
+            return .unknownPurposeKey(purposeKey: purposeKey, manifest: source)
+        }
+        return nil
+    }
 }

@@ -1,6 +1,8 @@
 /// A live session: explicit, implicit, background activity, or lingering (no owner).
 struct SessionEntry {
     let id: SessionID
+    /// Its app's handle in ``AppTable``.
+    let app: Int
     let appID: String
     let kind: SessionKind
     let requirement: Requirement
@@ -11,12 +13,35 @@ struct SessionEntry {
     var lingerEnds: Instant?
     /// The stream an implicit session belongs to (S10).
     var implicitStream: CallID?
-    var diagnosticStreams: [CallID] = []
+    /// Its `SessionDiagnostics` streams, each with the mask it last sent: kept here rather than in the
+    /// stream's ``StreamEntry`` so that re-evaluating a session reaches its streams without a lookup.
+    var diagnosticStreams = DiagnosticStreams()
     /// Mask and state as last reported, to report changes once.
     var mask = DiagnosticMask()
     var state: SessionState = .limited
     /// Restored after a daemon restart and not yet taken back: its owner is only reconnecting (L7).
     var restored = false
+
+    /// What a vacant slot of ``SessionTable`` holds: no app has handle -1.
+    static let vacant = SessionEntry(
+        id: SessionID(epoch: 0, number: 0),
+        app: -1,
+        appID: "",
+        kind: .explicit,
+        requirement: .noAuthorization,
+        purposeKey: nil,
+        owner: nil,
+        ownerPID: 0
+    )
+
+    var isLive: Bool { app >= 0 }
+
+    /// Records the mask and state just reported, on the session and its diagnostics streams (D11).
+    mutating func report(_ mask: DiagnosticMask, _ state: SessionState) {
+        self.mask = mask
+        self.state = state
+        diagnosticStreams.setLastMask(mask)
+    }
 
     var snapshot: SessionSnapshot {
         SessionSnapshot(
@@ -41,6 +66,8 @@ struct SessionEntry {
 /// A pending prompt of one app.
 struct PromptEntry {
     let id: PromptID
+    /// Its app's handle in ``AppTable``.
+    let app: Int
     let appID: String
     let key: PromptKey
     /// Set when it becomes the head of its queue (S9).
@@ -60,16 +87,18 @@ struct PromptEntry {
 
 /// One open stream.
 struct StreamEntry {
+    /// What the stream reports; an app is named by its handle in ``AppTable``.
     enum Kind {
-        case authorization(String)
+        case authorization(Int)
         case sessionDiagnostics(SessionID)
-        case liveUpdates(String, implicit: SessionID?)
-        case monitorEvents(String, implicit: SessionID?)
+        case liveUpdates(Int, implicit: SessionID?)
+        case monitorEvents(Int, implicit: SessionID?)
         case prompts
         case watch
     }
 
     var kind: Kind
+    /// The mask a location stream last sent; a diagnostics stream's is kept by its session (``DiagnosticStream``).
     var lastMask: DiagnosticMask?
     var lastAuthorization: AuthorizationView?
 }
@@ -77,6 +106,7 @@ struct StreamEntry {
 /// One connection.
 struct ClientEntry {
     let pid: Int32
-    var appID: String?
+    /// The handle of the app it said `Hello` for.
+    var app: Int?
     var streams: [CallID] = []
 }

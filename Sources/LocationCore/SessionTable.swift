@@ -1,0 +1,121 @@
+/// Every live session, each in a slot of one array, found from its ``SessionID`` without hashing.
+///
+/// This epoch's sessions are numbered 1, 2, 3…, so an array indexed by number records, for every
+/// session ever created, its app and its slot while it lives: finding a session from a call is an
+/// array read, and "this id has ended" (S3) is "created here, no longer live" rather than an entry
+/// in a set of ended ids. Sessions restored from an earlier epoch are found through a dictionary.
+///
+/// Slots are handed to apps in runs of ``chunk``, and an app's freed slot goes back to that app, so
+/// an app's sessions sit together in memory: re-evaluating every session (the global switch) walks
+/// memory in order instead of jumping between apps. A freed slot is reused by the app's next session,
+/// so a slot held across the creation of a session must be checked against the id it was taken for
+/// (``holds(_:at:)``).
+struct SessionTable {
+    /// This epoch's record of one session number.
+    private struct Numbered {
+        var app: Int32
+        /// The session's slot while it lives, -1 after.
+        var slot: Int32
+    }
+
+    let epoch: UInt32
+    /// Live sessions and vacant slots (``SessionEntry/vacant``). Not optionals: reading a field of an
+    /// optional element through an accessor copies the whole entry, and this is read once per session
+    /// per re-evaluation.
+    private(set) var slots: [SessionEntry] = []
+    /// Each app's vacant slots, by app handle; the lowest is taken first.
+    private var free: [[Int]] = []
+    static let chunk = 16
+    /// Index `n - 1` for session number `n` of this epoch; 8 bytes per session ever created.
+    private var numbered: [Numbered] = []
+    /// Sessions of other epochs (restored after a restart).
+    private var others: [SessionID: Int] = [:]
+
+    init(epoch: UInt32) {
+        self.epoch = epoch
+    }
+
+    private(set) var count = 0
+
+    /// Every live session, in slot order.
+    var values: [SessionEntry] { slots.filter(\.isLive) }
+
+    /// Every live session's id, in slot order.
+    var keys: [SessionID] { slots.compactMap { $0.isLive ? $0.id : nil } }
+
+    func slot(of id: SessionID) -> Int? {
+        if id.epoch == epoch, id.number >= 1, id.number <= UInt64(numbered.count) {
+            let slot = Int(numbered[Int(id.number - 1)].slot)
+            if slot >= 0 && slots[slot].id == id { return slot }
+        }
+        return others.isEmpty ? nil : others[id]
+    }
+
+    /// Whether `id` is a session of this epoch created for `app` (live or not).
+    func wasNumbered(_ id: SessionID, for app: Int) -> Bool {
+        id.epoch == epoch && id.number >= 1 && id.number <= UInt64(numbered.count)
+            && numbered[Int(id.number - 1)].app == Int32(truncatingIfNeeded: app)
+    }
+
+    /// The live session `id`, copied out: for queries and tests, not for the rules' hot paths.
+    subscript(id: SessionID) -> SessionEntry? {
+        guard let slot = slot(of: id) else { return nil }
+        return slots[slot]
+    }
+
+    /// The session in a live slot.
+    subscript(slot: Int) -> SessionEntry {
+        _read { yield slots[slot] }
+        _modify { yield &slots[slot] }
+    }
+
+    func isLive(_ slot: Int) -> Bool { slots[slot].isLive }
+
+    /// Whether `slot` still holds session `id` (it may have ended, and its slot gone to another).
+    func holds(_ id: SessionID, at slot: Int) -> Bool { slots[slot].isLive && slots[slot].id == id }
+
+    /// Stores a new session and returns its slot.
+    mutating func insert(_ session: consuming SessionEntry) -> Int {
+        let id = session.id
+        let app = session.app
+        let restored = session.restored
+        let slot = vacantSlot(for: app)
+        slots[slot] = consume session
+        // A restored session keeps to the dictionary even if its id looks like this epoch's next one.
+        if !restored && id.epoch == epoch && id.number == UInt64(numbered.count) + 1 {
+            numbered.append(Numbered(app: Int32(truncatingIfNeeded: app), slot: Int32(truncatingIfNeeded: slot)))
+        } else {
+            others[id] = slot
+        }
+        count += 1
+        return slot
+    }
+
+    /// A vacant slot among the app's, after a new run of them if it has none left.
+    private mutating func vacantSlot(for app: Int) -> Int {
+        while free.count <= app { free.append([]) }
+        if let slot = free[app].popLast() { return slot }
+        let start = slots.count
+        slots.append(contentsOf: repeatElement(SessionEntry.vacant, count: Self.chunk))
+        free[app] = Array((start + 1..<start + Self.chunk).reversed())
+        return start
+    }
+
+    /// Takes the session out of its slot; `nil` if the slot is vacant.
+    mutating func remove(_ slot: Int) -> SessionEntry? {
+        guard slots[slot].isLive else { return nil }
+        var session = SessionEntry.vacant
+        swap(&session, &slots[slot])
+        let id = session.id
+        if id.epoch == epoch, id.number >= 1, id.number <= UInt64(numbered.count),
+            numbered[Int(id.number - 1)].slot == Int32(truncatingIfNeeded: slot)
+        {
+            numbered[Int(id.number - 1)].slot = -1
+        } else {
+            others[id] = nil
+        }
+        free[session.app].append(slot)
+        count -= 1
+        return session
+    }
+}
