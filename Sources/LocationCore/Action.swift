@@ -32,7 +32,10 @@ package enum StreamMessage: Hashable, Sendable {
     case authorization(AuthorizationView)
     case diagnostic(DiagnosticMask, ended: Bool)
     case update(DiagnosticMask)
+    /// A monitor stream's diagnostics changed (an event about the monitor, not one condition).
     case monitor(DiagnosticMask)
+    /// One condition's state and flags (U4).
+    case monitorCondition(MonitorEventView)
     case prompt(PromptView)
     case withdrawn(PromptID)
     case event(AdminEvent)

@@ -32,6 +32,8 @@ package enum Call: Sendable {
     case beginBackgroundActivity
     case liveUpdates(LiveConfiguration)
     case monitorEvents(monitor: String)
+    case addCondition(monitor: String, identifier: String, condition: CircularCondition)
+    case removeCondition(monitor: String, identifier: String)
     // io.locd.Admin
     case status
     case listApps

@@ -18,6 +18,9 @@ package struct LocationCore {
     var streams: [CallID: StreamEntry] = [:]
     var agents: [CallID] = []
     var watchers: [CallID] = []
+    /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
+    var conditions: [Int: MonitorConditions] = [:]
+    var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
 
     var providerHasFix = false
     var providerStationary = false
@@ -161,7 +164,13 @@ package struct LocationCore {
         case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
         case .beginBackgroundActivity: beginBackgroundActivity(call, app: app)
         case .liveUpdates: startLocationStream(call, app: app, monitor: nil)
-        case .monitorEvents(let monitor): startLocationStream(call, app: app, monitor: monitor)
+        case .monitorEvents(let monitor):
+            startLocationStream(call, app: app, monitor: monitor)
+            startMonitor(call, app: app, monitor: monitor)
+        case .addCondition(let monitor, let identifier, let condition):
+            addCondition(call, app: app, monitor: monitor, identifier: identifier, condition: condition)
+        case .removeCondition(let monitor, let identifier):
+            removeCondition(call, app: app, monitor: monitor, identifier: identifier)
         default: dispatchOther(call, method)
         }
     }

@@ -71,6 +71,17 @@ struct MonitorConditions {
         return true
     }
 
+    /// A condition's name: its monitor and identifier.
+    struct Key: Hashable {
+        var monitor: String
+        var identifier: String
+    }
+
+    /// The conditions past the app's limit.
+    var overLimit: [Key] {
+        entries.dropFirst(Self.limit).map { Key(monitor: $0.monitor, identifier: $0.identifier) }
+    }
+
     /// The conditions of one monitor, each with whether it is past the app's limit.
     func conditions(of monitor: String) -> [(entry: Entry, overLimit: Bool)] {
         entries.enumerated().compactMap { index, entry in

@@ -68,6 +68,16 @@ enum CallDecoder {
             case "LiveUpdates":
                 try p.only(["configuration"])
                 return .liveUpdates(try p.optionalEnum("configuration") ?? .standard)
+            case "AddCondition":
+                try p.only(["monitor", "identifier", "condition"])
+                return .addCondition(
+                    monitor: try p.string("monitor"),
+                    identifier: try p.string("identifier"),
+                    condition: try p.circularCondition("condition")
+                )
+            case "RemoveCondition":
+                try p.only(["monitor", "identifier"])
+                return .removeCondition(monitor: try p.string("monitor"), identifier: try p.string("identifier"))
             case "MonitorEvents":
                 try p.only(["monitor"])
                 return .monitorEvents(monitor: try p.string("monitor"))
@@ -155,6 +165,22 @@ struct ParameterReader {
             throw .invalidParameter(name, message: "missing: \(name) is required")
         }
         return string
+    }
+
+    /// A `CircularCondition` object: latitude, longitude and radius, all numbers.
+    func circularCondition(_ name: String) throws(VarlinkError) -> CircularCondition {
+        guard let value = value(name) else { throw .invalidParameter(name, message: "missing: \(name) is required") }
+        guard case .object(let object) = value else {
+            throw .invalidParameter(name, message: "expected a CircularCondition object, found \(value.typeName)")
+        }
+        var numbers: [Double] = []
+        for field in ["latitude", "longitude", "radius"] {
+            guard let number = object[field]?.doubleValue else {
+                throw .invalidParameter(name, message: "\(name).\(field) must be a number")
+            }
+            numbers.append(number)
+        }
+        return CircularCondition(latitude: numbers[0], longitude: numbers[1], radius: numbers[2])
     }
 
     func optionalBool(_ name: String) throws(VarlinkError) -> Bool? {

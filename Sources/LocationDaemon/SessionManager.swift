@@ -300,6 +300,14 @@ final class SessionManager: VarlinkServerDelegate {
                     "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
                 ])
             ]
+        case .monitorCondition(let event):
+            return [
+                "event": .object([
+                    "monitor": .string(event.monitor), "identifier": .string(event.identifier),
+                    "state": .string(event.state.rawValue), "date": .double(clock.unixNow()),
+                    "diagnostic": event.diagnostic.json,
+                ])
+            ]
         case .prompt(let prompt):
             return ["prompt": prompt.json(clock: clock)]
         case .withdrawn(let id):

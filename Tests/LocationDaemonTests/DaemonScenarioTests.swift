@@ -206,3 +206,41 @@ struct DaemonScenarioTests {
         #expect(resumed["session"]?["state"] == .string("active"))
     }
 }
+
+/// U4 over the socket: AddCondition, then MonitorEvents reports the condition.
+@Suite("Monitoring over the socket", .serialized)
+struct MonitoringScenarioTests {
+    @Test("U4: AddCondition and MonitorEvents: the condition is reported with the monitor-event flags")
+    func monitor() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
+        let app = try daemon.app("com.ex.maps")
+        let condition: JSONValue = .object([
+            "latitude": .double(35.68), "longitude": .double(139.76), "radius": .int(200),
+        ])
+        try app.call(
+            "io.locd.App.AddCondition",
+            ["monitor": .string("places"), "identifier": .string("home"), "condition": condition]
+        )
+        let streamer = try daemon.app("com.ex.maps")
+        let first = try streamer.stream("io.locd.App.MonitorEvents", ["monitor": .string("places")])
+        #expect(first["event"]?["identifier"] == .string(""), "first: the monitor's own diagnostics")
+        let home = try streamer.next()
+        #expect(home["event"]?["identifier"] == .string("home"))
+        #expect(home["event"]?["state"] == .string("unknown"))
+        #expect(home["event"]?["monitor"] == .string("places"))
+        #expect(
+            errorName {
+                try app.call(
+                    "io.locd.App.AddCondition",
+                    ["monitor": .string("places"), "identifier": .string("x"), "condition": .string("here")]
+                )
+            } == "org.varlink.service.InvalidParameter"
+        )
+    }
+}
