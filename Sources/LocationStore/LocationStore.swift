@@ -27,7 +27,10 @@ package final class LocationStore: Sendable {
     private let synchronousIsFull = Mutex(false)
 
     /// How long a write waits for a lock another connection holds before it fails.
-    static let busyTimeout: TimeInterval = 5
+    ///
+    /// Short, because the daemon writes from its one event loop: a lock held elsewhere must not stall every
+    /// client. A write that fails is retried every second while the daemon serves from memory (§10).
+    static let busyTimeout: TimeInterval = 0.2
 
     /// Opens (creating) `directory/locd.sqlite` in WAL mode, creating `directory` (0700) if needed.
     ///

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import Varlink
+
+/// SEMANTICS §10 at run time: a store that cannot be written.
+@Suite("Store failure", .serialized)
+struct StoreFailureTests {
+    @Test("R1: while the store cannot be written locd serves from memory, says so, and acknowledges no decision")
+    func storeLockedAtRunTime() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let app = try daemon.app("com.ex.maps")
+
+        // Another process takes the store's write lock.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3",
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Scripts/hold_store_lock.py").path,
+            daemon.stateDirectory + "/locd.sqlite",
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        try #require(said.hasPrefix("locked"))
+
+        let admin = try daemon.connect()
+        admin.timeout = 1.5
+        try admin.send(
+            VarlinkCall(
+                method: "io.locd.Admin.SetAuthorization",
+                parameters: ["appId": .string("com.ex.maps"), "setting": .string("always")]
+            )
+        )
+        #expect(throws: VarlinkClient.ClientError.timedOut) { _ = try admin.receive() }
+
+        // Still serving: reads answer from memory, and the status says the store is failing.
+        let observer = try daemon.connect()
+        let status = try observer.call("io.locd.Admin.Status")["status"]
+        #expect(status?["storeHealthy"] == .bool(false))
+        #expect(try app.call("io.locd.App.ListSessions")["sessions"] == .array([]))
+
+        // The lock goes; the next retry stores the decision and only then is it acknowledged.
+        input.fileHandleForWriting.closeFile()
+        holder.waitUntilExit()
+        admin.timeout = 10
+        let reply = try admin.receive()
+        #expect(reply.error == nil)
+        #expect(reply.parameters["authorization"]?["status"] == .string("authorizedAlways"))
+        #expect(try observer.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(true))
+        daemon.crash()
+        try daemon.start()
+        let after = try daemon.app("com.ex.maps")
+        #expect(
+            try after.call("io.locd.App.GetAuthorization")["authorization"]?["status"] == .string("authorizedAlways")
+        )
+    }
+}
