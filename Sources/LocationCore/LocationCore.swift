@@ -288,4 +288,7 @@ package struct LocationCore {
     }
 
     package var isProviderRunning: Bool { providerRunning }
+
+    /// Whether the provider last reported a fix (D9).
+    package var providerReportsFix: Bool { providerHasFix }
 }

@@ -35,7 +35,6 @@ final class SessionManager: VarlinkServerDelegate {
     /// The monitor name of each `MonitorEvents` stream, for its events.
     private var monitorNames: [CallID: String] = [:]
     private var timer: Scheduled<Void>?
-    private var timerInstant: Instant?
     /// Writes that failed and wait for a retry, and the messages held back until they are stored (R1).
     private var unstoredWrites: [Persist] = []
     private var heldMessages: [Action] = []
@@ -48,7 +47,6 @@ final class SessionManager: VarlinkServerDelegate {
     /// Sessions and shown prompts already logged as created, so updates are not logged again.
     private var loggedSessions: Set<SessionID> = []
     private var loggedPrompts: Set<PromptID> = []
-    private(set) var agentCount = 0
 
     init(
         core: LocationCore,
@@ -235,7 +233,6 @@ final class SessionManager: VarlinkServerDelegate {
     private func arm(_ instant: Instant?) {
         timer?.cancel()
         timer = nil
-        timerInstant = instant
         guard let instant else { return }
         let delay = max(0, instant.since(clock.now()).nanoseconds)
         // One nanosecond late rather than early: the core re-checks against the time it is given (L6).
@@ -325,7 +322,7 @@ final class SessionManager: VarlinkServerDelegate {
             "locationServicesEnabled": .bool(status.locationServicesEnabled),
             "provider": .object([
                 "name": .string(facts.providerName), "running": .bool(core.isProviderRunning),
-                "hasFix": .bool(false),
+                "hasFix": .bool(core.providerReportsFix),
             ]),
             "storeHealthy": .bool(storeHealthy),
             "apps": .int(Int64(status.apps)),

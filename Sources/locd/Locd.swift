@@ -60,6 +60,7 @@ struct Locd: AsyncParsableCommand {
             environment: environment
         )
         options.version = Self.configuration.version
+        // Checked before the service group runs, so that a bad file stops start-up with exactly one line.
         do {
             _ = try Daemon.configuration(options)
         } catch let error as StartupError {
