@@ -192,3 +192,26 @@ struct ConnectionLoadTests {
         #expect(served)
     }
 }
+
+/// Varlink's call flags over the real socket.
+@Suite("Varlink calls", .serialized)
+struct VarlinkCallTests {
+    @Test("PROTOCOL: a oneway call gets no reply, and pipelined calls are answered in order")
+    func onewayAndPipelining() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.app("com.ex.maps")
+        try client.send(
+            VarlinkCall(
+                method: "io.locd.App.CreateSession",
+                parameters: ["authorization": .string("none")],
+                oneway: true
+            )
+        )
+        try client.send(VarlinkCall(method: "io.locd.App.ListSessions"))
+        try client.send(VarlinkCall(method: "org.varlink.service.GetInfo"))
+        let sessions = try client.receive()
+        #expect(sessions.parameters["sessions"]?.arrayValue?.count == 1, "the oneway call was carried out")
+        #expect(try client.receive().parameters["product"] == .string("locd"))
+    }
+}
