@@ -58,7 +58,7 @@ package final class Daemon: Service {
         let snapshot: CoreSnapshot
         let epoch: UInt32
         do {
-            store = try LocationStore(directory: configuration.stateDirectory, bootID: bootID)
+            store = try LocationStore(directory: configuration.stateDirectory, bootID: bootID, busyTimeout: 0.2)
             snapshot = try store.load()
             epoch = try store.nextEpoch()
         } catch {

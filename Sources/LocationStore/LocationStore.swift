@@ -26,12 +26,6 @@ package final class LocationStore: Sendable {
     /// Only read and written inside `queue`'s serialized access; the mutex makes that visible to the compiler.
     private let synchronousIsFull = Mutex(false)
 
-    /// How long a write waits for a lock another connection holds before it fails.
-    ///
-    /// Short, because the daemon writes from its one event loop: a lock held elsewhere must not stall every
-    /// client. A write that fails is retried every second while the daemon serves from memory (§10).
-    static let busyTimeout: TimeInterval = 0.2
-
     /// Opens (creating) `directory/locd.sqlite` in WAL mode, creating `directory` (0700) if needed.
     ///
     /// A file that cannot be opened, or is not a locd store, throws ``StoreError`` with a message that names
@@ -39,14 +33,17 @@ package final class LocationStore: Sendable {
     /// - Parameters:
     ///   - directory: the state directory (`state-dir`, default `/var/lib/locd`).
     ///   - bootID: this boot's id, normally ``currentBootID()``; state written under another id is stale.
-    package init(directory: String, bootID: String) throws {
+    ///   - busyTimeout: how long a write waits for a lock another connection holds before it fails. The
+    ///     daemon passes a short one: it writes from its one event loop, and a lock held elsewhere must not
+    ///     stall every client (a failed write is retried while the daemon serves from memory, §10).
+    package init(directory: String, bootID: String, busyTimeout: TimeInterval = 5) throws {
         try Self.makeDirectory(directory)
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
         self.path = path
         self.bootID = bootID
         var configuration = Configuration()
         configuration.label = "locd.store"
-        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.busyMode = .timeout(busyTimeout)
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
