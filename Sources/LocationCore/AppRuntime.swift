@@ -33,6 +33,13 @@ struct PendingRequest: Hashable {
     var always: Bool
 }
 
+/// An app's sessions counted by requirement, inline (an array would be one more allocation to reach).
+struct RequirementCounts: Equatable {
+    var none = 0
+    var whenInUse = 0
+    var always = 0
+}
+
 /// The manifest's answers to the questions asked on every session (S2, S11, M1).
 struct Declarations {
     var hasManifest = false
@@ -55,16 +62,31 @@ struct Declarations {
 }
 
 /// Everything the core knows of one app.
+///
+/// The fields every session event reads come first and the manifest last: Swift lays a struct out in
+/// declaration order, and with a thousand apps the hot part of each should share few cache lines.
 struct AppRuntime {
-    let appID: String
-    var manifest: Manifest? {
-        didSet { declares = Declarations(manifest) }
-    }
+    /// Session counts by requirement, and of explicit sessions, so layering questions are O(1).
+    var requirementCounts = RequirementCounts()
+    var explicitDemanding = 0
+    var explicitNone = 0
+    /// How many of its sessions linger, so that a new session looks for ones to cover only when there are some (L4).
+    var lingeringSessions = 0
+    /// The slots of its sessions (``SessionTable``), in creation order.
+    var sessionSlots = SessionSlots()
+    var state: AppState = .notRunning
+    /// In use (L2), as last computed; changes drive L5 and the lifting of suppression.
+    var inUse = false
+    /// Whether the event being handled changed something its sessions and streams read: it is
+    /// re-evaluated when the event ends. A flag here, and the handle in a list, so that marking is O(1).
+    var isDirty = false
     /// What the rules read of the manifest on every call, as plain flags: reading the manifest out of
     /// the app table copies it.
     private(set) var declares: Declarations
     var record = AuthorizationRecord()
-    var state: AppState = .notRunning
+    /// Prompts in queue order; the first is the head (S9).
+    var queue: [PromptID] = []
+    var suppressed: Set<PromptKey> = []
     /// The end of the background grace (L2), while the app is in the background after the foreground.
     var graceEnds: Instant?
     /// The end of the relaunch window (L3), while terminated.
@@ -72,31 +94,20 @@ struct AppRuntime {
     /// The end of the window for clients to return after a daemon restart (L7, R3).
     var restartEnds: Instant?
     var inUseAtTermination = false
-    /// In use (L2), as last computed; changes drive L5 and the lifting of suppression.
-    var inUse = false
     var clients: [ClientID] = []
-    /// The slots of its sessions (``SessionTable``), in creation order.
-    var sessionSlots: [Int] = []
-    /// How many of them linger, so that creating a session looks for ones to cover only when there are some (L4).
-    var lingeringSessions = 0
     /// `LiveUpdates` and `MonitorEvents` streams.
     var locationStreams: [CallID] = []
     var authorizationWatchers: [CallID] = []
-    /// Prompts in queue order; the first is the head (S9).
-    var queue: [PromptID] = []
-    var suppressed: Set<PromptKey> = []
     var requests: [PendingRequest] = []
-    /// Ids of sessions that ended, so calls naming them answer `SessionInvalidated` (S3).
+    /// Ids of restored sessions that ended, so calls naming them answer `SessionInvalidated` (S3); this
+    /// daemon's own ended sessions are known from the session table (``LocationCore/wasMinted(_:by:)``).
     var endedSessions: Set<SessionID> = []
     /// The authorization last shown, to report changes once.
     var lastAuthorization: AuthorizationView?
-    /// Session counts by requirement, and of explicit sessions, so layering questions are O(1).
-    var requirementCounts = [0, 0, 0]
-    var explicitDemanding = 0
-    var explicitNone = 0
-    /// Whether the event being handled changed something its sessions and streams read: it is
-    /// re-evaluated when the event ends. A flag here, and the handle in a list, so that marking is O(1).
-    var isDirty = false
+    let appID: String
+    var manifest: Manifest? {
+        didSet { declares = Declarations(manifest) }
+    }
 
     init(appID: String, manifest: Manifest?) {
         self.appID = appID
@@ -106,9 +117,9 @@ struct AppRuntime {
 
     /// The strongest requirement among the app's sessions (S4).
     var effectiveRequirement: Requirement? {
-        if requirementCounts[2] > 0 { return .always }
-        if requirementCounts[1] > 0 { return .whenInUse }
-        if requirementCounts[0] > 0 { return .noAuthorization }
+        if requirementCounts.always > 0 { return .always }
+        if requirementCounts.whenInUse > 0 { return .whenInUse }
+        if requirementCounts.none > 0 { return .noAuthorization }
         return nil
     }
 
@@ -127,18 +138,13 @@ struct AppRuntime {
 
     mutating func count(_ kind: SessionKind, _ requirement: Requirement, _ delta: Int) {
         switch requirement {
-        case .noAuthorization: requirementCounts[0] += delta
-        case .whenInUse: requirementCounts[1] += delta
-        case .always: requirementCounts[2] += delta
+        case .noAuthorization: requirementCounts.none += delta
+        case .whenInUse: requirementCounts.whenInUse += delta
+        case .always: requirementCounts.always += delta
         }
         if kind == .explicit {
             if requirement >= .whenInUse { explicitDemanding += delta } else { explicitNone += delta }
         }
-    }
-
-    /// Forgets a session's slot; the newest sessions end most often, so the search starts at the end.
-    mutating func removeSlot(_ slot: Int) {
-        if let position = sessionSlots.lastIndex(of: slot) { sessionSlots.remove(at: position) }
     }
 
     /// S2: why the app may not create a session of `requirement` (and `purposeKey`), if it may not.

@@ -3,7 +3,7 @@ extension LocationCore {
     /// Whether the owner of a heap entry still has that deadline; moved or dropped ones are skipped.
     private func stands(_ entry: DeadlineHeap.Entry) -> Bool {
         switch entry.key {
-        case .lingering(let slot, let id): sessions.holds(id, at: slot) && sessions[slot].lingerEnds == entry.at
+        case .lingering(let id): sessions.slot(of: id).map { sessions[$0].lingerEnds == entry.at } ?? false
         case .backgroundGrace(let app): apps[app].graceEnds == entry.at
         case .relaunchWindow(let app): apps[app].relaunchEnds == entry.at
         case .restartWindow(let app): apps[app].restartEnds == entry.at
@@ -23,8 +23,8 @@ extension LocationCore {
             guard stands(entry) else { continue }
             now = max(entry.at, previous)
             switch entry.key {
-            case .lingering(let slot, _):
-                endSession(slot, final: true)
+            case .lingering(let id):
+                if let slot = sessions.slot(of: id) { endSession(slot, final: true) }
             case .backgroundGrace(let app):
                 apps[app].graceEnds = nil
                 lifecycleChanged(app, from: apps[app].state)

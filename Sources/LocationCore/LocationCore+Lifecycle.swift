@@ -196,7 +196,7 @@ extension LocationCore {
 
     mutating func setLinger(_ slot: Int, ends: Instant) {
         sessions[slot].lingerEnds = ends
-        deadlines.insert(ends, .lingering(slot: slot, sessions[slot].id))
+        deadlines.insert(ends, .lingering(sessions[slot].id))
         persist(.session(sessions[slot].snapshot))
     }
 

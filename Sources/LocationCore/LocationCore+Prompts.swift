@@ -77,10 +77,10 @@ extension LocationCore {
         if app.requests.contains(where: { $0.key == key }) { return true }
         switch key {
         case .authorization:
-            return app.requirementCounts[1] > 0 || app.requirementCounts[2] > 0
+            return app.requirementCounts.whenInUse > 0 || app.requirementCounts.always > 0
                 || (!app.optedOutOfImplicitSessions && !app.locationStreams.isEmpty)
         case .alwaysUpgrade:
-            return app.requirementCounts[2] > 0
+            return app.requirementCounts.always > 0
         case .accuracy(let purpose):
             return app.sessionSlots.contains { sessions.isLive($0) && sessions[$0].purposeKey == purpose }
         }

@@ -56,7 +56,7 @@ extension LocationCore {
             apps[app].lingeringSessions += 1
             apps[app].count(session.kind, session.requirement, 1)
             if session.requirement >= .whenInUse { demandingSessions += 1 }
-            deadlines.insert(window, .lingering(slot: slot, stored.id))
+            deadlines.insert(window, .lingering(stored.id))
         }
         for stored in snapshot.prompts.sorted(by: { $0.id < $1.id }) {
             guard let app = apps.handle(stored.appID), apps[app].manifest != nil else { continue }

@@ -153,7 +153,7 @@ extension LocationCore {
         let mask = session.diagnosticStreams.isEmpty ? [] : context(of: app).mask(of: session)
         let layering = apps[app].layering
         if session.owner == nil { apps[app].lingeringSessions -= 1 }
-        apps[app].removeSlot(slot)
+        apps[app].sessionSlots.remove(slot)
         if !wasMinted(session.id, by: app) { apps[app].endedSessions.insert(session.id) }
         apps[app].count(session.kind, session.requirement, -1)
         if session.requirement >= .whenInUse { demandingSessions -= 1 }
