@@ -95,7 +95,7 @@ struct DaemonScenarioTests {
         #expect(lingering.map { $0["id"] } == [.string(id)])
         #expect(lingering.first?["state"] == .string("lingering"))
         let remaining = try #require(lingering.first?["remainingSeconds"]?.doubleValue)
-        #expect(remaining > 0 && remaining <= 0.6)
+        #expect(remaining > 0 && remaining <= 2.0)
 
         let resumed = try relaunched.call("io.locd.App.ResumeSession", ["id": .string(id)])
         #expect(resumed["session"]?["state"] == .string("active"))

@@ -64,8 +64,8 @@ final class DaemonProcess {
         allow-unknown-apps = false
         [lifecycle]
         background-grace = 0.4
-        relaunch-window = 0.6
-        relaunch-adopt = 0.3
+        relaunch-window = 2.0
+        relaunch-adopt = 1.0
         prompt-timeout = 30.0
         """
 
