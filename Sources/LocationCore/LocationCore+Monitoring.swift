@@ -46,10 +46,7 @@ extension LocationCore {
     private mutating func announceConditions(app: Int, monitor: String, identifiers: [String]) {
         let current = conditions[app, default: MonitorConditions()].conditions(of: monitor)
         for (stream, owner) in monitorStreams where owner.app == app && owner.monitor == monitor {
-            guard let entry = streams[stream] else {
-                monitorStreams.removeValue(forKey: stream)  // closed since
-                continue
-            }
+            guard let entry = streams[stream] else { continue }
             for (condition, overLimit) in current where identifiers.contains(condition.identifier) {
                 emit(stream, .monitorCondition(event(condition, overLimit: overLimit, mask: entry.lastMask ?? [])))
             }

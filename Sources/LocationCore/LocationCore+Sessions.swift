@@ -282,6 +282,7 @@ extension LocationCore {
             if final { messages.append(.end(call, .diagnostic(lastMask, ended: true))) }
         case .liveUpdates(let app, let implicit), .monitorEvents(let app, let implicit):
             apps[app].locationStreams.removeAll { $0 == call }
+            monitorStreams.removeValue(forKey: call)
             openLocationStreams -= 1
             if final {
                 let mask = entry.lastMask ?? []

@@ -78,3 +78,20 @@ struct MonitoringTests {
         #expect(conditionEvents(h, stream).isEmpty)
     }
 }
+
+extension MonitoringTests {
+    @Test("U4: a closed MonitorEvents stream is forgotten and hears no later condition")
+    func closedStreamForgotten() {
+        var h = Harness()
+        h.set("com.ex.maps", .always)
+        let app = h.launch("com.ex.maps")
+        let viewer = h.connect()
+        h.call(viewer, .hello(appID: "com.ex.maps", state: nil))
+        let stream = h.call(viewer, .monitorEvents(monitor: "places"))
+        #expect(h.core.monitorStreams[stream] != nil)
+        h.disconnect(viewer)
+        #expect(h.core.monitorStreams[stream] == nil)
+        h.call(app, .addCondition(monitor: "places", identifier: "home", condition: home))
+        #expect(h.messages(to: stream).isEmpty)
+    }
+}
