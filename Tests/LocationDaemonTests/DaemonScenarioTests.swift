@@ -60,17 +60,9 @@ struct DaemonScenarioTests {
     func backgroundGrace() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
-        let app = try daemon.app("com.ex.maps")
-        let id = try #require(
-            try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
-        )
-        let watcher = try daemon.app("com.ex.maps")
-        #expect(try watcher.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)]).flags == [])
+        let session = try daemon.watchedSession()
+        #expect(session.firstFlags == [])
+        let (app, watcher) = (session.app, session.watcher)
         try app.call("io.locd.App.SetAppState", ["state": .string("background")])
         // The grace is 0.4 s in the test configuration: the next change is its end.
         #expect(try watcher.next().flags == ["insufficientlyInUse"])
@@ -126,17 +118,9 @@ struct DaemonScenarioTests {
     func globalSwitch() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
-        let app = try daemon.app("com.ex.maps")
-        let id = try #require(
-            try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
-        )
-        let watcher = try daemon.app("com.ex.maps")
-        #expect(try watcher.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)]).flags == [])
+        let session = try daemon.watchedSession()
+        #expect(session.firstFlags == [])
+        let (admin, watcher) = (session.admin, session.watcher)
         try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
         #expect(try watcher.next().flags == ["authorizationDenied", "authorizationDeniedGlobally"])
         let status = try admin.call("io.locd.Admin.Status")["status"]

@@ -44,3 +44,27 @@ func errorName(_ body: () throws -> Void) -> String? {
         return "\(error)"
     }
 }
+
+/// An app authorized by an admin, holding a `whenInUse` session, and a second connection of the app
+/// watching that session's diagnostics.
+struct WatchedSession {
+    let admin: VarlinkClient
+    let app: VarlinkClient
+    let watcher: VarlinkClient
+    let id: String
+    /// The first reply of the diagnostics stream.
+    let firstFlags: [String]
+}
+
+extension DaemonProcess {
+    func watchedSession(_ appID: String = "com.ex.maps", setting: String = "whileUsing") throws -> WatchedSession {
+        let admin = try connect()
+        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string(appID), "setting": .string(setting)])
+        let app = try self.app(appID)
+        let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        guard let id = created.sessionID else { throw VarlinkClient.ClientError.malformedReply }
+        let watcher = try self.app(appID)
+        let first = try watcher.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)])
+        return WatchedSession(admin: admin, app: app, watcher: watcher, id: id, firstFlags: first.flags)
+    }
+}
