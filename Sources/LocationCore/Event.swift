@@ -10,6 +10,10 @@ package enum Event: Sendable {
     case deadlineReached
     /// The location provider's state changed.
     case providerChanged(hasFix: Bool, stationary: Bool)
+    /// The running provider delivered a fix (U1, U3).
+    case fix(Fix)
+    /// The provider has no fix: no signal, gpsd mode < 2, or its source went away (D9).
+    case fixLost
     /// Manifests and configuration were reloaded (M2); the shell has validated them.
     case reload(manifests: [Manifest], configuration: CoreConfiguration)
 }

@@ -23,6 +23,8 @@ package struct LocationCore {
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
 
     var providerHasFix = false
+    /// The provider's newest fix, kept after the fix is lost so that status can show when it was.
+    var lastFix: Fix?
     var providerStationary = false
     var providerRunning = false
     /// Sessions with a requirement of at least `whenInUse`, and location streams: the provider's demand (U3).
@@ -89,6 +91,17 @@ package struct LocationCore {
             if hasFix != providerHasFix || stationary != providerStationary {
                 providerHasFix = hasFix
                 providerStationary = stationary
+                everythingDirty = true
+            }
+        case .fix(let fix):
+            lastFix = fix
+            if !providerHasFix {
+                providerHasFix = true
+                everythingDirty = true
+            }
+        case .fixLost:
+            if providerHasFix {
+                providerHasFix = false
                 everythingDirty = true
             }
         case .reload(let manifests, let configuration):
@@ -291,4 +304,7 @@ package struct LocationCore {
 
     /// Whether the provider last reported a fix (D9).
     package var providerReportsFix: Bool { providerHasFix }
+
+    /// The provider's newest fix, if it ever had one.
+    package var newestFix: Fix? { lastFix }
 }
