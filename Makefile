@@ -5,7 +5,7 @@ BIN = $(shell $(SWIFT) build --show-bin-path)
 RUN_SOCKET ?= $(CURDIR)/.run/io.locd
 LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
-.PHONY: build run test lint format bench bench-quick clean
+.PHONY: build run test boot-test lint format bench bench-quick clean
 
 build:
 	$(SWIFT) build
@@ -21,9 +21,17 @@ run: build
 	echo "  $(LOCCTL) status"; \
 	wait $$pid
 
-# Format check first (cheap), then every test.
+# Format check first (cheap), then every test, then the boot test in a container (skipped, with the
+# reason, where it cannot run).
 test: lint
 	$(SWIFT) test
+	$(MAKE) boot-test
+
+# systemd as PID 1 in a throwaway container, with the project's units and the debug binaries.
+boot-test:
+	$(SWIFT) build --product locd
+	$(SWIFT) build --product locctl
+	Tests/System/boot-test.sh $(BIN)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -133,8 +133,10 @@ package final class Daemon: Service {
         notifier.ready(status: "serving \(manifests.count) apps; \(counts) sessions restored, lingering")
         logger.info("ready", metadata: MessageID.daemonReady.metadata)
 
-        let watchdog = Task { await Self.pingWatchdog() }
+        let watchdog = Task { await Self.pingWatchdog(loop: loop) }
         defer { watchdog.cancel() }
+        let hang = Task { await Self.hangOnRequest(loop: loop, environment: options.environment, logger: logger) }
+        defer { hang.cancel() }
         let signals = await UnixSignalsSequence(trapping: .sighup)
         // Serve (and reload on SIGHUP) until graceful shutdown cancels the loop.
         await cancelWhenGracefulShutdown {
@@ -178,13 +180,28 @@ package final class Daemon: Service {
         setrlimit(RLIMIT_NOFILE_VALUE, &limit)
     }
 
-    /// Sends `WATCHDOG=1` at half of `WATCHDOG_USEC` while the service runs.
-    private static func pingWatchdog() async {
+    /// Sends `WATCHDOG=1` at half of `WATCHDOG_USEC` while the service runs, each time only after the event
+    /// loop has run a task: a loop that hangs stops the pings, and systemd kills and restarts the service.
+    private static func pingWatchdog(loop: any EventLoop) async {
         guard let interval = Systemd.watchdogInterval() else { return }
         let notifier = SystemdNotifier()
         while !Task.isCancelled {
+            guard (try? await loop.submit({}).get()) != nil else { return }
             notifier.watchdogPing()
             try? await Task.sleep(for: interval / 2)
+        }
+    }
+
+    /// With `LOCD_DEBUG_HANG_ON_SIGUSR1=1` in the environment, `SIGUSR1` blocks the event loop for good:
+    /// the hang the watchdog exists for, so that a test can prove systemd restarts a hung locd. Without
+    /// the variable, `SIGUSR1` keeps its default action.
+    private static func hangOnRequest(loop: any EventLoop, environment: [String: String], logger: Logger) async {
+        guard environment["LOCD_DEBUG_HANG_ON_SIGUSR1"] == "1" else { return }
+        for await _ in await UnixSignalsSequence(trapping: .sigusr1) {
+            logger.warning("SIGUSR1 with LOCD_DEBUG_HANG_ON_SIGUSR1=1: blocking the event loop on purpose")
+            loop.execute {
+                while true { sleep(3600) }
+            }
         }
     }
 

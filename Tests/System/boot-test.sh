@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Boots a real systemd (PID 1) in a throwaway container and checks locd's integration with it:
+# socket activation, Type=notify with its STATUS text, structured journal fields, reload and restart
+# keeping sessions, the watchdog restarting a hung locd, and the unit's security exposure.
+#
+# Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd and locctl there)
+# Needs root and systemd-nspawn (Debian: systemd-container). Where either is missing it prints why and
+# exits 0, so that `make test` runs everywhere; CI installs systemd-container and runs as root.
+# Recipe and precautions: the container boots the host's /usr with --volatile=yes; the launching shell
+# first moves into a cgroup of its own, so the container's systemd cannot adopt the host's root cgroup.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+skip() { echo "boot-test: SKIPPED: $*"; exit 0; }
+[ "$(id -u)" = 0 ] || skip "needs root to boot a container"
+command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (Debian: systemd-container)"
+[ -d /sys/fs/cgroup ] || skip "no cgroup file system"
+[ -w /sys/fs/cgroup/systemd ] || [ -w /sys/fs/cgroup/unified ] || [ -w /sys/fs/cgroup/cgroup.procs ] ||
+    skip "the cgroup file system is read-only here, so the test cannot give the container a cgroup of its own"
+
+build=$(cd "${1:-.build/debug}" && pwd)
+for binary in locd locctl; do
+    [ -x "$build/$binary" ] || { echo "boot-test: $build/$binary missing: build first (swift build)" >&2; exit 1; }
+done
+swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+
+work=$(mktemp -d /var/tmp/locd-boot.XXXXXX)
+cgroups=()
+cleanup() {
+    local status=$?
+    # Leave the test cgroups before removing them (deepest first).
+    for group in "${cgroups[@]}"; do
+        parent=$(dirname "$group")
+        echo $$ > "$parent/cgroup.procs" 2>/dev/null || true
+        find "$group" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+    done
+    rm -rf /run/systemd/nspawn/locd-boot* 2>/dev/null || true
+    rm -rf "$work"
+    exit $status
+}
+trap cleanup EXIT
+
+# A cgroup of our own in every hierarchy that names systemd (hybrid: name=systemd and unified; v2: the root).
+for hierarchy in systemd unified; do
+    if [ -d "/sys/fs/cgroup/$hierarchy" ] && [ -w "/sys/fs/cgroup/$hierarchy" ]; then
+        mkdir -p "/sys/fs/cgroup/$hierarchy/locd-boot-test"
+        echo $$ > "/sys/fs/cgroup/$hierarchy/locd-boot-test/cgroup.procs"
+        cgroups+=("/sys/fs/cgroup/$hierarchy/locd-boot-test")
+    fi
+done
+if [ ${#cgroups[@]} -eq 0 ] && [ -f /sys/fs/cgroup/cgroup.procs ]; then
+    mkdir -p /sys/fs/cgroup/locd-boot-test
+    echo $$ > /sys/fs/cgroup/locd-boot-test/cgroup.procs
+    cgroups+=(/sys/fs/cgroup/locd-boot-test)
+fi
+
+# The project's units, pointing at the binaries bound under /opt/locd (DynamicUser-style PrivateTmp and
+# ProtectSystem=strict forbid /tmp; the container's /usr is the host's, read-only).
+mkdir -p "$work/units" "$work/opt/bin" "$work/etc/apps.d" "$work/etc/sysusers.d"
+cp "$build/locd" "$build/locctl" "$work/opt/bin/"
+for unit in locd.service locd.socket; do
+    sed 's|/usr/bin/locd|/opt/locd/bin/locd|g' "systemd/$unit" > "$work/units/$unit"
+done
+cp systemd/locd.sysusers.conf "$work/etc/sysusers.d/locd.conf"
+# The test's own settings, as an administrator would put them in a drop-in: a short watchdog, and the
+# hidden hang switch (only this test sets it).
+mkdir -p "$work/units/locd.service.d"
+cat > "$work/units/locd.service.d/test.conf" <<UNIT
+[Service]
+WatchdogSec=3s
+RestartSec=0.2s
+Environment=LOCD_DEBUG_HANG_ON_SIGUSR1=1
+UNIT
+cat > "$work/etc/locd.toml" <<TOML
+state-dir = "/var/lib/locd"
+apps-dirs = ["/etc/locd/apps.d"]
+[lifecycle]
+relaunch-window = 30.0
+relaunch-adopt = 10.0
+TOML
+# The test client is python3 running as root: identity by executable exercises /proc/PID/exe under
+# ProtectProc=invisible with CAP_SYS_PTRACE, the path real apps take.
+python=$(readlink -f /usr/bin/python3)
+cat > "$work/etc/apps.d/com.example.boot.toml" <<TOML
+id = "com.example.boot"
+NSLocationWhenInUseUsageDescription = "The boot test checks sessions survive restarts."
+identity = "executable"
+executables = ["$python"]
+TOML
+cp Tests/System/in-container.sh Tests/System/session_client.py "$work/"
+cat > "$work/units/locd-test.target" <<UNIT
+[Unit]
+Description=locd boot test
+Requires=locd-test.service locd.socket
+After=locd-test.service
+AllowIsolate=yes
+UNIT
+cat > "$work/units/locd-test.service" <<UNIT
+[Unit]
+Description=locd boot test script
+After=locd.socket systemd-sysusers.service systemd-tmpfiles-setup.service
+Requires=locd.socket
+[Service]
+Type=oneshot
+Environment=PATH=/opt/locd/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ExecStart=/bin/bash $work/in-container.sh $work
+ExecStopPost=/bin/systemctl poweroff --no-block
+StandardOutput=append:$work/result.txt
+StandardError=append:$work/result.txt
+UNIT
+
+echo "boot-test: booting systemd in a container (work dir $work)"
+binds=(
+    --bind="$work"
+    --bind-ro="$swift_root"
+    --bind-ro="$work/opt:/opt/locd"
+    --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
+    --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
+    --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
+)
+for unit in locd.service locd.socket locd-test.target locd-test.service; do
+    binds+=(--bind-ro="$work/units/$unit:/etc/systemd/system/$unit")
+done
+binds+=(--bind-ro="$work/units/locd.service.d:/etc/systemd/system/locd.service.d")
+timeout 180 systemd-nspawn -D / --volatile=yes --register=no --keep-unit --private-network -q \
+    --machine="locd-boot-$$" "${binds[@]}" \
+    -b systemd.unit=locd-test.target systemd.firstboot=off </dev/null >"$work/console.txt" 2>&1 || true
+
+[ -f "$work/result.txt" ] || { echo "boot-test: the test service never ran; console:" >&2; tail -40 "$work/console.txt" >&2; exit 1; }
+cat "$work/result.txt"
+grep -q '^ALL PASSED$' "$work/result.txt" || { echo "boot-test: FAILED" >&2; exit 1; }
+echo "boot-test: passed"

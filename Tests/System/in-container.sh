@@ -1,0 +1,95 @@
+#!/bin/bash
+# Runs inside the boot-test container as a oneshot service, with systemd as PID 1. Prints PASS/FAIL
+# lines and, when every check passed, "ALL PASSED". Argument: the shared work directory.
+set -uo pipefail
+work=$1
+socket=/run/locd/io.locd
+client="python3 $work/session_client.py"
+log=$work/session.log
+
+fail() {
+    echo "FAIL: $*"
+    systemctl status locd.service --no-pager 2>&1 | head -20
+    journalctl -u locd.service --no-pager 2>&1 | tail -40
+    cat "$log" 2>/dev/null
+    exit 1
+}
+pass() { echo "PASS: $*"; }
+# Polls a condition (a shell command) every 50 ms until it holds or SECONDS run out.
+wait_for() {
+    local seconds=$1
+    shift
+    local deadline=$((SECONDS + seconds))
+    until eval "$@"; do
+        [ $SECONDS -lt $deadline ] || return 1
+        sleep 0.05
+    done
+}
+main_pid() { systemctl show -p MainPID --value locd.service; }
+session_state() {
+    $client call $socket '{"method":"io.locd.Admin.ListSessions","parameters":{"appId":"com.example.boot"}}' |
+        python3 -c "import json,sys; print(' '.join(s['id'] + ':' + s['state'] for s in json.load(sys.stdin)['sessions']))"
+}
+
+# Socket activation: nothing runs until the first connection, which the socket holds until locd is ready.
+[ "$(systemctl is-active locd.socket)" = active ] || fail "locd.socket is not active"
+[ "$(systemctl is-active locd.service)" = inactive ] || fail "locd.service ran before any connection"
+LOCD_SOCKET=$socket locctl status >/dev/null || fail "locctl status on the first connection"
+wait_for 10 '[ "$(systemctl is-active locd.service)" = active ]' || fail "locd.service did not become active"
+pass "locd.socket activated locd.service on the first connection"
+
+# Type=notify: READY=1 made it active; STATUS= is shown by systemctl.
+status_text=$(systemctl show -p StatusText --value locd.service)
+case "$status_text" in serving*) pass "Type=notify reached active with STATUS \"$status_text\"" ;;
+    *) fail "StatusText is \"$status_text\"" ;; esac
+
+# The journal: structured fields from locd's own journal handler, not stderr lines.
+journal=$(journalctl -u locd.service -o json --no-pager)
+grep -q '"MESSAGE_ID":"675d29ac72d64ddea67f1cf7b475e1e8"' <<<"$journal" || fail "no ready MESSAGE_ID in the journal"
+grep -q '"LOCD_LOGGER":' <<<"$journal" || fail "no LOCD_LOGGER field in the journal"
+grep -q '"CODE_FUNC":' <<<"$journal" || fail "no CODE_FUNC field in the journal"
+pass "journalctl -u locd has MESSAGE_ID, LOCD_LOGGER and CODE_FUNC fields"
+
+# A session held by an app (identity by executable, read through /proc under ProtectProc=invisible).
+$client call $socket '{"method":"io.locd.Admin.SetAuthorization","parameters":{"appId":"com.example.boot","setting":"whileUsing"}}' >/dev/null ||
+    fail "SetAuthorization"
+$client hold $socket com.example.boot "$log" &
+wait_for 10 'grep -q "^created" "$log" 2>/dev/null' || fail "the app could not create a session"
+session_id=$(grep -m1 '^created' "$log" | cut -d' ' -f2)
+grep -q "^created $session_id active" "$log" || fail "the session is not active: $(cat "$log")"
+pass "an app identified by its executable holds session $session_id"
+
+# Reload (SIGHUP): same process, the session untouched, the app's connections open.
+pid=$(main_pid)
+systemctl reload locd.service || fail "systemctl reload"
+wait_for 10 '[ "$(systemctl show -p StatusText --value locd.service)" = "serving; reloaded" ]' || fail "no READY after reload"
+[ "$(main_pid)" = "$pid" ] || fail "reload replaced the process"
+[ "$(session_state)" = "$session_id:active" ] || fail "after reload the sessions are $(session_state)"
+grep -q "^resumed" "$log" && fail "the app lost its connection on reload"
+pass "systemctl reload kept the process and session $session_id active"
+
+# Restart: a new process restores the session lingering; the app reconnects and takes it back (R3).
+systemctl restart locd.service || fail "systemctl restart"
+[ "$(main_pid)" != "$pid" ] || fail "restart kept the old process"
+wait_for 20 'grep -q "^resumed\|^failed" "$log"' || fail "the app did not come back after restart"
+grep -q "^resumed $session_id active" "$log" || fail "after restart: $(cat "$log")"
+[ "$(session_state)" = "$session_id:active" ] || fail "after restart the sessions are $(session_state)"
+pass "systemctl restart kept session $session_id (restored, resumed by the app, active)"
+
+# The watchdog: a hung event loop stops the pings; systemd kills locd and Restart=on-failure starts it.
+pid=$(main_pid)
+restarts=$(systemctl show -p NRestarts --value locd.service)
+kill -USR1 "$pid"
+wait_for 30 '[ "$(main_pid)" != "$pid" ] && [ "$(main_pid)" != 0 ] && [ "$(systemctl is-active locd.service)" = active ]' ||
+    fail "locd was not restarted after hanging"
+[ "$(systemctl show -p NRestarts --value locd.service)" -gt "$restarts" ] || fail "NRestarts did not grow"
+journalctl -u locd.service --no-pager | grep -q "Watchdog timeout" || fail "no watchdog timeout in the journal"
+wait_for 20 '[ "$(grep -c "^resumed $session_id active" "$log")" -ge 2 ]' || fail "the app did not resume after the watchdog restart"
+pass "the watchdog restarted a hung locd, and the app resumed session $session_id"
+
+# Hardening, scored by the systemd that runs the unit (threshold 10 is an exposure of 1.0).
+systemd-analyze security --no-pager --threshold=10 locd.service >"$work/security.txt" 2>&1 ||
+    fail "exposure above 1.0: $(tail -1 "$work/security.txt")"
+pass "systemd-analyze security: $(tail -1 "$work/security.txt" | sed 's/^→ //')"
+
+echo "ALL PASSED"
