@@ -83,7 +83,8 @@ package final class Daemon: Service {
         let limits = VarlinkLimits(
             maximumConnections: configuration.limits.maxConnections,
             maximumMessageBytes: configuration.limits.maxMessageBytes,
-            maximumWriteBuffer: configuration.limits.maxWriteBuffer
+            maximumWriteBuffer: configuration.limits.maxWriteBuffer,
+            maximumQueuedReplies: configuration.limits.maxQueuedUpdates
         )
         let loop = group.next()
         let logger = self.logger

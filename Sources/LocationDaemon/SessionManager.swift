@@ -252,7 +252,12 @@ final class SessionManager: VarlinkServerDelegate {
             case .fail(let call, let error):
                 connections[call.client.raw]?.fail(call.serial, error.varlinkError)
             case .emit(let call, let message):
-                connections[call.client.raw]?.reply(call.serial, parameters(of: message, call: call), continues: true)
+                connections[call.client.raw]?.reply(
+                    call.serial,
+                    parameters(of: message, call: call),
+                    continues: true,
+                    backlog: message.backlog
+                )
             case .end(let call, let message):
                 monitorNames.removeValue(forKey: call)
                 let final = message.map { parameters(of: $0, call: call) } ?? [:]
@@ -334,5 +339,17 @@ final class SessionManager: VarlinkServerDelegate {
             "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
             "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
         ])
+    }
+}
+
+extension StreamMessage {
+    /// What a lagging reader's connection may hold back of this message (PROTOCOL "Limits"): state is
+    /// coalesced to its newest value, updates keep `max-queued-updates`, and events are never dropped.
+    fileprivate var backlog: StreamBacklog {
+        switch self {
+        case .authorization, .diagnostic, .monitor: .keepNewest
+        case .update: .dropOldest
+        case .monitorCondition, .prompt, .withdrawn, .event: .keepAll
+        }
     }
 }

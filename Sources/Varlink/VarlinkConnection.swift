@@ -30,6 +30,22 @@ public protocol VarlinkServerDelegate: AnyObject {
     func closed(_ connection: VarlinkConnection)
 }
 
+/// What a connection may do with a stream's `continues` replies while its peer is not reading.
+///
+/// A connection lags once more than ``VarlinkLimits/lagThreshold`` bytes wait to be written. Its held
+/// replies go out, in order, as soon as the peer catches up, and before any final reply.
+public enum StreamBacklog: Sendable, Hashable {
+    /// Every reply is written; a peer that never reads is closed at `max-write-buffer`.
+    case keepAll
+    /// The reply is state (a diagnostic, an authorization): while the peer lags only the newest one is
+    /// kept, and none at all if it equals the last one written, so coalescing loses nothing and never
+    /// repeats a value.
+    case keepNewest
+    /// The reply is one of a series (location updates): while the peer lags at most
+    /// ``VarlinkLimits/maximumQueuedReplies`` are kept, and the oldest are dropped.
+    case dropOldest
+}
+
 /// One client connection. Loop-bound: use it only on the server's event loop.
 public final class VarlinkConnection {
     public let id: UInt64
@@ -43,6 +59,14 @@ public final class VarlinkConnection {
     public private(set) var isClosed = false
     /// Bytes handed to the socket and not yet written.
     public private(set) var pendingWriteBytes = 0
+    /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``).
+    private var backlog: [String] = []
+    /// The policy of the replies in ``backlog`` (a connection carries one stream at a time).
+    private var backlogPolicy = StreamBacklog.keepAll
+    /// The newest ``StreamBacklog/keepNewest`` reply written for the current call.
+    private var lastWrittenState: String?
+    /// Stream replies dropped under ``StreamBacklog/dropOldest`` since the connection opened.
+    public private(set) var droppedReplies = 0
 
     init(id: UInt64, channel: Channel, server: VarlinkServerCore) {
         self.id = id
@@ -72,26 +96,69 @@ public final class VarlinkConnection {
     }
 
     /// Sends a reply to the call `serial`; a final one (no `continues`) lets the next call in.
-    public func reply(_ serial: UInt64, _ parameters: JSONObject = [:], continues: Bool = false) {
-        send(serial, VarlinkReply(parameters: parameters, continues: continues))
+    /// - Parameter backlog: what may happen to a `continues` reply while the peer is not reading.
+    public func reply(
+        _ serial: UInt64,
+        _ parameters: JSONObject = [:],
+        continues: Bool = false,
+        backlog policy: StreamBacklog = .keepAll
+    ) {
+        send(serial, VarlinkReply(parameters: parameters, continues: continues), policy: policy)
     }
 
     /// Sends an error reply to the call `serial`, ending it.
     public func fail(_ serial: UInt64, _ error: VarlinkError) {
-        send(serial, VarlinkReply(error: error))
+        send(serial, VarlinkReply(error: error), policy: .keepAll)
     }
 
     /// The call that is being answered now, if any.
     public var currentCall: UInt64? { current }
 
-    private func send(_ serial: UInt64, _ reply: VarlinkReply) {
+    private func send(_ serial: UInt64, _ reply: VarlinkReply, policy: StreamBacklog) {
         guard !isClosed, serial == current else { return }
         var text = ""
         reply.write(to: &text)
+        if reply.continues && policy != .keepAll && (isLagging || !backlog.isEmpty) {
+            hold(text, policy: policy)
+            return
+        }
+        writeBacklog()
+        if policy == .keepNewest { lastWrittenState = text }
         write(text)
         if !reply.continues {
             current = nil
+            lastWrittenState = nil
             dispatchNext()
+        }
+    }
+
+    private var isLagging: Bool { pendingWriteBytes >= server.limits.lagThreshold }
+
+    private func hold(_ text: String, policy: StreamBacklog) {
+        backlogPolicy = policy
+        switch policy {
+        case .keepAll:
+            backlog.append(text)
+        case .keepNewest:
+            backlog.removeAll(keepingCapacity: true)
+            if text != lastWrittenState { backlog.append(text) }
+        case .dropOldest:
+            backlog.append(text)
+            if backlog.count > server.limits.maximumQueuedReplies {
+                backlog.removeFirst(backlog.count - server.limits.maximumQueuedReplies)
+                droppedReplies += 1
+            }
+        }
+    }
+
+    /// Writes the held replies, oldest first.
+    private func writeBacklog() {
+        guard !backlog.isEmpty else { return }
+        let held = backlog
+        backlog.removeAll(keepingCapacity: true)
+        for text in held {
+            if backlogPolicy == .keepNewest { lastWrittenState = text }
+            write(text)
         }
     }
 
@@ -108,7 +175,10 @@ public final class VarlinkConnection {
         }
         pendingWriteBytes += size
         let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { [self] _ in pendingWriteBytes -= size }
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in
+            pendingWriteBytes -= size
+            if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
+        }
         channel.writeAndFlush(buffer, promise: promise)
     }
 
@@ -122,6 +192,7 @@ public final class VarlinkConnection {
     func markClosed() {
         isClosed = true
         queue.removeAll()
+        backlog.removeAll()
     }
 }
 

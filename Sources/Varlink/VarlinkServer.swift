@@ -25,12 +25,24 @@ public struct VarlinkLimits: Sendable, Hashable {
     public var maximumConnections: Int
     public var maximumMessageBytes: Int
     public var maximumWriteBuffer: Int
+    /// How many unwritten ``StreamBacklog/dropOldest`` replies a lagging connection keeps (`max-queued-updates`).
+    public var maximumQueuedReplies: Int
 
-    public init(maximumConnections: Int = 4096, maximumMessageBytes: Int = 1 << 20, maximumWriteBuffer: Int = 4 << 20) {
+    public init(
+        maximumConnections: Int = 4096,
+        maximumMessageBytes: Int = 1 << 20,
+        maximumWriteBuffer: Int = 4 << 20,
+        maximumQueuedReplies: Int = 64
+    ) {
         self.maximumConnections = maximumConnections
         self.maximumMessageBytes = maximumMessageBytes
         self.maximumWriteBuffer = maximumWriteBuffer
+        self.maximumQueuedReplies = maximumQueuedReplies
     }
+
+    /// Unwritten bytes past which a connection counts as lagging and its stream replies are held back:
+    /// 64 KiB (far beyond what a reading client leaves unwritten), or half of `max-write-buffer` if smaller.
+    var lagThreshold: Int { min(65_536, maximumWriteBuffer / 2) }
 }
 
 /// The loop-bound heart of a server: connections, `org.varlink.service`, and routing to the delegate.

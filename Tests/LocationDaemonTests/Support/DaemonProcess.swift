@@ -17,7 +17,6 @@ final class DaemonProcess {
     let configPath: String
     private(set) var process: Process?
     let notify: NotifySocket
-    private var stderrPipe = Pipe()
     /// Everything the daemon printed on stderr so far (read when it has exited).
     private(set) var errorOutput = ""
 
@@ -114,8 +113,13 @@ final class DaemonProcess {
         env.removeValue(forKey: "JOURNAL_STREAM")
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        stderrPipe = Pipe()
-        process.standardError = stderrPipe
+        // A file, not a pipe: a pipe nobody drains while the test runs would block a chatty daemon.
+        if !FileManager.default.fileExists(atPath: logPath) {
+            FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardError = log
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
@@ -151,9 +155,11 @@ final class DaemonProcess {
     }
 
     private func collectOutput() {
-        let data = stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        errorOutput += String(decoding: data, as: UTF8.self)
+        errorOutput = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
+
+    /// Where the daemon's stderr goes, across every start.
+    private var logPath: String { directory.appendingPathComponent("locd.stderr").path }
 
     /// A fresh client connection.
     func connect() throws -> VarlinkClient {
