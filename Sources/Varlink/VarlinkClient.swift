@@ -76,6 +76,12 @@ public final class VarlinkClient {
         }
     }
 
+    /// Closes the sending half of the connection (`shutdown(SHUT_WR)`): the server reads end-of-file
+    /// while replies can still arrive.
+    public func finishSending() {
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
     /// Reads the next reply.
     public func receive() throws -> VarlinkReply {
         while true {
