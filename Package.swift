@@ -115,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationSimulationTests",
-            dependencies: ["LocationSimulation", "LocationCore"],
+            dependencies: ["LocationSimulation", "LocationConfiguration", "LocationCore"],
             exclude: ["Expected"]
         ),
         .testTarget(
