@@ -41,6 +41,8 @@ package struct Simulator {
     private var promptViews: [PromptID: PromptView] = [:]
     private var shownPrompts: [String: PromptID] = [:]
     private var inUse: [String: Bool] = [:]
+    /// Every app the scenario names, by manifest or in an event (allow-unknown-apps), in order.
+    private let appIDs: [String]
 
     /// The scenario event being run, for naming sessions and telling why one ended.
     private var cause: Cause = .setup
@@ -67,6 +69,7 @@ package struct Simulator {
         self.scenario = scenario
         core = LocationCore(configuration: scenario.configuration, manifests: scenario.manifests, epoch: 1)
         watchCall = CallID(client: admin, serial: 0)
+        appIDs = Set(scenario.manifests.map(\.appID) + scenario.events.compactMap(\.app)).sorted()
         now = Self.start
     }
 
@@ -545,8 +548,7 @@ package struct Simulator {
     /// event's lines.
     private mutating func noteInUse(after first: Int, appMoved: [String: Int]) {
         var anchored: [Int: [TimelineEntry]] = [:]
-        for manifest in scenario.manifests.sorted(by: { $0.appID < $1.appID }) {
-            let app = manifest.appID
+        for app in appIDs {
             let current = core.appState(app)?.inUse ?? false
             guard current != (inUse[app] ?? false) else { continue }
             inUse[app] = current
