@@ -116,7 +116,7 @@ package struct Simulator {
             guard processes[app] == nil else {
                 throw issue(event, "\(app) is still running: terminate it before relaunching it")
             }
-            let (_, lingeringSessions) = start(app, state: state)
+            let lingeringSessions = start(app, state: state)
             if resume {
                 for session in lingeringSessions { appCall(app, .resumeSession(session.id.description)) }
             }
@@ -183,9 +183,9 @@ package struct Simulator {
         }
     }
 
-    /// A new process of `app` connects and says `Hello`; returns its client and the sessions it may resume.
+    /// A new process of `app` connects and says `Hello`; returns the lingering sessions it may resume.
     @discardableResult
-    private mutating func start(_ app: String, state: RunningState?) -> (ClientID, [SessionView]) {
+    private mutating func start(_ app: String, state: RunningState?) -> [SessionView] {
         let client = ClientID(nextClient)
         nextClient += 1
         let pid = Int32(100 + client.raw)
@@ -194,13 +194,13 @@ package struct Simulator {
         call(client, .hello(appID: app, state: state))
         for action in lastActions {
             if case .reply(_, .hello(_, let lingeringSessions)) = action {
-                return (client, lingeringSessions.sorted { $0.id < $1.id })
+                return lingeringSessions.sorted { $0.id < $1.id }
             }
         }
         // Hello failed (its error is on the timeline): the process exits.
         processes[app] = nil
         send(.disconnected(client))
-        return (client, [])
+        return []
     }
 
     private func need(_ app: String, _ event: ScenarioEvent) throws(ConfigurationIssue) {
