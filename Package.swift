@@ -78,10 +78,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
+        .target(
+            name: "LocationSimulation",
+            dependencies: ["LocationCore", "LocationConfiguration", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
         .executableTarget(
             name: "locctl",
             dependencies: [
                 "LocationConfiguration",
+                "LocationSimulation",
                 "Varlink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -106,6 +112,11 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
             exclude: ["Scripts"]
+        ),
+        .testTarget(
+            name: "LocationSimulationTests",
+            dependencies: ["LocationSimulation", "LocationConfiguration", "LocationCore"],
+            exclude: ["Expected"]
         ),
         .testTarget(
             name: "SystemdSupportTests",

@@ -47,6 +47,21 @@ extension DaemonConfiguration {
         return configuration
     }
 
+    /// Reads the configuration keys of a file that also holds keys of its own (a simulation scenario), over the
+    /// defaults, with the same key names, checks and messages as `locd.toml`.
+    /// - Parameters:
+    ///   - document: the whole file.
+    ///   - otherKeys: the file's own top-level keys, which the caller reads.
+    package static func parse(
+        document: TOMLDocument,
+        otherKeys: [String]
+    ) throws(ConfigurationIssue) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        let kindPlace = try configuration.apply(document, otherKeys: otherKeys)
+        try configuration.check(kindPlace: kindPlace)
+        return configuration
+    }
+
     /// The drop-ins of `main`: the `*.toml` files of `main.d/`, by name, leaving out hidden ones.
     static func dropIns(beside main: String) throws(ConfigurationIssue) -> [String] {
         let directory = main + ".d"
@@ -94,8 +109,9 @@ extension DaemonConfiguration {
 
     /// Sets every key `document` has; returns where it sets `[provider] kind`, if it does, so that a requirement
     /// of that kind can be reported where the kind was chosen.
-    private mutating func apply(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {
-        try Self.rejectUnknownKeys(document, in: [], allowed: Self.topLevelKeys)
+    private mutating func apply(_ document: TOMLDocument, otherKeys: [String] = []) throws(ConfigurationIssue) -> Place?
+    {
+        try Self.rejectUnknownKeys(document, in: [], allowed: Self.topLevelKeys + otherKeys)
         if let socket = try Self.path(document, ["socket"]) {
             guard socket.utf8.count <= Self.maximumSocketPathBytes else {
                 let expected = "a socket path of at most \(Self.maximumSocketPathBytes) bytes"

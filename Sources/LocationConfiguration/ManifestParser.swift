@@ -11,8 +11,8 @@ import TOMLKit
 /// sessions), `identity` (`"executable"` by default, `"uid"`, `"any"`), `executables` (absolute paths) and
 /// `users` (names or uids). A parse error, a missing `id` or a value of the wrong type rejects the file; an
 /// unknown key is a warning, because Info.plist files carry many keys. No input traps.
-enum ManifestParser {
-    typealias Outcome = (manifest: Manifest?, errors: [ConfigurationIssue], warnings: [ConfigurationIssue])
+package enum ManifestParser {
+    package typealias Outcome = (manifest: Manifest?, errors: [ConfigurationIssue], warnings: [ConfigurationIssue])
 
     static let idKey = "id"
     static let accuracyReducedKey = "NSLocationDefaultAccuracyReduced"
@@ -35,7 +35,7 @@ enum ManifestParser {
     }
 
     /// Parses raw file contents.
-    static func parse(bytes: [UInt8], file: String) -> Outcome {
+    package static func parse(bytes: [UInt8], file: String) -> Outcome {
         do {
             return read(try TOMLDocument(file: file, bytes: bytes))
         } catch {
@@ -52,7 +52,20 @@ enum ManifestParser {
         }
     }
 
+    /// Parses a manifest written as a table inside another file (a simulation scenario's `[apps."ID"]`): the
+    /// same keys and checks, except that `id` may be left out, the table's name giving it.
+    /// - Parameters:
+    ///   - document: the table, scoped with ``TOMLDocument/scoped(to:)`` so that messages name its whole path.
+    ///   - appID: the table's name, which `id` must equal when it is written.
+    package static func parse(inline document: TOMLDocument, appID: String) -> Outcome {
+        read(document, stem: appID, idRequired: false)
+    }
+
     private static func read(_ document: TOMLDocument) -> Outcome {
+        read(document, stem: stem(of: document.file), idRequired: true)
+    }
+
+    private static func read(_ document: TOMLDocument, stem: String, idRequired: Bool) -> Outcome {
         var errors: [ConfigurationIssue] = []
         var warnings: [ConfigurationIssue] = []
         /// Runs one key's read, keeping its issue and going on, so that one pass reports every bad key.
@@ -69,9 +82,9 @@ enum ManifestParser {
             warnings.append(document.issue([key], "unknown key, ignored"))
         }
 
-        let stem = stem(of: document.file)
         let id = collect { () throws(ConfigurationIssue) -> String? in
             guard let id = try document.string([idKey]) else {
+                if !idRequired { return stem }
                 throw document.issue(
                     [idKey],
                     "required: the app id, equal to the file name \(TOMLDocument.quoted(stem))"
@@ -80,7 +93,7 @@ enum ManifestParser {
             guard id == stem else {
                 throw document.issue(
                     [idKey],
-                    "must equal the file name \(TOMLDocument.quoted(stem)), found \(TOMLDocument.quoted(id))"
+                    "must equal the \(idRequired ? "file" : "table") name \(TOMLDocument.quoted(stem)), found \(TOMLDocument.quoted(id))"
                 )
             }
             return id

@@ -4,13 +4,15 @@ import TOMLKit
 ///
 /// Absent keys read as `nil`; a present key of the wrong type is an issue. Keys are paths of table names
 /// (`["lifecycle", "background-grace"]`), written in messages the way TOML writes them.
-struct TOMLDocument {
-    let file: String
-    private let root: TOMLTable
+package struct TOMLDocument {
+    package let file: String
+    private var root: TOMLTable
     private let locator: TOMLLineLocator
+    /// The table this document reads from, when it is a part of a larger file (an inline manifest).
+    private var prefix: [String] = []
 
     /// Parses raw file contents, which must be UTF-8 without NUL bytes.
-    init(file: String, bytes: [UInt8]) throws(ConfigurationIssue) {
+    package init(file: String, bytes: [UInt8]) throws(ConfigurationIssue) {
         var line = 1
         var iterator = bytes.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
@@ -27,7 +29,7 @@ struct TOMLDocument {
         try self.init(file: file, text: String(decoding: bytes, as: UTF8.self))
     }
 
-    init(file: String, text: String) throws(ConfigurationIssue) {
+    package init(file: String, text: String) throws(ConfigurationIssue) {
         self.file = file
         let locator = TOMLLineLocator(text: text)
         self.locator = locator
@@ -62,16 +64,31 @@ struct TOMLDocument {
     // MARK: Locating
 
     /// The line where `path` is written, or where its table is.
-    func line(of path: [String]) -> Int? {
-        locator.line(of: path)
+    package func line(of path: [String]) -> Int? {
+        locator.line(of: prefix + path)
+    }
+
+    /// Every line where exactly `path` is written, in order: one per `[[path]]` header of an array of tables.
+    package func lines(of path: [String]) -> [Int] {
+        locator.lines(of: prefix + path)
+    }
+
+    /// The table at `path` as a document of its own whose messages still name the whole path, or `nil` when
+    /// `path` is not a table.
+    package func scoped(to path: [String]) -> TOMLDocument? {
+        guard let table = value(path)?.table else { return nil }
+        var part = self
+        part.root = table
+        part.prefix = prefix + path
+        return part
     }
 
     /// An issue about `path`, on the line where it is written.
-    func issue(_ path: [String], _ message: String) -> ConfigurationIssue {
+    package func issue(_ path: [String], _ message: String) -> ConfigurationIssue {
         ConfigurationIssue(
             file: file,
             line: line(of: path),
-            key: path.isEmpty ? nil : TOMLDocument.display(path),
+            key: prefix.isEmpty && path.isEmpty ? nil : TOMLDocument.display(prefix + path),
             message: message
         )
     }
@@ -87,14 +104,14 @@ struct TOMLDocument {
     }
 
     /// A key path as TOML writes it: bare parts as they are, others quoted.
-    static func display(_ path: [String]) -> String {
+    package static func display(_ path: [String]) -> String {
         path.map { part in
             !part.isEmpty && part.unicodeScalars.allSatisfy(isBare) ? part : quoted(part)
         }.joined(separator: ".")
     }
 
     /// A string as a TOML basic string, so that odd characters in a message stay visible.
-    static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         var text = "\""
         for scalar in string.unicodeScalars {
             switch scalar {
@@ -113,7 +130,7 @@ struct TOMLDocument {
     // MARK: Reading
 
     /// The value at `path`, walking through tables; `nil` when absent.
-    func value(_ path: [String]) -> TOMLValueConvertible? {
+    package func value(_ path: [String]) -> TOMLValueConvertible? {
         var current: TOMLValueConvertible = root
         for part in path {
             guard let table = current.table, let next = table[part] else { return nil }
@@ -123,7 +140,7 @@ struct TOMLDocument {
     }
 
     /// The keys of the table at `path` (the root when empty), in TOML's order; none when it is not a table.
-    func keys(_ path: [String]) -> [String] {
+    package func keys(_ path: [String]) -> [String] {
         value(path)?.table?.keys ?? []
     }
 
@@ -193,7 +210,7 @@ struct TOMLDocument {
 
     // MARK: Describing values
 
-    static func noun(_ type: TOMLType) -> String {
+    package static func noun(_ type: TOMLType) -> String {
         switch type {
         case .table: "table"
         case .array: "array"
@@ -207,7 +224,7 @@ struct TOMLDocument {
         }
     }
 
-    static func literal(_ value: TOMLValueConvertible) -> String {
+    package static func literal(_ value: TOMLValueConvertible) -> String {
         if let int = value.int { return String(int) }
         if let double = value.double { return "\(double)" }
         if let bool = value.bool { return bool ? "true" : "false" }

@@ -69,6 +69,11 @@ struct TOMLLineLocator {
         return nil
     }
 
+    /// Every line where exactly `path` is written, in order (each header of an array of tables).
+    func lines(of path: [String]) -> [Int] {
+        entries.filter { $0.path == path }.map(\.line)
+    }
+
     /// The first key or table header written on `line`, to name the key of a parse error.
     func keyPath(atLine line: Int) -> [String]? {
         entries.first { $0.line == line }?.path

@@ -18,7 +18,7 @@ struct Locctl: ParsableCommand {
             $XDG_RUNTIME_DIR/locd/io.locd as a user.
             """,
         version: "0.1.0",
-        subcommands: [StatusCommand.self],
+        subcommands: [StatusCommand.self, SimulateCommand.self],
         defaultSubcommand: StatusCommand.self
     )
 }
