@@ -1,0 +1,420 @@
+import Foundation
+import Testing
+import Varlink
+
+@testable import LocationClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `LocationClient` against the real daemon over its real socket.
+@Suite("LocationClient", .serialized)
+struct ClientLibraryTests {
+    /// Retries at most 200 ms apart, well inside the test daemon's 2 s relaunch window.
+    static let quickReconnection = ReconnectPolicy(maximumDelay: .milliseconds(200), giveUpAfter: .seconds(30))
+
+    @Test("I1: connect says Hello for the app: the daemon counts its client, and authorization reads its record")
+    func connectSaysHello() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(1))
+        #expect(try await client.authorization.status == .notDetermined)
+
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
+        let authorization = try await client.authorization
+        #expect(authorization.status == .authorizedAlways)
+        #expect(authorization.settingsLabel == .always)
+        await client.close()
+        #expect(try await eventually { try appEntry(daemon, "com.ex.maps")?["clients"] == .int(0) })
+    }
+
+    @Test("M3: connecting as an app with no manifest fails with AppUnknown, saying which file to install")
+    func unknownApp() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let error = await #expect(throws: LocationClientError.self) {
+            try await LocationClient.connect(appID: "com.ex.nobody", socketPath: daemon.socketPath)
+        }
+        guard case .appUnknown(let appID, let message)? = error else {
+            Issue.record("expected AppUnknown, got \(String(describing: error))")
+            return
+        }
+        #expect(appID == "com.ex.nobody")
+        #expect(message.contains("apps.d/com.ex.nobody.toml"))
+        #expect(error?.varlinkName == "io.locd.App.AppUnknown")
+    }
+
+    @Test("Connecting where no daemon listens fails with daemonUnavailable naming the socket")
+    func noDaemon() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("locd-none-\(UUID())").path
+        let error = await #expect(throws: LocationClientError.self) {
+            try await LocationClient.connect(appID: "com.ex.maps", socketPath: path)
+        }
+        guard case .daemonUnavailable(let socket, _)? = error else {
+            Issue.record("expected daemonUnavailable, got \(String(describing: error))")
+            return
+        }
+        #expect(socket == path)
+        #expect(error?.message.contains("is locd running?") == true)
+    }
+
+    @Test("The default socket: LOCD_SOCKET, else a user daemon's under XDG_RUNTIME_DIR, else the system one")
+    func defaultSocket() {
+        let user = "/run/user/1000/locd/io.locd"
+        #expect(DefaultSocket.path(environment: ["LOCD_SOCKET": "/tmp/x"], exists: { _ in true }) == "/tmp/x")
+        let runtime = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(DefaultSocket.path(environment: runtime, exists: { $0 == user }) == user)
+        #expect(DefaultSocket.path(environment: runtime, exists: { _ in false }) == "/run/locd/io.locd")
+        #expect(
+            DefaultSocket.path(environment: ["XDG_RUNTIME_DIR": "relative"], exists: { _ in true })
+                == "/run/locd/io.locd"
+        )
+        #expect(DefaultSocket.path(environment: [:], exists: { _ in true }) == "/run/locd/io.locd")
+    }
+
+    @Test("S2: a session the manifest has no usage description for fails with UsageDescriptionMissing")
+    func usageDescriptionMissing() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(appID: "com.ex.run", socketPath: daemon.socketPath)
+        let error = await #expect(throws: LocationClientError.self) {
+            try await client.serviceSession(authorization: .always)
+        }
+        guard case .usageDescriptionMissing(let key, let message)? = error else {
+            Issue.record("expected UsageDescriptionMissing, got \(String(describing: error))")
+            return
+        }
+        #expect(key == "NSLocationAlwaysAndWhenInUseUsageDescription")
+        #expect(message.hasPrefix("add \(key) to "))
+        #expect(error?.varlinkName == "io.locd.App.UsageDescriptionMissing")
+        #expect(try daemon.connect().call("io.locd.Admin.ListSessions")["sessions"] == .array([]))
+        await client.close()
+    }
+
+    @Test("D1: a session's diagnostics report authorizationDeniedGlobally while location services are off")
+    func diagnosticsFollowTheSwitch() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let session = try await client.serviceSession(authorization: .whenInUse)
+        let inbox = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+
+        let first = try await inbox.element(0)
+        #expect(first.flags.isEmpty)
+        try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
+        let off = try await inbox.element(1)
+        #expect(off.authorizationDeniedGlobally && off.authorizationDenied)
+        #expect(off.mask == DiagnosticFlags([.authorizationDenied, .authorizationDeniedGlobally]).rawValue)
+        try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(true)])
+        #expect(try await inbox.element(2).flags.isEmpty)
+        await client.close()
+    }
+
+    @Test("S3: invalidate() ends the session: its diagnostics finish and the daemon no longer lists it")
+    func invalidateEndsTheSession() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let session = try await client.serviceSession(authorization: .none)
+        let inbox = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        _ = try await inbox.element(0)
+        session.invalidate()
+        #expect(try await inbox.end() == .finished)
+        #expect(try sessions(daemon, "com.ex.maps").isEmpty)
+        await client.close()
+    }
+
+    @Test("S10: leaving a live-updates loop closes its stream on the wire, which ends its implicit session")
+    func breakingOutClosesTheStream() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        var received = 0
+        for try await update in client.liveUpdates(.fitness) {
+            #expect(!update.serviceSessionRequired)
+            // While the loop runs, the stream holds the app's implicit session.
+            #expect(try sessions(daemon, "com.ex.maps").map { $0["kind"] } == [.string("implicit")])
+            received += 1
+            break
+        }
+        #expect(received == 1)
+        #expect(try await eventually { try sessions(daemon, "com.ex.maps").isEmpty })
+        #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(1))
+        await client.close()
+    }
+
+    @Test("Cancelling the task that iterates diagnostics closes that stream's connection")
+    func cancellingClosesTheConnection() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let session = try await client.serviceSession(authorization: .none)
+        let inbox = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        _ = try await inbox.element(0)
+        // The control connection and the stream's.
+        #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(2))
+        inbox.cancel()
+        #expect(try await eventually { try appEntry(daemon, "com.ex.maps")?["clients"] == .int(1) })
+        // The session itself is untouched: only the stream ended.
+        #expect(try sessions(daemon, "com.ex.maps").map { $0["id"] } == [.string(session.id)])
+        await client.close()
+    }
+
+    @Test("R3: a daemon restart mid-stream: the same session is taken back and the loops carry on, never ended")
+    func restartMidStream() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        let client = try await LocationClient.connect(
+            appID: "com.ex.maps",
+            socketPath: daemon.socketPath,
+            reconnection: Self.quickReconnection
+        )
+        let session = try await client.serviceSession(authorization: .whenInUse)
+        let diagnostics = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        let updates = Inbox<LocationUpdate>.collecting(client.liveUpdates())
+        #expect(try await diagnostics.element(0).flags.isEmpty)
+        #expect(try await updates.element(0).authorizationDeniedGlobally == false)
+
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        // The client reconnects by itself and resumes the session: it is active again, under the same id.
+        let resumed = try await eventually {
+            try sessions(daemon, "com.ex.maps").map { [$0["id"], $0["state"]] }
+                == [[.string(session.id), .string("active")]]
+        }
+        #expect(resumed)
+
+        // The loops started before the restart still run: they see a change made after it.
+        try daemon.connect().call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
+        #expect(try await diagnostics.element(1).authorizationDeniedGlobally)
+        let afterRestart = try await updates.first { $0.authorizationDeniedGlobally }
+        #expect(afterRestart.authorizationDenied)
+        // No invalidation, no end, and not even the unchanged diagnostic repeated.
+        #expect(await diagnostics.outcome == nil)
+        #expect(await updates.outcome == nil)
+        #expect(
+            await diagnostics.elements.map(\.flags.names) == [
+                [], ["authorizationDenied", "authorizationDeniedGlobally"],
+            ]
+        )
+        #expect(try await client.authorization.status == .authorizedWhenInUse)
+        try await client.goodbye()
+        #expect(try await diagnostics.end() == .finished)
+    }
+
+    @Test("R3: a session the daemon no longer has after a restart ends its diagnostics with SessionInvalidated")
+    func restartLosingTheSession() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(
+            appID: "com.ex.maps",
+            socketPath: daemon.socketPath,
+            reconnection: Self.quickReconnection
+        )
+        let session = try await client.serviceSession(authorization: .none)
+        let diagnostics = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        _ = try await diagnostics.element(0)
+        #expect(daemon.stop() == 0)
+        // The store is gone with the sessions in it: the restarted daemon cannot give this one back.
+        try FileManager.default.removeItem(atPath: daemon.stateDirectory)
+        try daemon.start()
+        let end = try await diagnostics.end()
+        #expect(end == .failed("io.locd.App.SessionInvalidated"))
+        await client.close()
+    }
+
+    @Test("The example app runs against the daemon and is listed as using location, then says Goodbye")
+    func exampleApp() async throws {
+        var manifests = DaemonProcess.standardManifests
+        manifests["com.example.maps"] = """
+            id = "com.example.maps"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "Maps shows where you are"
+            """
+        let daemon = try DaemonProcess(manifests: manifests)
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.example.maps"), "setting": .string("whileUsing")]
+        )
+
+        let example = Process()
+        example.executableURL = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
+            .appendingPathComponent("locd-example")
+        example.arguments = ["--socket", daemon.socketPath, "--seconds", "60"]
+        let output = Pipe()
+        let collected = CollectedOutput(output.fileHandleForReading)
+        example.standardOutput = output
+        example.standardError = output
+        try example.run()
+        defer { if example.isRunning { kill(example.processIdentifier, SIGKILL) } }
+
+        // The app prints its session's diagnostic and the first update as they arrive.
+        let printed = try await eventually(timeout: 30) {
+            let text = collected.text
+            return text.contains("diagnostic: nothing limits location\n") && text.contains("update: ")
+        }
+        #expect(printed, "\(collected.text)")
+        let status = try daemon.connect().call("io.locd.Admin.Status")["status"]
+        #expect(status?["appsUsingLocation"] == .array([.string("com.example.maps")]))
+
+        kill(example.processIdentifier, SIGINT)
+        example.waitUntilExit()
+        let text = collected.finish()
+        #expect(example.terminationStatus == 0, "\(text)")
+        #expect(text.contains("as com.example.maps: authorizedWhenInUse\n"))
+        #expect(text.hasSuffix("goodbye\n"))
+        // Goodbye ended its session at once: nothing lingers.
+        #expect(try sessions(daemon, "com.example.maps").isEmpty)
+    }
+}
+
+// MARK: Helpers
+
+/// What a background `for try await` loop received, and how it ended.
+private actor Inbox<Element: Sendable> {
+    enum Outcome: Equatable {
+        case finished
+        case failed(String)
+    }
+
+    private(set) var elements: [Element] = []
+    private(set) var outcome: Outcome?
+    private var task: Task<Void, Never>?
+
+    /// Iterates `sequence` in a task of its own, recording each element and the end.
+    static func collecting<S: AsyncSequence & Sendable>(_ sequence: S) -> Inbox where S.Element == Element {
+        let inbox = Inbox()
+        let task = Task {
+            do {
+                for try await element in sequence { await inbox.record(element) }
+                await inbox.finish(.finished)
+            } catch let error as LocationClientError {
+                await inbox.finish(.failed(error.varlinkName ?? "\(error)"))
+            } catch {
+                await inbox.finish(.failed("\(error)"))
+            }
+        }
+        Task { await inbox.hold(task) }
+        return inbox
+    }
+
+    private func record(_ element: Element) { elements.append(element) }
+    private func finish(_ outcome: Outcome) { self.outcome = outcome }
+    private func hold(_ task: Task<Void, Never>) { self.task = task }
+
+    /// Cancels the iterating task.
+    nonisolated func cancel() {
+        Task { await self.cancelTask() }
+    }
+
+    private func cancelTask() {
+        task?.cancel()
+    }
+
+    /// The element at `index`, once received.
+    func element(_ index: Int, timeout: Double = 20) async throws -> Element {
+        try await wait(timeout: timeout, for: "element \(index)") { elements.count > index }
+        return elements[index]
+    }
+
+    /// The first element satisfying `condition`, once received.
+    func first(timeout: Double = 20, where condition: (Element) -> Bool) async throws -> Element {
+        try await wait(timeout: timeout, for: "a matching element") { elements.contains(where: condition) }
+        return elements.first(where: condition)!
+    }
+
+    /// How the loop ended, once it has.
+    func end(timeout: Double = 20) async throws -> Outcome {
+        try await wait(timeout: timeout, for: "the end") { outcome != nil }
+        return outcome!
+    }
+
+    private func wait(timeout: Double, for what: String, until condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw InboxTimeout(what: what, elements: elements.count) }
+            // Polling with a deadline: the loop records into this actor between polls.
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+private struct InboxTimeout: Error, CustomStringConvertible {
+    var what: String
+    var elements: Int
+    var description: String { "waited in vain for \(what) (\(elements) elements received)" }
+}
+
+/// Everything a child process writes to a pipe, read as it comes.
+///
+/// `@unchecked Sendable`: `lock` guards `data`, which the pipe's reader thread appends to.
+private final class CollectedOutput: @unchecked Sendable {
+    private let handle: FileHandle
+    private let lock = NSLock()
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        self.handle = handle
+        handle.readabilityHandler = { [weak self] handle in
+            let chunk = handle.availableData
+            guard let self else { return }
+            lock.withLock { data.append(chunk) }
+        }
+    }
+
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+    /// Stops reading and returns everything, including what was still in the pipe.
+    func finish() -> String {
+        handle.readabilityHandler = nil
+        let rest = handle.readDataToEndOfFile()
+        return lock.withLock {
+            data.append(rest)
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` seconds pass; whether it held.
+private func eventually(timeout: Double = 20, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
+}
+
+/// The app's entry in `Admin.ListApps`.
+private func appEntry(_ daemon: DaemonProcess, _ appID: String) throws -> JSONValue? {
+    let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+    return apps.first { $0["appId"] == .string(appID) }
+}
+
+/// The app's sessions in `Admin.ListSessions`.
+private func sessions(_ daemon: DaemonProcess, _ appID: String) throws -> [JSONValue] {
+    try daemon.connect().call("io.locd.Admin.ListSessions", ["appId": .string(appID)])["sessions"]?.arrayValue ?? []
+}
