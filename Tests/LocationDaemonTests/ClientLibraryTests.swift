@@ -244,6 +244,140 @@ struct ClientLibraryTests {
         await client.close()
     }
 
+    @Test("A3: authorizationUpdates yields the record at once, then each change an admin makes")
+    func authorizationUpdates() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let updates = Inbox<Authorization>.collecting(client.authorizationUpdates)
+        #expect(try await updates.element(0).status == .notDetermined)
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("never")]
+        )
+        let denied = try await updates.element(1)
+        #expect(denied.status == .denied)
+        #expect(denied.settingsLabel == .never)
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always"), "precise": .bool(false)]
+        )
+        let always = try await updates.element(2)
+        #expect(always.status == .authorizedAlways && always.isAuthorized)
+        #expect(always.accuracy == .reducedAccuracy)
+        await client.close()
+    }
+
+    @Test("U4: a condition added to a Monitor is reported on the monitor's events")
+    func monitorEvents() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.connect().call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let monitor = client.monitor(named: "places")
+        let events = Inbox<Monitor.Event>.collecting(monitor.events)
+        let home = Monitor.CircularGeographicCondition(
+            center: Monitor.Coordinate(latitude: 35.68, longitude: 139.76),
+            radius: 200
+        )
+        try await monitor.add(home, identifier: "home")
+        let event = try await events.first { $0.identifier == "home" }
+        #expect(event.monitor == "places")
+        #expect(event.state == .unknown)
+        #expect(!event.conditionLimitExceeded && !event.authorizationDenied)
+        await client.close()
+    }
+
+    @Test("S14: another client of the app takes over a lingering session with resumeSession(id:)")
+    func resumeLingeringSession() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let first = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let session = try await first.serviceSession(authorization: .none)
+        await first.close()
+        #expect(try await eventually { try sessions(daemon, "com.ex.maps").first?["state"] == .string("lingering") })
+        let second = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let resumed = try await second.resumeSession(id: session.id)
+        #expect(resumed.id == session.id)
+        #expect(resumed.authorization == .none)
+        #expect(try sessions(daemon, "com.ex.maps").first?["state"] == .string("active"))
+        try await second.goodbye()
+        #expect(try sessions(daemon, "com.ex.maps").isEmpty)
+    }
+
+    @Test("L1: connecting with state background launches the app in the background; setAppState moves it")
+    func appState() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(
+            appID: "com.ex.maps",
+            socketPath: daemon.socketPath,
+            state: .background
+        )
+        #expect(try appEntry(daemon, "com.ex.maps")?["state"] == .string("background"))
+        try await client.setAppState(.foreground)
+        #expect(try appEntry(daemon, "com.ex.maps")?["state"] == .string("foreground"))
+        #expect(await client.appState == .foreground)
+        await client.close()
+    }
+
+    @Test("S12: a background activity session keeps the app in use in the background, and survives a restart")
+    func backgroundActivity() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.connect().call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.run"), "setting": .string("whileUsing")]
+        )
+        let client = try await LocationClient.connect(
+            appID: "com.ex.run",
+            socketPath: daemon.socketPath,
+            reconnection: Self.quickReconnection
+        )
+        let activity = try await client.beginBackgroundActivity()
+        try await client.setAppState(.background)
+        let status = { try daemon.connect().call("io.locd.Admin.Status")["status"] }
+        #expect(try status()?["appsUsingLocationInBackground"] == .array([.string("com.ex.run")]))
+
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        let resumed = try await eventually {
+            try sessions(daemon, "com.ex.run").map { [$0["id"], $0["kind"], $0["state"]] }
+                == [[.string(activity.id), .string("backgroundActivity"), .string("active")]]
+        }
+        #expect(resumed)
+        #expect(try status()?["appsUsingLocationInBackground"] == .array([.string("com.ex.run")]))
+        activity.invalidate()
+        #expect(try await eventually { try sessions(daemon, "com.ex.run").isEmpty })
+        await client.close()
+    }
+
+    @Test("R3: when the daemon stays away past the policy's limit, streams and calls fail with daemonUnavailable")
+    func givingUp() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(
+            appID: "com.ex.maps",
+            socketPath: daemon.socketPath,
+            reconnection: ReconnectPolicy(maximumDelay: .milliseconds(100), giveUpAfter: .seconds(1))
+        )
+        let session = try await client.serviceSession(authorization: .none)
+        let diagnostics = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        _ = try await diagnostics.element(0)
+        #expect(daemon.stop() == 0)
+        guard case .failed(let reason) = try await diagnostics.end() else {
+            Issue.record("the diagnostics finished instead of failing")
+            return
+        }
+        #expect(reason.hasPrefix("cannot reach locd at \(daemon.socketPath): "))
+        let error = await #expect(throws: LocationClientError.self) { try await client.authorization }
+        #expect(error?.message.hasPrefix("cannot reach locd at \(daemon.socketPath): ") == true)
+    }
+
     @Test("The example app runs against the daemon and is listed as using location, then says Goodbye")
     func exampleApp() async throws {
         var manifests = DaemonProcess.standardManifests
