@@ -36,8 +36,12 @@ extension AppLink {
                 return
             } catch let error as VarlinkError {
                 throw LocationClientError(error)
-            } catch is VarlinkClient.ClientError {
+            } catch let error as VarlinkClient.ClientError {
                 if Task.isCancelled { return }
+                // A reply that cannot be read will not read better on another connection.
+                if error == .malformedReply || error == .tooLarge {
+                    throw LocationClientError.unexpectedReply("\(error)")
+                }
                 guard let next = try await recover(after: generation) else { return }
                 if next == generation {
                     // The daemon is up and dropped only this stream (or has not let go yet): do not hammer it.

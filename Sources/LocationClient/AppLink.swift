@@ -169,6 +169,8 @@ actor AppLink {
                 return try await connection.call(method, parameters)
             } catch let error as VarlinkError {
                 throw LocationClientError(error)
+            } catch let error as VarlinkClient.ClientError where error == .malformedReply || error == .tooLarge {
+                throw LocationClientError.unexpectedReply("\(error)")
             } catch {
                 if !retry || retried { throw LocationClientError.connectionLost }
                 retried = true

@@ -1,4 +1,5 @@
 import Foundation
+import LocationProtocol
 import Testing
 import Varlink
 
@@ -76,6 +77,75 @@ struct ClientLibraryTests {
                 == "/run/locd/io.locd"
         )
         #expect(DefaultSocket.path(environment: [:], exists: { _ in true }) == "/run/locd/io.locd")
+    }
+
+    @Test("Wire names: the client's enums, flags and errors spell exactly what the io.locd.App IDL declares")
+    func wireNames() throws {
+        let idl = LocationInterfaces.app
+        // Every enum of the IDL, as the list of its values: `name: (a, b)`, `name: ?(a, b)`, `name: [](a, b)`.
+        let enumPattern = try Regex(#":\s*(?:\?|\[\])?\(([a-zA-Z,\s]+)\)"#)
+        let enums = idl.matches(of: enumPattern).map { match in
+            String(match.output[1].substring ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        #expect(enums.contains(Authorization.Status.allCases.map(\.rawValue)))
+        #expect(enums.contains(Authorization.Accuracy.allCases.map(\.rawValue)))
+        #expect(enums.contains(Authorization.SettingsLabel.allCases.map(\.rawValue)))
+        #expect(enums.contains(ServiceSession.AuthorizationRequirement.allCases.map(\.rawValue)))
+        #expect(enums.contains(LocationUpdate.LiveConfiguration.allCases.map(\.rawValue)))
+        #expect(enums.contains(Monitor.Event.State.allCases.map(\.rawValue)))
+        #expect(enums.contains(AppState.allCases.map(\.rawValue)))
+        #expect(enums.contains(DiagnosticFlags.names))
+        for (bit, name) in DiagnosticFlags.names.enumerated() {
+            #expect(DiagnosticFlags(names: [name]).rawValue == 1 << bit)
+            #expect(DiagnosticFlags(rawValue: 1 << bit).names == [name])
+        }
+
+        let errorNames = idl.matches(of: try Regex(#"error (\w+) \("#)).map {
+            "io.locd.App." + String($0.output[1].substring ?? "")
+        }
+        #expect(errorNames.count == 8)
+        for name in errorNames {
+            let error = LocationClientError(VarlinkError(name: name, parameters: ["message": .string("do this")]))
+            #expect(error.varlinkName == name)
+            #expect(error.message == "do this")
+            if case .daemonError = error { Issue.record("\(name) has no case of its own") }
+        }
+    }
+
+    @Test("U1: an update's location decodes with its optional fields present or absent")
+    func locationDecoding() throws {
+        let full: JSONValue = .object([
+            "location": .object([
+                "latitude": .double(35.681236), "longitude": .double(139.767125), "altitude": .double(40),
+                "horizontalAccuracy": .double(5), "verticalAccuracy": .double(8), "speed": .double(1.5),
+                "course": .double(90), "timestamp": .double(1_795_000_000.5),
+            ]),
+            "diagnostic": .object(["flags": .array([.string("accuracyLimited")]), "mask": .int(64)]),
+        ])
+        let update = try LocationUpdate(wire: full)
+        #expect(update.location?.latitude == 35.681236)
+        #expect(update.location?.altitude == 40)
+        #expect(update.location?.course == 90)
+        #expect(update.location?.timestamp == Date(timeIntervalSince1970: 1_795_000_000.5))
+        #expect(update.accuracyLimited && !update.stationary)
+
+        let sparse: JSONValue = .object([
+            "location": .object([
+                "latitude": .int(35), "longitude": .int(139), "horizontalAccuracy": .int(5000), "timestamp": .int(0),
+            ]),
+            "diagnostic": .object(["flags": .array([]), "mask": .int(0)]),
+        ])
+        let approximate = try LocationUpdate(wire: sparse).location
+        #expect(approximate?.horizontalAccuracy == 5000)
+        #expect(approximate?.altitude == nil && approximate?.speed == nil && approximate?.verticalAccuracy == nil)
+
+        let none = try LocationUpdate(wire: .object(["diagnostic": .object(["flags": .array([]), "mask": .int(32)])]))
+        #expect(none.location == nil && none.locationUnavailable)
+        #expect(throws: LocationClientError.self) {
+            try LocationUpdate(wire: .object(["location": .object(["latitude": .int(1)]), "diagnostic": .null]))
+        }
     }
 
     @Test("S2: a session the manifest has no usage description for fails with UsageDescriptionMissing")
