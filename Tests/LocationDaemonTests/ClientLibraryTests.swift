@@ -293,6 +293,31 @@ struct ClientLibraryTests {
         #expect(try await diagnostics.end() == .finished)
     }
 
+    @Test("R3: after a crash (kill -9) too, the client takes its session back and its loop carries on")
+    func crashMidStream() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try await LocationClient.connect(
+            appID: "com.ex.maps",
+            socketPath: daemon.socketPath,
+            reconnection: Self.quickReconnection
+        )
+        let session = try await client.serviceSession(authorization: .none)
+        let diagnostics = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
+        #expect(try await diagnostics.element(0).flags.isEmpty)
+        daemon.crash()
+        try daemon.start()
+        let resumed = try await eventually {
+            try sessions(daemon, "com.ex.maps").map { [$0["id"], $0["state"]] }
+                == [[.string(session.id), .string("active")]]
+        }
+        #expect(resumed)
+        try daemon.connect().call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
+        #expect(try await diagnostics.element(1).authorizationDeniedGlobally)
+        #expect(await diagnostics.outcome == nil)
+        await client.close()
+    }
+
     @Test("R3: a session the daemon no longer has after a restart ends its diagnostics with SessionInvalidated")
     func restartLosingTheSession() async throws {
         let daemon = try DaemonProcess()
