@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "locd", targets: ["locd"]),
         .executable(name: "locctl", targets: ["locctl"]),
         .executable(name: "locd-core-bench", targets: ["LocationCoreBenchmark"]),
+        .executable(name: "locd-example", targets: ["locd-example"]),
+        .library(name: "LocationClient", targets: ["LocationClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -92,6 +94,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts.
+        .target(name: "LocationClient", dependencies: ["Varlink"]),
+        // The README walkthrough's app: a session, its diagnostics and live updates, printed.
+        .executableTarget(
+            name: "locd-example",
+            dependencies: ["LocationClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "LocationCoreBenchmark",
             dependencies: ["LocationCore"]
@@ -110,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationDaemonTests",
-            dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
+            dependencies: ["locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient"],
             exclude: ["Scripts"]
         ),
         .testTarget(

@@ -1,0 +1,35 @@
+extension LocationClient {
+    /// Live location updates (`CLLocationUpdate.liveUpdates(_:)`): one update at once, then one per delivered fix
+    /// or change of the flags.
+    ///
+    /// Without an explicit session of at least `.whenInUse`, iterating creates the app's implicit session for as
+    /// long as it runs (unless the manifest sets `CLRequireExplicitServiceSession`; then updates say
+    /// ``LocationUpdate/serviceSessionRequired`` instead). Across a daemon restart an identical update is not
+    /// repeated. When the app reads slower than updates come, the oldest are dropped past 64.
+    public func liveUpdates(
+        _ configuration: LocationUpdate.LiveConfiguration = .default
+    ) -> LocationStream<
+        LocationUpdate
+    > {
+        let link = self.link
+        return LocationStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
+            var last: LocationUpdate?
+            try await link.follow(
+                "io.locd.App.LiveUpdates",
+                ["configuration": .string(configuration.rawValue)]
+            ) { reply, first in
+                let update = try LocationUpdate(wire: reply["update"])
+                // The first update after a reconnection restates the last one; only a new one is news.
+                if !(first && update == last) { continuation.yield(update) }
+                last = update
+                return .more
+            }
+        }
+    }
+
+    /// The monitor named `name` (`CLMonitor.requestMonitorWithConfiguration`): the same name reaches the same
+    /// conditions from any process of the app.
+    public func monitor(named name: String) -> Monitor {
+        Monitor(name: name, link: link)
+    }
+}

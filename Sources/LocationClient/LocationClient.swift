@@ -1,0 +1,83 @@
+/// An app's connection to locd, the location-session daemon: the Swift face of `io.locd.App`, shaped like Core
+/// Location.
+///
+/// ```swift
+/// let client = try await LocationClient.connect(appID: "com.example.maps")
+/// let session = try await client.serviceSession(authorization: .whenInUse)
+/// for try await diagnostic in session.diagnostics {
+///     if diagnostic.authorizationDenied { showSettingsHint() }
+/// }
+/// for try await update in client.liveUpdates(.fitness) { show(update.location) }
+/// session.invalidate()
+/// ```
+///
+/// The client keeps one control connection, which carries its calls and owns its sessions, and opens one more
+/// connection per stream being iterated. When the daemon restarts, the client reconnects with backoff (see
+/// ``ReconnectPolicy``), says `Hello` again with the same app state, takes back every session the app has not
+/// invalidated and reopens every stream, so the app's loops carry on: a restart is invisible but for, at most,
+/// a repeated update.
+///
+/// Call ``goodbye()`` when the app is done with location (its sessions end at once), or ``close()`` to disconnect
+/// and leave them lingering for the daemon's relaunch window.
+public final class LocationClient: Sendable {
+    /// The app this client speaks for (its manifest's `id`).
+    public let appID: String
+    /// The socket the daemon listens on.
+    public let socketPath: String
+    let link: AppLink
+
+    private init(link: AppLink) {
+        self.link = link
+        appID = link.appID
+        socketPath = link.socketPath
+    }
+
+    /// Connects to locd and says `Hello` for the app.
+    /// - Parameters:
+    ///   - appID: the app's id, as its manifest in `apps.d` names it.
+    ///   - socketPath: where locd listens; by default `LOCD_SOCKET`, else `$XDG_RUNTIME_DIR/locd/io.locd` when a
+    ///     user daemon listens there, else the system daemon's `/run/locd/io.locd`.
+    ///   - state: whether the app starts in the foreground or was launched in the background (SEMANTICS L1).
+    ///   - reconnection: how to reconnect when the daemon restarts.
+    /// - Throws: ``LocationClientError/daemonUnavailable(socketPath:reason:)`` when nothing listens on the socket;
+    ///   ``LocationClientError/appUnknown(appID:message:)`` or ``LocationClientError/permissionDenied(message:)``
+    ///   when the daemon refuses the app.
+    public static func connect(
+        appID: String,
+        socketPath: String? = nil,
+        state: AppState = .foreground,
+        reconnection: ReconnectPolicy = .default
+    ) async throws -> LocationClient {
+        let link = AppLink(
+            appID: appID,
+            socketPath: socketPath ?? DefaultSocket.path(),
+            state: state,
+            policy: reconnection
+        )
+        try await link.start()
+        return LocationClient(link: link)
+    }
+
+    /// The app's state as this client last told the daemon.
+    public var appState: AppState {
+        get async { await link.appState }
+    }
+
+    /// Tells the daemon the app moved to the foreground or the background (SEMANTICS L1, L2).
+    ///
+    /// The state is also what the client says in `Hello` after a reconnection.
+    public func setAppState(_ state: AppState) async throws {
+        try await link.setAppState(state)
+    }
+
+    /// Tells the daemon the app is done: its sessions end now, with no relaunch window, and the client closes.
+    public func goodbye() async throws {
+        try await link.close(goodbye: true)
+    }
+
+    /// Disconnects without `Goodbye`: the app's sessions linger for the daemon's relaunch window, as they do when
+    /// an app exits (SEMANTICS L3). Every stream of this client finishes.
+    public func close() async {
+        try? await link.close(goodbye: false)
+    }
+}

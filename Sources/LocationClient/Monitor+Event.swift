@@ -1,0 +1,49 @@
+import Foundation
+import Varlink
+
+extension Monitor {
+    /// One event of a monitor, like `CLMonitor.Event`: a condition's state and the flags that apply to monitoring.
+    public struct Event: Sendable, Hashable {
+        /// `CLMonitor.Event.State`; raw values are the wire names.
+        public enum State: String, Sendable, Hashable, CaseIterable {
+            case unknown
+            case satisfied
+            case unsatisfied
+        }
+
+        public var monitor: String
+        /// The identifier the condition was added under; empty on an event that concerns the whole monitor.
+        public var identifier: String
+        public var state: State
+        public var date: Date
+        public var flags: DiagnosticFlags
+
+        public var authorizationDenied: Bool { flags.contains(.authorizationDenied) }
+        public var authorizationDeniedGlobally: Bool { flags.contains(.authorizationDeniedGlobally) }
+        public var authorizationRestricted: Bool { flags.contains(.authorizationRestricted) }
+        public var insufficientlyInUse: Bool { flags.contains(.insufficientlyInUse) }
+        public var accuracyLimited: Bool { flags.contains(.accuracyLimited) }
+        /// The provider cannot evaluate this condition.
+        public var conditionUnsupported: Bool { flags.contains(.conditionUnsupported) }
+        /// The app monitors more than 20 conditions; this one is not evaluated.
+        public var conditionLimitExceeded: Bool { flags.contains(.conditionLimitExceeded) }
+        /// The monitor could not be stored.
+        public var persistenceUnavailable: Bool { flags.contains(.persistenceUnavailable) }
+        public var serviceSessionRequired: Bool { flags.contains(.serviceSessionRequired) }
+        public var authorizationRequestInProgress: Bool { flags.contains(.authorizationRequestInProgress) }
+
+        /// The `MonitorEvent` of the protocol.
+        init(wire value: JSONValue?) throws {
+            guard let value, let monitor = value["monitor"]?.stringValue,
+                let state = value["state"]?.stringValue.flatMap(State.init(rawValue:))
+            else {
+                throw LocationClientError.unexpectedReply("a monitor event without monitor or state")
+            }
+            self.monitor = monitor
+            identifier = value["identifier"]?.stringValue ?? ""
+            self.state = state
+            date = Date(timeIntervalSince1970: value["date"]?.doubleValue ?? 0)
+            flags = try DiagnosticFlags(wire: value["diagnostic"])
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An async Varlink client on a Unix socket, on SwiftNIO: one connection, calls answered in order.
+///
+/// Varlink cancels a stream by closing its connection, so a stream ended by its consumer (a cancelled task,
+/// or a `break` out of `for try await`) closes the connection. A connection carries one call at a time;
+/// a client that needs several streams at once opens one connection for each.
+public final class VarlinkAsyncClient: Sendable {
+    /// The largest reply frame accepted; a larger one closes the connection with ``VarlinkClient/ClientError/tooLarge``.
+    public static let maximumReplyBytes = 16 << 20
+
+    private let channel: any Channel
+
+    private init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    /// Connects to the socket at `path`.
+    /// - Throws: ``VarlinkClient/ClientError/connect(path:errno:)`` when nothing listens there.
+    public static func connect(
+        path: String,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> VarlinkAsyncClient {
+        do {
+            let channel = try await ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(
+                                VarlinkFrameDecoder(maximumFrameLength: VarlinkAsyncClient.maximumReplyBytes)
+                            )
+                        )
+                        try channel.pipeline.syncOperations.addHandler(VarlinkClientHandler())
+                    }
+                }
+                .connect(unixDomainSocketPath: path)
+                .get()
+            return VarlinkAsyncClient(channel: channel)
+        } catch let error as IOError {
+            throw VarlinkClient.ClientError.connect(path: path, errno: error.errnoCode)
+        } catch {
+            throw VarlinkClient.ClientError.connect(path: path, errno: ECONNREFUSED)
+        }
+    }
+
+    /// Whether the connection is still open.
+    public var isActive: Bool { channel.isActive }
+
+    /// Completes when the connection has closed, for any reason.
+    public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+
+    /// Calls a method and returns its reply's parameters.
+    /// - Throws: ``VarlinkError`` for an error reply; ``VarlinkClient/ClientError/closed`` when the connection
+    ///   closes before the reply.
+    @discardableResult
+    public func call(_ method: String, _ parameters: JSONObject = [:]) async throws -> JSONObject {
+        let promise = channel.eventLoop.makePromise(of: VarlinkReply.self)
+        let request = VarlinkClientRequest(
+            call: VarlinkCall(method: method, parameters: parameters),
+            sink: .single(promise)
+        )
+        channel.writeAndFlush(request).whenFailure { _ in promise.fail(VarlinkClient.ClientError.closed) }
+        let reply = try await promise.futureResult.get()
+        if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
+        return reply.parameters
+    }
+
+    /// Starts a `more` call and returns its replies: each `continues` reply, then the final one, after which the
+    /// sequence ends. An error reply ends it by throwing ``VarlinkError``; the connection closing ends it by
+    /// throwing ``VarlinkClient/ClientError/closed``. Ending the iteration early closes the connection.
+    public func stream(_ method: String, _ parameters: JSONObject = [:]) -> AsyncThrowingStream<JSONObject, any Error> {
+        let (replies, continuation) = AsyncThrowingStream.makeStream(of: JSONObject.self)
+        let channel = self.channel
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { channel.close(promise: nil) }
+        }
+        let request = VarlinkClientRequest(
+            call: VarlinkCall(method: method, parameters: parameters, more: true),
+            sink: .stream(continuation)
+        )
+        channel.writeAndFlush(request).whenFailure { _ in
+            continuation.finish(throwing: VarlinkClient.ClientError.closed)
+        }
+        return replies
+    }
+
+    /// Closes the connection; calls still waiting fail with ``VarlinkClient/ClientError/closed``.
+    public func close() {
+        channel.close(promise: nil)
+    }
+}
