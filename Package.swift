@@ -51,6 +51,16 @@ let package = Package(
         .executableTarget(name: "SystemdProbe", dependencies: ["SystemdSupport", "CSystemd"]),
         // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
         .target(name: "LocationProtocol"),
+        // Where fixes come from (U3): a fixed point, an NMEA file replayed, or gpsd; each bound to an event loop.
+        .target(
+            name: "LocationProviders",
+            dependencies: [
+                "LocationCore",
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The shell around the core: Varlink calls in, actions carried out, the store and systemd.
         .target(
             name: "LocationDaemon",
@@ -106,6 +116,17 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
             exclude: ["Scripts"]
+        ),
+        .testTarget(
+            name: "LocationProvidersTests",
+            dependencies: [
+                "LocationProviders",
+                "LocationCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "SystemdSupportTests",
