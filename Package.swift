@@ -68,6 +68,7 @@ let package = Package(
                 "LocationCore",
                 "LocationConfiguration",
                 "LocationProtocol",
+                "LocationProviders",
                 "LocationStore",
                 "SystemdSupport",
                 "Varlink",
@@ -115,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
-            exclude: ["Scripts"]
+            exclude: ["Scripts", "Fixtures"]
         ),
         .testTarget(
             name: "LocationProvidersTests",
