@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "LocationProviders",
                 "LocationCore",
+                "LocationProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import LocationCore
+import LocationProtocol
 import NIOEmbedded
 import Testing
 
@@ -67,6 +68,14 @@ struct StaticProviderTests {
         ] {
             #expect(UnixTime.parseISO8601(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test("PROTOCOL: the provider states are spelled on the wire as io.locd.Admin's ProviderStatus.state lists them")
+    func stateWireNames() {
+        let names = ProviderState.allCases.map(\.rawValue)
+        #expect(names == ["stopped", "connecting", "running", "retrying", "failed"])
+        #expect(LocationInterfaces.admin.contains("  state: ?(\(names.joined(separator: ", "))),\n"))
+        for name in names { #expect(ProviderState(rawValue: name)?.rawValue == name) }
     }
 
     @Test("U3: reconnection pauses double from 0.25 s to 8 s and start over once a connection works")
