@@ -53,6 +53,16 @@ let package = Package(
         .executableTarget(name: "SystemdProbe", dependencies: ["SystemdSupport", "CSystemd"]),
         // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
         .target(name: "LocationProtocol"),
+        // Where fixes come from (U3): a fixed point, an NMEA file replayed, or gpsd; each bound to an event loop.
+        .target(
+            name: "LocationProviders",
+            dependencies: [
+                "LocationCore",
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The shell around the core: Varlink calls in, actions carried out, the store and systemd.
         .target(
             name: "LocationDaemon",
@@ -60,6 +70,7 @@ let package = Package(
                 "LocationCore",
                 "LocationConfiguration",
                 "LocationProtocol",
+                "LocationProviders",
                 "LocationStore",
                 "SystemdSupport",
                 "Varlink",
@@ -120,7 +131,19 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: ["locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient"],
-            exclude: ["Scripts"]
+            exclude: ["Scripts", "Fixtures"]
+        ),
+        .testTarget(
+            name: "LocationProvidersTests",
+            dependencies: [
+                "LocationProviders",
+                "LocationCore",
+                "LocationProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LocationSimulationTests",

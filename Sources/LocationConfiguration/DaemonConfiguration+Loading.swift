@@ -97,7 +97,7 @@ extension DaemonConfiguration {
         "max-write-buffer",
     ]
     private static let providerKeys = [
-        "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port",
+        "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
     ]
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
     private static let maximumSocketPathBytes = 107
@@ -213,6 +213,13 @@ extension DaemonConfiguration {
         }
         if let port = try document.integer(table + ["port"], in: 1...65535, expected: "a port number in 1...65535") {
             provider.port = port
+        }
+        if let socket = try Self.path(document, table + ["socket"]) {
+            guard socket.utf8.count <= Self.maximumSocketPathBytes else {
+                let expected = "a socket path of at most \(Self.maximumSocketPathBytes) bytes"
+                throw document.issue(table + ["socket"], "expected \(expected), found \(socket.utf8.count) bytes")
+            }
+            provider.socket = socket
         }
         return kindPlace
     }

@@ -32,6 +32,9 @@ extension DaemonConfiguration {
         package var host = "127.0.0.1"
         /// `port` = 2947 (gpsd), in 1…65535.
         package var port = 2947
+        /// `socket` (gpsd): a Unix socket to reach gpsd through, such as `/run/locd/gpsd.sock` of
+        /// `locd-gpsd.socket` for the system unit, which has no network; when set it wins over `host` and `port`.
+        package var socket: String?
 
         package init() {}
     }

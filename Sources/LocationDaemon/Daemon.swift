@@ -76,8 +76,7 @@ package final class Daemon: Service {
         let facts = DaemonFacts(
             version: options.version,
             pid: getpid(),
-            startedAt: startedAt,
-            providerName: configuration.provider.kind.rawValue
+            startedAt: startedAt
         )
         let socketPath = configuration.socketPath(uid: getuid(), environment: options.environment)
         let limits = VarlinkLimits(
@@ -93,15 +92,18 @@ package final class Daemon: Service {
         let notifier = SystemdNotifier()
 
         let running = try await loop.submit {
+            let provider = ProviderSupervisor(configuration: configuration.provider, eventLoop: loop, logger: logger)
             let manager = SessionManager(
                 core: core,
                 manifests: manifests,
                 adminGroup: configuration.adminGroup,
                 store: StoreAdapter(store),
                 facts: facts,
+                provider: provider,
                 eventLoop: loop,
                 logger: logger
             )
+            provider.attach { [weak manager] event in manager?.run(event) }
             let server = VarlinkServer(
                 info: VarlinkServiceInfo(
                     vendor: "locd",
@@ -115,7 +117,7 @@ package final class Daemon: Service {
                 delegate: manager,
                 logger: { logger.warning("\($0)") }
             )
-            return NIOLoopBound(Running(manager: manager, server: server), eventLoop: loop)
+            return NIOLoopBound(Running(manager: manager, server: server, provider: provider), eventLoop: loop)
         }.get()
 
         do {
@@ -152,6 +154,7 @@ package final class Daemon: Service {
                             configuration: fresh.core,
                             adminGroup: fresh.adminGroup
                         )
+                        running.value.provider.reconfigure(fresh.provider)
                     }.get()
                     logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
                 } catch {
@@ -162,7 +165,10 @@ package final class Daemon: Service {
         }
         notifier.stopping()
         logger.info("stopping", metadata: MessageID.stopping.metadata)
-        try? await loop.submit { running.value.server.close() }.get()
+        try? await loop.submit {
+            running.value.provider.shutdown()
+            running.value.server.close()
+        }.get()
         try? await group.shutdownGracefully()
     }
 
@@ -226,14 +232,16 @@ package final class Daemon: Service {
 /// `RLIMIT_NOFILE` as `getrlimit` takes it (Glibc imports it as an enum case).
 private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 
-/// The loop-bound pair the daemon runs.
+/// The loop-bound parts the daemon runs.
 final class Running {
     let manager: SessionManager
     let server: VarlinkServer
+    let provider: ProviderSupervisor
 
-    init(manager: SessionManager, server: VarlinkServer) {
+    init(manager: SessionManager, server: VarlinkServer, provider: ProviderSupervisor) {
         self.manager = manager
         self.server = server
+        self.provider = provider
     }
 }
 

@@ -15,7 +15,6 @@ struct DaemonFacts {
     var version: String
     var pid: Int32
     var startedAt: Instant
-    var providerName: String
 }
 
 /// The daemon's shell: decode a call, hand it to the core, then carry out the actions — store writes
@@ -31,6 +30,8 @@ final class SessionManager: VarlinkServerDelegate {
     private let logger: Logger
     private let store: StateStore?
     private let facts: DaemonFacts
+    /// The location provider, started and stopped by the core's `provider(running:)` actions (U3).
+    private let provider: ProviderSupervisor
     private var connections: [UInt64: VarlinkConnection] = [:]
     /// The monitor name of each `MonitorEvents` stream, for its events.
     private var monitorNames: [CallID: String] = [:]
@@ -54,6 +55,7 @@ final class SessionManager: VarlinkServerDelegate {
         adminGroup: String,
         store: StateStore?,
         facts: DaemonFacts,
+        provider: ProviderSupervisor,
         eventLoop: EventLoop,
         logger: Logger
     ) {
@@ -62,6 +64,7 @@ final class SessionManager: VarlinkServerDelegate {
         self.identity = PeerIdentity(adminGroup: adminGroup)
         self.store = store
         self.facts = facts
+        self.provider = provider
         self.eventLoop = eventLoop
         self.logger = logger
     }
@@ -134,7 +137,7 @@ final class SessionManager: VarlinkServerDelegate {
                 batchWrites.append(write)
                 journal(write)
             case .armTimer(let instant): arm(instant)
-            case .provider(let running): logger.debug("provider \(running ? "needed" : "idle")")
+            case .provider(let running): provider.setRunning(running)
             default: batchMessages.append(action)
             }
         }
@@ -325,10 +328,11 @@ final class SessionManager: VarlinkServerDelegate {
             "pid": .int(Int64(facts.pid)),
             "uptimeSeconds": .double(clock.now().since(facts.startedAt).seconds),
             "locationServicesEnabled": .bool(status.locationServicesEnabled),
-            "provider": .object([
-                "name": .string(facts.providerName), "running": .bool(core.isProviderRunning),
-                "hasFix": .bool(core.providerReportsFix),
-            ]),
+            "provider": provider.status(
+                running: core.isProviderRunning,
+                hasFix: core.providerReportsFix,
+                lastFix: core.newestFix
+            ),
             "storeHealthy": .bool(storeHealthy),
             "apps": .int(Int64(status.apps)),
             "clients": .int(Int64(status.clients)),

@@ -188,11 +188,20 @@ public enum LocationInterfaces {
           raisedAt: float
         )
 
+        # running: some session or stream needs location, so the provider is started (U3).
+        # lastFix: Unix time of the newest fix, kept after the fix is lost; lastLatitude, lastLongitude: its point.
+        # state: the provider's own state; source: its point, file or gpsd address;
+        # lastError: why it is retrying or failed.
         type ProviderStatus (
           name: string,
           running: bool,
           hasFix: bool,
-          lastFix: ?float
+          lastFix: ?float,
+          state: ?(stopped, connecting, running, retrying, failed),
+          source: ?string,
+          lastLatitude: ?float,
+          lastLongitude: ?float,
+          lastError: ?string
         )
 
         # appsUsingLocation: apps receiving location right now (the status-bar / Control Centre list).

@@ -151,6 +151,37 @@ struct DaemonConfigurationTests {
         #expect(nmea.provider.speedFactor == 4)
     }
 
+    @Test("§11: the gpsd provider reads a Unix socket path, unset by default, beside host and port")
+    func gpsdSocket() throws {
+        #expect(DaemonConfiguration().provider.socket == nil)
+        let configuration = try DaemonConfiguration.parse(
+            text: "[provider]\nkind = \"gpsd\"\nhost = \"::1\"\nport = 2948\nsocket = \"/run/locd/gpsd.sock\"\n",
+            file: file
+        )
+        #expect(configuration.provider.kind == .gpsd)
+        #expect(configuration.provider.socket == "/run/locd/gpsd.sock")
+        #expect(configuration.provider.host == "::1")
+        #expect(configuration.provider.port == 2948)
+    }
+
+    @Test("§11: a gpsd socket that is empty, not a string, or too long for a socket address names file and key")
+    func gpsdSocketErrors() {
+        #expect(
+            failure("[provider]\nsocket = \"\"")
+                == "/etc/locd/locd.toml:2: key provider.socket: expected a non-empty string, found \"\""
+        )
+        #expect(
+            failure("[provider]\nkind = \"gpsd\"\nsocket = 2947")
+                == "/etc/locd/locd.toml:3: key provider.socket: expected a path, found integer"
+        )
+        let path = "/" + String(repeating: "g", count: 107)
+        #expect(
+            failure("[provider]\nsocket = \"\(path)\"")
+                == "/etc/locd/locd.toml:2: key provider.socket: expected a socket path of at most 107 bytes, "
+                + "found 108 bytes"
+        )
+    }
+
     @Test("§11: kind = \"nmea\" needs a file, reported where the kind was chosen")
     func nmeaNeedsFile() {
         #expect(
@@ -311,7 +342,7 @@ struct DaemonConfigurationTests {
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")
                 == "/etc/locd/locd.toml:3: key provider.lat: unknown key; allowed in [provider]: kind, latitude, "
-                + "longitude, altitude, accuracy, file, speed-factor, host, port"
+                + "longitude, altitude, accuracy, file, speed-factor, host, port, socket"
         )
     }
 
