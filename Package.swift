@@ -104,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationDaemonTests",
-            dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
+            dependencies: ["locd", "locctl", "Varlink", "LocationProtocol", "LocationDaemon", "LocationCore"],
             exclude: ["Scripts"]
         ),
         .testTarget(
