@@ -29,6 +29,8 @@ enum Geodesy {
         let h =
             sinLatitude * sinLatitude
             + cosine(radians(latitudeA)) * cosine(radians(latitudeB)) * sinLongitude * sinLongitude
+        // NaN stays NaN (clamping would turn it into 0 m, inside every circle); rounding is clamped.
+        guard !h.isNaN else { return .nan }
         return 2 * earthRadius * arcsine(squareRoot(min(1, max(0, h))))
     }
 

@@ -97,6 +97,32 @@ struct LiveUpdateTests {
         #expect(sentAt == times)
     }
 
+    @Test("U1: a fix with no place on Earth is dropped, and no coordinate makes the core trap")
+    func garbageFixDropped() {
+        var h = Harness()
+        h.set("com.ex.maps", .whileUsing)
+        let app = h.launch("com.ex.maps")
+        let stream = h.call(app, .liveUpdates(.standard))
+        let garbage = [
+            Fix(latitude: .nan, longitude: 0, horizontalAccuracy: 5, timestamp: 0),
+            Fix(latitude: 0, longitude: .infinity, horizontalAccuracy: 5, timestamp: 0),
+            Fix(latitude: 91, longitude: 0, horizontalAccuracy: 5, timestamp: 0),
+            Fix(latitude: 0, longitude: -180.5, horizontalAccuracy: 5, timestamp: 0),
+            Fix(latitude: 0, longitude: 0, horizontalAccuracy: -1, timestamp: 0),
+            Fix(latitude: 0, longitude: 0, horizontalAccuracy: .nan, timestamp: 0),
+        ]
+        for fix in garbage {
+            h.send(.fix(fix))
+            #expect(h.messages(to: stream).isEmpty)
+        }
+        #expect(!h.core.providerReportsFix)
+        // The grid and the geodesy take anything without trapping.
+        _ = GridCell(latitude: .nan, longitude: -.infinity)
+        _ = GridCell(latitude: 1e300, longitude: -1e300)
+        #expect(Geodesy.distance(latitude: .nan, longitude: 0, toLatitude: 0, longitude: 0).isNaN)
+        #expect(Geodesy.sine(1e300).isNaN)
+    }
+
     // MARK: U2
 
     @Test("U2: reduced accuracy sends the quantised point at once, then one location per 15 minutes")
