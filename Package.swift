@@ -130,7 +130,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationDaemonTests",
-            dependencies: ["locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient"],
+            dependencies: [
+                "locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient", "LocationDaemon",
+                "LocationCore",
+            ],
             exclude: ["Scripts", "Fixtures"]
         ),
         .testTarget(

@@ -31,7 +31,8 @@ package enum Reply: Hashable, Sendable {
 package enum StreamMessage: Hashable, Sendable {
     case authorization(AuthorizationView)
     case diagnostic(DiagnosticMask, ended: Bool)
-    case update(DiagnosticMask)
+    /// A `LiveUpdates` update: its flags, and the location when U1 lets one through (quantised per U2).
+    case update(DiagnosticMask, location: Fix? = nil)
     /// A monitor stream's diagnostics changed (an event about the monitor, not one condition).
     case monitor(DiagnosticMask)
     /// One condition's state and flags (U4).
@@ -50,6 +51,9 @@ package enum Persist: Hashable, Sendable {
     case app(AppSnapshot)
     case prompt(PromptSnapshot)
     case promptRemoved(PromptID)
+    /// A monitored condition was added, replaced or changed state (U4).
+    case condition(ConditionSnapshot)
+    case conditionRemoved(appID: String, monitor: String, identifier: String)
 
     /// Whether the write is an authorization decision that must be durable before its reply (R1).
     package var isDecision: Bool {

@@ -14,6 +14,7 @@ struct AppContext {
     var servicesEnabled: Bool
     var providerHasFix: Bool
     var providerStationary: Bool
+    var storeHealthy: Bool
 
     /// D1, D2, D3 (authorization part) and D4, shared by sessions and streams of requirement `requirement`.
     private func commonMask(_ requirement: Requirement, monitor: Bool) -> DiagnosticMask {
@@ -67,24 +68,34 @@ struct AppContext {
 
     /// A location stream's mask (§7, update and monitor-event columns); R = max(whenInUse, effective).
     func streamMask(_ kind: StreamEntry.Kind) -> DiagnosticMask {
-        let monitor: Bool
         switch kind {
-        case .liveUpdates: monitor = false
-        case .monitorEvents: monitor = true
-        default: return []
+        case .liveUpdates: streamMask(monitor: false)
+        case .monitorEvents: streamMask(monitor: true)
+        default: []
         }
+    }
+
+    /// The mask of a `LiveUpdates` stream, or with `monitor` of a `MonitorEvents` stream.
+    func streamMask(monitor: Bool) -> DiagnosticMask {
         let requirement = max(.whenInUse, effectiveRequirement ?? .whenInUse)
         var mask = commonMask(requirement, monitor: monitor)
         let record = record
         if !accuracyPending.isEmpty { mask.insert(.authorizationRequestInProgress) }
         if record.accuracyLimited { mask.insert(.accuracyLimited) }
         if optedOut && !holdsServiceSession { mask.insert(.serviceSessionRequired) }
+        if monitor && !storeHealthy { mask.insert(.persistenceUnavailable) }
         if !monitor {
             let mayUse = inUse || (requirement == .always && record.status == .authorizedAlways)
             if record.status.isAuthorized && mayUse && !providerHasFix { mask.insert(.locationUnavailable) }
             if providerStationary { mask.insert(.stationary) }
         }
         return mask
+    }
+
+    /// Whether an app's monitors evaluate their conditions now (U4): authorized, and none of
+    /// ``DiagnosticMask/withholdingMonitoring`` — so monitoring out of use needs `authorizedAlways` (D4).
+    func monitoringAllowed() -> Bool {
+        record.status.isAuthorized && streamMask(monitor: true).isDisjoint(with: .withholdingMonitoring)
     }
 
     /// D12: active when authorized (or R = none) and no limiting bit; lingering without an owner.

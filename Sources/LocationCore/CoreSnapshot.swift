@@ -5,19 +5,23 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
     package var apps: [AppSnapshot]
     package var sessions: [SessionSnapshot]
     package var prompts: [PromptSnapshot]
+    /// Monitored conditions, kept across boots like records (U4), in the order they were added.
+    package var conditions: [ConditionSnapshot]
 
     package init(
         locationServicesEnabled: Bool = true,
         records: [String: AuthorizationRecord] = [:],
         apps: [AppSnapshot] = [],
         sessions: [SessionSnapshot] = [],
-        prompts: [PromptSnapshot] = []
+        prompts: [PromptSnapshot] = [],
+        conditions: [ConditionSnapshot] = []
     ) {
         self.locationServicesEnabled = locationServicesEnabled
         self.records = records
         self.apps = apps
         self.sessions = sessions
         self.prompts = prompts
+        self.conditions = conditions
     }
 }
 
@@ -93,5 +97,39 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
         self.kind = kind
         self.purposeKey = purposeKey
         self.raisedAt = raisedAt
+    }
+}
+
+/// A monitored condition as stored (U4): named by app, monitor and identifier, with its last state.
+///
+/// Conditions are not tagged with the boot id: like CLMonitor's, they outlive reboots. The state is kept
+/// too, so that `MonitorEvents` after a restart reports where the app was, not `unknown`.
+package struct ConditionSnapshot: Hashable, Codable, Sendable {
+    package var appID: String
+    package var monitor: String
+    package var identifier: String
+    package var condition: CircularCondition
+    package var state: ConditionState
+    /// Unix time of the fix that set ``state``.
+    package var date: Double?
+    /// The order of adding across the app's monitors; it decides which 20 are monitored.
+    package var position: Int64
+
+    package init(
+        appID: String,
+        monitor: String,
+        identifier: String,
+        condition: CircularCondition,
+        state: ConditionState,
+        date: Double?,
+        position: Int64
+    ) {
+        self.appID = appID
+        self.monitor = monitor
+        self.identifier = identifier
+        self.condition = condition
+        self.state = state
+        self.date = date
+        self.position = position
     }
 }

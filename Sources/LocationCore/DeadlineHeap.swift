@@ -8,6 +8,8 @@ enum DeadlineKey: Hashable, Sendable {
     case relaunchWindow(Int)
     case restartWindow(Int)
     case promptTimeout(PromptID)
+    /// D10: the fixes have stayed put for 60 s by then.
+    case stationary
 }
 
 /// A binary min-heap of deadlines with lazy deletion: an entry whose owner moved or dropped its

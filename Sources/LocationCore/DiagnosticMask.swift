@@ -39,6 +39,13 @@ package struct DiagnosticMask: OptionSet, Hashable, Codable, Sendable, CustomStr
         .insufficientlyInUse, .locationUnavailable, .serviceSessionRequired, .authorizationRequestInProgress,
     ]
 
+    /// The bits that stop a monitor from evaluating its conditions (U4): U1's, less the two about the
+    /// provider, plus `accuracyLimited` (region monitoring needs precise location, as on iOS 14+).
+    package static let withholdingMonitoring: DiagnosticMask = [
+        .authorizationDenied, .authorizationDeniedGlobally, .authorizationRestricted, .insufficientlyInUse,
+        .accuracyLimited, .serviceSessionRequired, .authorizationRequestInProgress,
+    ]
+
     /// The names of the flags that are set, in bit order.
     package var flagNames: [String] {
         DiagnosticMask.names.indices.compactMap { rawValue & (1 << $0) != 0 ? DiagnosticMask.names[$0] : nil }

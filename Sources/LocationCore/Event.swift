@@ -8,12 +8,12 @@ package enum Event: Sendable {
     case disconnected(ClientID)
     /// A timer fired: re-check every deadline against the current time (L6).
     case deadlineReached
-    /// The location provider's state changed.
-    case providerChanged(hasFix: Bool, stationary: Bool)
-    /// The running provider delivered a fix (U1, U3).
+    /// The running provider delivered a fix (U1, U3); stationary (D10) is derived from the fixes.
     case fix(Fix)
     /// The provider has no fix: no signal, gpsd mode < 2, or its source went away (D9).
     case fixLost
+    /// The store started failing writes, or recovered; monitors report `persistenceUnavailable` (U4).
+    case storeHealth(healthy: Bool)
     /// Manifests and configuration were reloaded (M2); the shell has validated them.
     case reload(manifests: [Manifest], configuration: CoreConfiguration)
 }

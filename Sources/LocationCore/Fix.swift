@@ -1,5 +1,5 @@
 /// A position reported by the location provider, in plain values: the `Location` of SEMANTICS U1.
-package struct Fix: Equatable, Sendable {
+package struct Fix: Hashable, Sendable {
     package var latitude: Double
     package var longitude: Double
     package var altitude: Double?

@@ -46,7 +46,8 @@ extension LocationCore {
             accuracyPending: [],
             servicesEnabled: locationServicesEnabled,
             providerHasFix: providerHasFix,
-            providerStationary: providerStationary
+            providerStationary: stationary.isStationary,
+            storeHealthy: storeHealthy
         )
         for id in queue {
             switch prompts[id]?.key {
@@ -120,13 +121,7 @@ extension LocationCore {
         }
         let context = context(of: app)
         for slot in apps[app].sessionSlots { refreshSession(slot, context: context) }
-        for stream in apps[app].locationStreams {
-            guard let entry = streams[stream] else { continue }
-            let mask = streamMask(entry.kind, context: context)
-            guard mask != entry.lastMask else { continue }
-            streams[stream]!.lastMask = mask
-            if case .liveUpdates = entry.kind { emit(stream, .update(mask)) } else { emit(stream, .monitor(mask)) }
-        }
+        for stream in apps[app].locationStreams { refreshLocationStream(stream, context: context) }
     }
 
     /// Re-evaluates one session; it runs for every session of every app when the global switch flips, so

@@ -1,14 +1,20 @@
 // Monitoring (CLMonitor, SEMANTICS U4): named monitors of circular conditions and their events.
 //
-// The conditions are kept per app in the order they were added; the first 20 are monitored and the rest
-// report `conditionLimitExceeded`. Until a provider evaluates them, every condition is `unknown`.
+// The conditions are kept per app in the order they were added, and stored (they outlive restarts and
+// reboots); the first 20 are monitored and the rest report `conditionLimitExceeded`. Every fix evaluates the
+// monitored, supported conditions of every app whose monitors may run now — authorized, in use or
+// `authorizedAlways`, precise, and none of the other withholding flags (``AppContext/monitoringAllowed()``) —
+// with the hysteresis of ``CircularCondition/state(after:from:)``. A change of state is stored and sent to the
+// app's open `MonitorEvents` streams of that monitor; while monitoring may not run, states stay as they were
+// and the streams' flags say why.
 extension LocationCore {
     /// After `MonitorEvents` opened its stream: one event per condition of the monitor, at once.
     mutating func startMonitor(_ call: CallID, app: Int, monitor: String) {
-        guard let stream = streams[call] else { return }
+        guard streams[call] != nil else { return }
         monitorStreams[call] = (app, monitor)
+        let mask = context(of: app).streamMask(monitor: true)
         for (entry, overLimit) in conditions[app, default: MonitorConditions()].conditions(of: monitor) {
-            emit(call, .monitorCondition(event(entry, overLimit: overLimit, mask: stream.lastMask ?? [])))
+            emit(call, .monitorCondition(event(entry, overLimit: overLimit, mask: mask)))
         }
     }
 
@@ -22,18 +28,27 @@ extension LocationCore {
         if let problem = condition.problem {
             return fail(call, .invalidParameter(parameter: "condition", reason: problem))
         }
-        conditions[app, default: MonitorConditions()].add(
+        let index = conditions[app, default: MonitorConditions()].add(
             monitor: monitor,
             identifier: identifier,
-            condition: condition
+            condition: condition,
+            position: nextConditionPosition
         )
+        nextConditionPosition = max(nextConditionPosition, conditions[app]![index].position + 1)
+        // A new condition is evaluated at once against the current fix, as CLMonitor does on `add`.
+        if providerHasFix, let fix = lastFix, context(of: app).monitoringAllowed() {
+            conditions[app]!.evaluate(index, against: fix)
+        }
+        persist(.condition(snapshot(of: conditions[app]![index], app: app)))
         announceConditions(app: app, monitor: monitor, identifiers: [identifier])
         reply(call, .empty)
     }
 
     mutating func removeCondition(_ call: CallID, app: Int, monitor: String, identifier: String) {
         let before = overLimitConditions(of: app)
-        conditions[app, default: MonitorConditions()].remove(monitor: monitor, identifier: identifier)
+        if conditions[app, default: MonitorConditions()].remove(monitor: monitor, identifier: identifier) {
+            persist(.conditionRemoved(appID: apps[app].appID, monitor: monitor, identifier: identifier))
+        }
         // A removal can bring conditions past the limit back within it: they report the change.
         let after = overLimitConditions(of: app)
         for (otherMonitor, identifiers) in Dictionary(grouping: before.subtracting(after), by: \.monitor) {
@@ -42,13 +57,36 @@ extension LocationCore {
         reply(call, .empty)
     }
 
+    /// Evaluates every app's monitored conditions against a fix, in app-id order; stores and reports changes.
+    mutating func evaluateConditions(against fix: Fix) {
+        guard !conditions.isEmpty else { return }
+        for app in conditions.keys.sorted(by: { apps.rank[$0] < apps.rank[$1] }) {
+            guard !conditions[app]!.isEmpty, context(of: app).monitoringAllowed() else { continue }
+            let changed = conditions[app]!.evaluate(against: fix)
+            guard !changed.isEmpty else { continue }
+            var byMonitor: [String: [String]] = [:]
+            for index in changed {
+                let entry = conditions[app]![index]
+                persist(.condition(snapshot(of: entry, app: app)))
+                byMonitor[entry.monitor, default: []].append(entry.identifier)
+            }
+            for monitor in byMonitor.keys.sorted() {
+                announceConditions(app: app, monitor: monitor, identifiers: byMonitor[monitor]!)
+            }
+        }
+    }
+
     /// Sends the current event of the named conditions to the app's open streams of that monitor.
     private mutating func announceConditions(app: Int, monitor: String, identifiers: [String]) {
+        let open = monitorStreams.filter { $0.value.app == app && $0.value.monitor == monitor }.keys
+        guard !open.isEmpty else { return }
+        let mask = context(of: app).streamMask(monitor: true)
         let current = conditions[app, default: MonitorConditions()].conditions(of: monitor)
-        for (stream, owner) in monitorStreams where owner.app == app && owner.monitor == monitor {
-            guard let entry = streams[stream] else { continue }
+        // Streams in the order they were opened, so that output is deterministic.
+        for stream in open.sorted(by: { ($0.client.raw, $0.serial) < ($1.client.raw, $1.serial) })
+        where streams[stream] != nil {
             for (condition, overLimit) in current where identifiers.contains(condition.identifier) {
-                emit(stream, .monitorCondition(event(condition, overLimit: overLimit, mask: entry.lastMask ?? [])))
+                emit(stream, .monitorCondition(event(condition, overLimit: overLimit, mask: mask)))
             }
         }
     }
@@ -57,12 +95,29 @@ extension LocationCore {
         Set(conditions[app, default: MonitorConditions()].overLimit)
     }
 
+    /// A condition's event: the monitor's flags, and the condition's own (limit, support).
     private func event(_ entry: MonitorConditions.Entry, overLimit: Bool, mask: DiagnosticMask) -> MonitorEventView {
-        MonitorEventView(
+        var diagnostic = mask
+        if overLimit { diagnostic.insert(.conditionLimitExceeded) }
+        if !entry.condition.isSupported { diagnostic.insert(.conditionUnsupported) }
+        return MonitorEventView(
             monitor: entry.monitor,
             identifier: entry.identifier,
             state: entry.state,
-            diagnostic: overLimit ? mask.union(.conditionLimitExceeded) : mask
+            diagnostic: diagnostic,
+            date: entry.date
+        )
+    }
+
+    func snapshot(of entry: MonitorConditions.Entry, app: Int) -> ConditionSnapshot {
+        ConditionSnapshot(
+            appID: apps[app].appID,
+            monitor: entry.monitor,
+            identifier: entry.identifier,
+            condition: entry.condition,
+            state: entry.state,
+            date: entry.date,
+            position: entry.position
         )
     }
 }

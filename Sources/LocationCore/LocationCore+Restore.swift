@@ -74,6 +74,20 @@ extension LocationCore {
             prompts[stored.id] = prompt
             apps[app].queue.append(stored.id)
         }
+        for stored in snapshot.conditions.sorted(by: { $0.position < $1.position }) {
+            let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
+            conditions[app, default: MonitorConditions()].restore(
+                MonitorConditions.Entry(
+                    monitor: stored.monitor,
+                    identifier: stored.identifier,
+                    condition: stored.condition,
+                    state: stored.state,
+                    date: stored.date,
+                    position: stored.position
+                )
+            )
+            nextConditionPosition = max(nextConditionPosition, stored.position + 1)
+        }
         for app in 0..<apps.count {
             apps[app].inUse = computeInUse(app)
             apps[app].lastAuthorization = authorizationView(app)
@@ -100,7 +114,9 @@ extension LocationCore {
                 )
             },
             sessions: sessions.values.filter { $0.kind != .implicit }.sorted { $0.id < $1.id }.map(\.snapshot),
-            prompts: prompts.values.sorted { $0.id < $1.id }.map(\.snapshot)
+            prompts: prompts.values.sorted { $0.id < $1.id }.map(\.snapshot),
+            conditions: conditions.flatMap { app, monitored in monitored.entries.map { snapshot(of: $0, app: app) } }
+                .sorted { $0.position < $1.position }
         )
     }
 

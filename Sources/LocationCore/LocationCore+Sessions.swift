@@ -218,7 +218,12 @@ extension LocationCore {
     }
 
     /// `LiveUpdates` and `MonitorEvents`: an implicit session unless the app holds an explicit one (S10, S11).
-    mutating func startLocationStream(_ call: CallID, app: Int, monitor: String?) {
+    mutating func startLocationStream(
+        _ call: CallID,
+        app: Int,
+        monitor: String? = nil,
+        live configuration: LiveConfiguration = .standard
+    ) {
         let manifest = apps[app].declared
         let optedOut = manifest.requireExplicitServiceSession
         if !optedOut, manifest.whenInUseUsageDescription == nil {
@@ -245,9 +250,10 @@ extension LocationCore {
             monitor == nil ? .liveUpdates(app, implicit: implicit) : .monitorEvents(app, implicit: implicit)
         apps[app].locationStreams.append(call)
         openLocationStreams += 1
-        let mask = context(of: app).streamMask(kind)
-        openStream(call, StreamEntry(kind: kind, lastMask: mask))
-        emit(call, monitor == nil ? .update(mask) : .monitor(mask))
+        let delivery = monitor == nil ? LocationDelivery(configuration: configuration) : nil
+        openStream(call, StreamEntry(kind: kind, delivery: delivery))
+        // The first update at once (U1), with the location if it may carry one.
+        refreshLocationStream(call, context: context(of: app))
         markDirty(app)
     }
 

@@ -25,7 +25,12 @@ package struct LocationCore {
     var providerHasFix = false
     /// The provider's newest fix, kept after the fix is lost so that status can show when it was.
     var lastFix: Fix?
-    var providerStationary = false
+    /// D10, derived from the fixes.
+    var stationary = StationaryDetector()
+    /// Whether the store takes writes; monitors report `persistenceUnavailable` while it does not (U4).
+    var storeHealthy = true
+    /// The position the next new monitored condition gets (``MonitorConditions/Entry/position``).
+    var nextConditionPosition: Int64 = 1
     var providerRunning = false
     /// Sessions with a requirement of at least `whenInUse`, and location streams: the provider's demand (U3).
     var demandingSessions = 0
@@ -47,6 +52,10 @@ package struct LocationCore {
     /// New sessions to evaluate alone, their app's layering having stayed put.
     var dirtySessions: [(slot: Int, id: SessionID)] = []
     var everythingDirty = false
+    /// Whether the event is a fix, which location streams may be sent (U1).
+    var fixArrived = false
+    /// The number of the event being handled; a location stream remembers the last one that refreshed it.
+    var eventNumber: UInt64 = 0
 
     /// A core with no history.
     /// - Parameters:
@@ -87,23 +96,12 @@ package struct LocationCore {
             disconnect(client)
         case .deadlineReached:
             break
-        case .providerChanged(let hasFix, let stationary):
-            if hasFix != providerHasFix || stationary != providerStationary {
-                providerHasFix = hasFix
-                providerStationary = stationary
-                everythingDirty = true
-            }
         case .fix(let fix):
-            lastFix = fix
-            if !providerHasFix {
-                providerHasFix = true
-                everythingDirty = true
-            }
+            receive(fix)
         case .fixLost:
-            if providerHasFix {
-                providerHasFix = false
-                everythingDirty = true
-            }
+            loseFix()
+        case .storeHealth(let healthy):
+            storeHealthChanged(healthy)
         case .reload(let manifests, let configuration):
             reload(manifests: manifests, configuration: configuration)
         }
@@ -117,6 +115,8 @@ package struct LocationCore {
         if !persisted.isEmpty { persisted.removeAll(keepingCapacity: true) }
         if !messages.isEmpty { messages.removeAll(keepingCapacity: true) }
         answer = nil
+        fixArrived = false
+        eventNumber &+= 1
         processDueDeadlines(since: previous)
     }
 
@@ -125,6 +125,7 @@ package struct LocationCore {
     /// memory is cheaper than copying them one by one.
     private mutating func finish() -> [Action] {
         flushDiagnostics()
+        if fixArrived { deliverFix() }
         var actions: [Action] = []
         if let answer = answer.take() { persisted.append(answer) }
         if messages.isEmpty {
@@ -176,7 +177,7 @@ package struct LocationCore {
         case .listSessions: reply(call, .sessions(sessionViews(of: app)))
         case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
         case .beginBackgroundActivity: beginBackgroundActivity(call, app: app)
-        case .liveUpdates: startLocationStream(call, app: app, monitor: nil)
+        case .liveUpdates(let configuration): startLocationStream(call, app: app, live: configuration)
         case .monitorEvents(let monitor):
             startLocationStream(call, app: app, monitor: monitor)
             startMonitor(call, app: app, monitor: monitor)

@@ -33,12 +33,15 @@ package struct MonitorEventView: Hashable, Codable, Sendable {
     package var identifier: String
     package var state: ConditionState
     package var diagnostic: DiagnosticMask
+    /// Unix time of the fix that set the state; `nil` while it is `unknown` (the shell then says "now").
+    package var date: Double? = nil
 }
 
 /// The conditions an app monitors, across its named monitors, in the order they were added (U4).
 ///
 /// Only the first ``limit`` conditions of an app are monitored; the rest report `conditionLimitExceeded`
-/// until earlier ones are removed.
+/// until earlier ones are removed. Each condition keeps the place it was first given (its ``Entry/position``,
+/// stored with it), so the same 20 stay monitored across restarts.
 struct MonitorConditions {
     /// At most this many conditions per app are monitored (U4: 20).
     static let limit = 20
@@ -48,28 +51,52 @@ struct MonitorConditions {
         var identifier: String
         var condition: CircularCondition
         var state: ConditionState = .unknown
+        /// Unix time of the fix that set ``state``.
+        var date: Double?
+        /// The order conditions were added in, across the app's monitors; smaller is earlier.
+        var position: Int64
     }
 
     private(set) var entries: [Entry] = []
 
+    var isEmpty: Bool { entries.isEmpty }
+
     /// Adds or replaces a condition; a replaced one keeps its place and starts again as `unknown`.
-    mutating func add(monitor: String, identifier: String, condition: CircularCondition) {
-        let entry = Entry(monitor: monitor, identifier: identifier, condition: condition)
-        if let index = entries.firstIndex(where: { $0.monitor == monitor && $0.identifier == identifier }) {
-            entries[index] = entry
-        } else {
-            entries.append(entry)
+    ///
+    /// - Returns: the index of the condition.
+    @discardableResult
+    mutating func add(monitor: String, identifier: String, condition: CircularCondition, position: Int64) -> Int {
+        if let index = index(monitor: monitor, identifier: identifier) {
+            entries[index] = Entry(
+                monitor: monitor,
+                identifier: identifier,
+                condition: condition,
+                position: entries[index].position
+            )
+            return index
         }
+        entries.append(Entry(monitor: monitor, identifier: identifier, condition: condition, position: position))
+        return entries.count - 1
+    }
+
+    /// Puts back a stored condition; the caller restores them in ``Entry/position`` order.
+    mutating func restore(_ entry: Entry) {
+        entries.append(entry)
     }
 
     /// Removes a condition; returns whether it was there.
     @discardableResult
     mutating func remove(monitor: String, identifier: String) -> Bool {
-        guard let index = entries.firstIndex(where: { $0.monitor == monitor && $0.identifier == identifier })
-        else { return false }
+        guard let index = index(monitor: monitor, identifier: identifier) else { return false }
         entries.remove(at: index)
         return true
     }
+
+    func index(monitor: String, identifier: String) -> Int? {
+        entries.firstIndex { $0.monitor == monitor && $0.identifier == identifier }
+    }
+
+    subscript(index: Int) -> Entry { entries[index] }
 
     /// A condition's name: its monitor and identifier.
     struct Key: Hashable {
@@ -87,5 +114,24 @@ struct MonitorConditions {
         entries.enumerated().compactMap { index, entry in
             entry.monitor == monitor ? (entry, index >= Self.limit) : nil
         }
+    }
+
+    /// Evaluates the condition at `index` against `fix` unless it is past the limit or unsupported;
+    /// returns whether its state changed.
+    @discardableResult
+    mutating func evaluate(_ index: Int, against fix: Fix) -> Bool {
+        guard index < Self.limit, entries[index].condition.isSupported else { return false }
+        let state = entries[index].condition.state(after: fix, from: entries[index].state)
+        guard state != entries[index].state else { return false }
+        entries[index].state = state
+        entries[index].date = fix.timestamp
+        return true
+    }
+
+    /// Evaluates every monitored condition against `fix`; returns the indices whose state changed.
+    mutating func evaluate(against fix: Fix) -> [Int] {
+        var changed: [Int] = []
+        for index in entries.indices.prefix(Self.limit) where evaluate(index, against: fix) { changed.append(index) }
+        return changed
     }
 }

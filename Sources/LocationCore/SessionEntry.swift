@@ -101,6 +101,10 @@ struct StreamEntry {
     /// The mask a location stream last sent; a diagnostics stream's is kept by its session (``DiagnosticStream``).
     var lastMask: DiagnosticMask?
     var lastAuthorization: AuthorizationView?
+    /// A `LiveUpdates` stream's filters, quantiser and throttle (U1, U2).
+    var delivery: LocationDelivery?
+    /// The ``LocationCore/eventNumber`` of the event that last refreshed this location stream.
+    var refreshed: UInt64 = 0
 }
 
 /// One connection.

@@ -212,11 +212,16 @@ final class SessionManager: VarlinkServerDelegate {
             if !storeHealthy {
                 storeHealthy = true
                 logger.notice("store writable again")
+                run(.storeHealth(healthy: true))
             }
             return true
         } catch {
-            if storeHealthy { logger.error("store write failed, serving from memory and retrying: \(error)") }
-            storeHealthy = false
+            if storeHealthy {
+                logger.error("store write failed, serving from memory and retrying: \(error)")
+                storeHealthy = false
+                // Monitors report persistenceUnavailable (U4); the core's messages go out with the next batch.
+                run(.storeHealth(healthy: false))
+            }
             return false
         }
     }
@@ -296,8 +301,11 @@ final class SessionManager: VarlinkServerDelegate {
             return ["authorization": authorization.json]
         case .diagnostic(let mask, let ended):
             return ["diagnostic": mask.json, "ended": .bool(ended)]
-        case .update(let mask):
-            return ["update": .object(["diagnostic": mask.json])]
+        case .update(let mask, let location):
+            var update: JSONObject = [:]
+            if let location { update["location"] = location.json }
+            update["diagnostic"] = mask.json
+            return ["update": .object(update)]
         case .monitor(let mask):
             return [
                 "event": .object([
@@ -306,13 +314,7 @@ final class SessionManager: VarlinkServerDelegate {
                 ])
             ]
         case .monitorCondition(let event):
-            return [
-                "event": .object([
-                    "monitor": .string(event.monitor), "identifier": .string(event.identifier),
-                    "state": .string(event.state.rawValue), "date": .double(clock.unixNow()),
-                    "diagnostic": event.diagnostic.json,
-                ])
-            ]
+            return ["event": event.json(now: clock.unixNow())]
         case .prompt(let prompt):
             return ["prompt": prompt.json(clock: clock)]
         case .withdrawn(let id):

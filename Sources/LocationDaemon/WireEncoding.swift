@@ -23,6 +23,30 @@ extension DiagnosticMask {
     }
 }
 
+extension Fix {
+    /// The IDL's `Location`; absent optionals are left out, as the IDL's `?` allows.
+    var json: JSONValue {
+        var object: JSONObject = ["latitude": .double(latitude), "longitude": .double(longitude)]
+        if let altitude { object["altitude"] = .double(altitude) }
+        object["horizontalAccuracy"] = .double(horizontalAccuracy)
+        if let verticalAccuracy { object["verticalAccuracy"] = .double(verticalAccuracy) }
+        if let speed { object["speed"] = .double(speed) }
+        if let course { object["course"] = .double(course) }
+        object["timestamp"] = .double(timestamp)
+        return .object(object)
+    }
+}
+
+extension MonitorEventView {
+    /// The IDL's `MonitorEvent`; `now` dates an event whose state no fix has set yet.
+    func json(now: Double) -> JSONValue {
+        .object([
+            "monitor": .string(monitor), "identifier": .string(identifier), "state": .string(state.rawValue),
+            "date": .double(date ?? now), "diagnostic": diagnostic.json,
+        ])
+    }
+}
+
 extension SessionView {
     var json: JSONValue {
         var object: JSONObject = [

@@ -57,6 +57,24 @@ extension LocationStore {
                 )
             )
         }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM conditions ORDER BY position") {
+            let fields = StoredRow(row, table: "conditions", path: path)
+            snapshot.conditions.append(
+                ConditionSnapshot(
+                    appID: try fields.value("app_id"),
+                    monitor: try fields.value("monitor"),
+                    identifier: try fields.value("identifier"),
+                    condition: CircularCondition(
+                        latitude: try fields.value("latitude"),
+                        longitude: try fields.value("longitude"),
+                        radius: try fields.value("radius")
+                    ),
+                    state: try fields.enumValue("state"),
+                    date: try fields.value("state_date"),
+                    position: try fields.value("position")
+                )
+            )
+        }
         // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
         snapshot.apps.sort { $0.appID < $1.appID }
         snapshot.sessions.sort { $0.id < $1.id }

@@ -31,6 +31,14 @@ extension LocationStore {
             ])
         case .promptRemoved(let id):
             try db.cachedStatement(sql: Self.deletePrompt).execute(arguments: [id.description])
+        case .condition(let stored):
+            try db.cachedStatement(sql: Self.upsertCondition).execute(arguments: [
+                stored.appID, stored.monitor, stored.identifier, stored.condition.latitude,
+                stored.condition.longitude, stored.condition.radius, stored.state.rawValue, stored.date,
+                stored.position,
+            ])
+        case .conditionRemoved(let appID, let monitor, let identifier):
+            try db.cachedStatement(sql: Self.deleteCondition).execute(arguments: [appID, monitor, identifier])
         }
     }
 
@@ -73,4 +81,14 @@ extension LocationStore {
         """
 
     static let deletePrompt = "DELETE FROM prompts WHERE id = ?"
+
+    static let upsertCondition = """
+        INSERT INTO conditions (app_id, monitor, identifier, latitude, longitude, radius, state, state_date, position)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id, monitor, identifier) DO UPDATE SET
+            latitude = excluded.latitude, longitude = excluded.longitude, radius = excluded.radius,
+            state = excluded.state, state_date = excluded.state_date, position = excluded.position
+        """
+
+    static let deleteCondition = "DELETE FROM conditions WHERE app_id = ? AND monitor = ? AND identifier = ?"
 }

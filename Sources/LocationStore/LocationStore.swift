@@ -97,8 +97,9 @@ package final class LocationStore: Sendable {
 
     /// Reads everything; state (apps, sessions, prompts) tagged with another boot id is deleted first (R2).
     ///
-    /// Records and the global switch are kept across boots. Apps are in app id order, sessions and prompts in id
-    /// order, as ``LocationCore/snapshot`` lists them.
+    /// Records, the global switch and monitored conditions are kept across boots. Apps are in app id order,
+    /// sessions and prompts in id order, conditions in the order they were added, as ``LocationCore/snapshot``
+    /// lists them.
     package func load() throws -> CoreSnapshot {
         try transaction(durable: false, operation: "load") { db in
             for table in ["apps", "sessions", "prompts"] {

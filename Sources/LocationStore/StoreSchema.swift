@@ -6,6 +6,8 @@ import GRDB
 /// - `settings`: one row: the global switch (kept across boots) and the id epoch (S3).
 /// - `apps`, `sessions`, `prompts`: this boot's state (R2); each row carries the boot id that wrote it,
 ///   and ``LocationStore/load()`` deletes the rows of any other boot.
+/// - `conditions` (v2): monitored conditions per app, monitor and identifier (U4), with their last state and
+///   the order they were added in; kept across boots, as CLMonitor keeps them.
 ///
 /// Enum columns hold the enums' raw values, the same strings as on the wire. Instants are `CLOCK_BOOTTIME`
 /// nanoseconds. Ids are their wire spelling (`s3-12`, `p3-4`). Tables are `STRICT` so that a value of the
@@ -60,6 +62,24 @@ enum StoreSchema {
                         purpose_key TEXT,
                         raised_at INTEGER,
                         boot_id TEXT NOT NULL
+                    ) STRICT, WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("v2-conditions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE conditions (
+                        app_id TEXT NOT NULL,
+                        monitor TEXT NOT NULL,
+                        identifier TEXT NOT NULL,
+                        latitude REAL NOT NULL,
+                        longitude REAL NOT NULL,
+                        radius REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        state_date REAL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (app_id, monitor, identifier)
                     ) STRICT, WITHOUT ROWID;
                     """
             )

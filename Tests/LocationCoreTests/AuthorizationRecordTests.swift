@@ -362,7 +362,7 @@ struct AuthorizationRecordTests {
         var h = Harness()
         h.set("com.ex.maps", .whileUsing)
         h.set("com.ex.run", .whileUsing)
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let maps = h.launch("com.ex.maps")
         let session = h.create(maps, .whenInUse)!
         let diagnostics = h.call(maps, .sessionDiagnostics(session.description))

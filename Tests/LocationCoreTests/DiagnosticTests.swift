@@ -11,7 +11,7 @@ struct DiagnosticTests {
     func servicesOffSetsBothBits() throws {
         var h = Harness()
         let (_, session) = try h.launchAnswered("com.ex.maps")
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
         let monitor = h.openStream("com.ex.maps", .monitorEvents(monitor: "home"))
         #expect(h.lastMask(on: updates) == [])
@@ -40,7 +40,7 @@ struct DiagnosticTests {
         let app = h.launch("com.ex.maps")
         let session = try h.created(app, .whenInUse)
         try #require(h.answer("com.ex.maps", .deny) == nil)
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
 
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
         let monitor = h.openStream("com.ex.maps", .monitorEvents(monitor: "home"))
@@ -55,7 +55,7 @@ struct DiagnosticTests {
     @Test("D2: a restricted app reports authorizationRestricted on sessions and streams, and is never asked")
     func restrictedApp() throws {
         var h = Harness(configuration: CoreConfiguration(restrictedApps: ["com.ex.maps"]))
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         let session = try h.created(app, .whenInUse)
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
@@ -84,7 +84,7 @@ struct DiagnosticTests {
     @Test("D3: a pending authorization prompt sets authorizationRequestInProgress on every session and stream")
     func authorizationPromptInProgress() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         let whenInUse = try h.created(app, .whenInUse)
         let none = try h.created(app, .noAuthorization)
@@ -108,7 +108,7 @@ struct DiagnosticTests {
     @Test("D3: a pending upgrade prompt sets authorizationRequestInProgress only where R is always")
     func upgradePromptInProgress() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let (app, whenInUse) = try h.launchAnswered("com.ex.maps")
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
         #expect(h.lastMask(on: updates) == [])
@@ -124,7 +124,7 @@ struct DiagnosticTests {
     @Test("D3: a pending upgrade prompt for a provisional grant sets nothing: the grant already works as Always")
     func provisionalUpgradeNotInProgress() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         let always = try h.created(app, .always)
         try #require(h.answer("com.ex.maps", .allowWhileUsing) == nil)
@@ -140,7 +140,7 @@ struct DiagnosticTests {
     @Test("D3: a pending accuracy prompt sets it on sessions with that purpose key and on every stream")
     func accuracyPromptInProgress() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let (app, plain) = try h.launchAnswered("com.ex.maps", accuracy: .reduced)
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
         let monitor = h.openStream("com.ex.maps", .monitorEvents(monitor: "home"))
@@ -190,7 +190,7 @@ struct DiagnosticTests {
     @Test("D4: an always session of an authorizedAlways app is not insufficiently in use in the background")
     func alwaysExempt() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         h.set("com.ex.maps", .always)
         let always = try h.created(app, .always)
@@ -226,7 +226,7 @@ struct DiagnosticTests {
     @Test("D4: for monitor events authorizedAlways is enough whatever R; live updates still need use")
     func monitorExemptForAlways() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         h.set("com.ex.maps", .always)
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
@@ -244,7 +244,7 @@ struct DiagnosticTests {
     @Test("D5: an always session reports alwaysAuthorizationDenied once the upgrade is declined")
     func alwaysDeclined() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let (app, whenInUse) = try h.launchAnswered("com.ex.maps")
         let always = try h.created(app, .always)
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
@@ -341,7 +341,7 @@ struct DiagnosticTests {
     @Test("D7: an opted-out app's streams report serviceSessionRequired until it holds an explicit session")
     func serviceSessionRequired() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.explicit")
         h.set("com.ex.explicit", .whileUsing)
         let updates = h.openStream("com.ex.explicit", .liveUpdates(.standard))
@@ -364,7 +364,7 @@ struct DiagnosticTests {
     @Test("D7: a none session satisfies an opted-out app's streams only while the app is authorized")
     func noneSessionNeedsAuthorization() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.explicit")
         let none = try h.created(app, .noAuthorization)
         let updates = h.openStream("com.ex.explicit", .liveUpdates(.standard))
@@ -380,7 +380,7 @@ struct DiagnosticTests {
     @Test("D7: an app that is not opted out never reports serviceSessionRequired")
     func notOptedOut() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         _ = h.launch("com.ex.maps")
         h.set("com.ex.maps", .whileUsing)
 
@@ -414,7 +414,7 @@ struct DiagnosticTests {
     @Test("D8: reduced accuracy sets accuracyLimited on update and monitor streams, never on sessions")
     func accuracyLimited() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let (_, session) = try h.launchAnswered("com.ex.approx")
         let updates = h.openStream("com.ex.approx", .liveUpdates(.standard))
         let monitor = h.openStream("com.ex.approx", .monitorEvents(monitor: "home"))
@@ -428,7 +428,7 @@ struct DiagnosticTests {
     @Test("D8: a temporary full-accuracy grant lifts accuracyLimited")
     func temporaryGrantLiftsAccuracyLimited() throws {
         var h = Harness()
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let (app, _) = try h.launchAnswered("com.ex.approx")
         let updates = h.openStream("com.ex.approx", .liveUpdates(.standard))
         h.call(app, .requestTemporaryFullAccuracy(purposeKey: "Radar"))
@@ -453,9 +453,9 @@ struct DiagnosticTests {
         #expect(h.lastMask(on: monitor) == [])
         #expect(h.mask(session) == [])
 
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         #expect(h.lastMask(on: updates) == [])
-        h.send(.providerChanged(hasFix: false, stationary: false))
+        h.send(.fixLost)
         #expect(h.lastMask(on: updates) == [.locationUnavailable])
     }
 
@@ -491,21 +491,21 @@ struct DiagnosticTests {
 
     // MARK: D10 stationary
 
-    @Test("D10: a stationary provider sets stationary on updates only, until movement resumes")
+    @Test("D10: fixes that stay put for 60 s set stationary on updates only, until movement resumes")
     func stationary() throws {
         var h = Harness()
         let (_, session) = try h.launchAnswered("com.ex.maps")
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
         let monitor = h.openStream("com.ex.maps", .monitorEvents(monitor: "home"))
         #expect(h.lastMask(on: updates) == [])
 
-        h.send(.providerChanged(hasFix: true, stationary: true))
+        h.advance(60)
         #expect(h.lastMask(on: updates) == [.stationary])
         #expect(h.lastMask(on: monitor) == [])
         #expect(h.mask(session) == [])
 
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here.moved(north: 50)))
         #expect(h.lastMask(on: updates) == [])
     }
 
@@ -532,7 +532,7 @@ struct DiagnosticTests {
 
         try #require(h.answer("com.ex.maps", .allowWhileUsing) == nil)
         // Nothing below changes this session's mask until the grace ends.
-        h.send(.providerChanged(hasFix: true, stationary: true))
+        h.send(.fix(Harness.here))
         _ = try h.created(app, .always)
         h.call(app, .setAppState(.background))
         h.advance(5)

@@ -40,17 +40,17 @@ struct IdentityAndLocationTests {
         #expect(h.error(of: own) == .sessionInvalidated(id: id.description))
     }
 
-    @Test("U1: LiveUpdates sends one update at once, then one per change of its mask, never a repeat")
+    @Test("U1: LiveUpdates sends one update at once, then one per change of its mask or delivered fix, never a repeat")
     func liveUpdatesStream() throws {
         var h = Harness()
         h.set("com.ex.maps", .whileUsing)
         let app = h.launch("com.ex.maps")
         let stream = h.call(app, .liveUpdates(.fitness))
         #expect(h.messages(to: stream) == [.update([.locationUnavailable])], "no fix yet")
-        h.send(.providerChanged(hasFix: true, stationary: false))
-        #expect(h.messages(to: stream) == [.update([])])
-        h.send(.providerChanged(hasFix: true, stationary: false))
-        #expect(h.messages(to: stream) == [], "the same state sends nothing")
+        h.send(.fix(Harness.here))
+        #expect(h.messages(to: stream) == [.update([], location: Harness.here)])
+        h.send(.fix(Harness.here))
+        #expect(h.messages(to: stream) == [], "the same state and a fix the filter holds back send nothing")
         h.call(app, .setAppState(.background))
         h.advance(10)
         #expect(h.messages(to: stream) == [.update([.insufficientlyInUse])])

@@ -108,6 +108,38 @@ struct PropertyTests {
         }
     }
 
+    /// U1's withholding bits 0, 1, 2, 3, 4, 5, 12 and 13, spelled out like ``limiting``.
+    static let withholding: DiagnosticMask = [
+        .authorizationDenied, .authorizationDeniedGlobally, .authorizationRestricted, .stationary,
+        .insufficientlyInUse, .locationUnavailable, .serviceSessionRequired, .authorizationRequestInProgress,
+    ]
+
+    @Test("U1, U2: an update carries a location iff U1 allows one, and a reduced one is its cell's centre")
+    func locationsIffAllowed() async {
+        #expect(DiagnosticMask.withholdingLocation == Self.withholding)
+        await check { scenario in
+            scenario.updatesThisStep.compactMap { update in
+                guard let appID = scenario.streamConnections.first(where: { $0.client == update.stream.client })?.appID
+                else { return nil }
+                let authorized = scenario.core.authorizationView(appID).status.isAuthorized
+                let allowed =
+                    authorized && scenario.core.providerReportsFix && update.mask.isDisjoint(with: Self.withholding)
+                if allowed != (update.location != nil) {
+                    return
+                        "\(update.stream) of \(appID) got \(update.mask) with location \(String(describing: update.location))"
+                }
+                guard let location = update.location, update.mask.contains(.accuracyLimited) else { return nil }
+                let cell = GridCell(latitude: location.latitude, longitude: location.longitude)
+                if location.horizontalAccuracy != 5000 || location.latitude != cell.centreLatitude
+                    || location.longitude != cell.centreLongitude || location.speed != nil || location.altitude != nil
+                {
+                    return "\(update.stream) of \(appID) got a reduced location that is not a cell centre: \(location)"
+                }
+                return nil
+            }
+        }
+    }
+
     @Test("D11: a diagnostics stream never sends the same mask twice in a row")
     func diagnosticsNeverRepeat() async {
         await check { scenario in
@@ -325,7 +357,7 @@ struct PropertyTests {
 /// What a step does; its three numbers pick the operands among what exists at that moment.
 private enum StepKind: Int, CaseIterable, Sendable {
     case launch, create, invalidate, resume, disconnect, goodbye, setState, answer, setAuthorization
-    case services, locationButton, startUpdates, stopUpdates, request, advance
+    case services, locationButton, startUpdates, stopUpdates, request, advance, fix
 
     /// How often each kind is drawn, out of ``totalWeight``.
     var weight: Int {
@@ -333,7 +365,7 @@ private enum StepKind: Int, CaseIterable, Sendable {
         case .create, .answer: 5
         case .launch, .setState, .advance: 4
         case .request: 3
-        case .invalidate, .resume, .disconnect, .startUpdates: 2
+        case .invalidate, .resume, .disconnect, .startUpdates, .fix: 2
         case .goodbye, .setAuthorization, .services, .locationButton, .stopUpdates: 1
         }
     }
@@ -424,6 +456,8 @@ private struct Scenario {
     var claimed: SessionID?
     /// The last mask each `LiveUpdates` or `MonitorEvents` stream received.
     var updates: [CallID: DiagnosticMask] = [:]
+    /// The `LiveUpdates` updates the last step sent.
+    var updatesThisStep: [(stream: CallID, mask: DiagnosticMask, location: Fix?)] = []
     /// Prompts the agent holds (sent and not withdrawn), with their app.
     var shown: [PromptID: String] = [:]
     /// Prompts sent to the agent by the last step, with their app's state and grant after that event.
@@ -446,6 +480,7 @@ private struct Scenario {
 
     mutating func run(_ step: Step) {
         raisedThisStep = []
+        updatesThisStep = []
         claimed = nil
         let note: String
         switch step.kind {
@@ -469,6 +504,7 @@ private struct Scenario {
         case .startUpdates: note = startUpdates(step)
         case .stopUpdates: note = stopUpdates(step)
         case .request: note = request(step)
+        case .fix: note = fix(step)
         case .advance:
             let seconds = Double(step.c) / [20, 4, 1][step.b % 3]
             advance(seconds)
@@ -518,7 +554,10 @@ private struct Scenario {
             case .emit(let stream, .diagnostic(let mask, let ended)),
                 .end(let stream, .diagnostic(let mask, let ended)?):
                 diagnostics[stream, default: []].append((mask, ended))
-            case .emit(let stream, .update(let mask)), .emit(let stream, .monitor(let mask)):
+            case .emit(let stream, .update(let mask, let location)):
+                updates[stream] = mask
+                updatesThisStep.append((stream, mask, location))
+            case .emit(let stream, .monitor(let mask)):
                 updates[stream] = mask
             case .armTimer(let instant):
                 armed = instant
@@ -682,6 +721,20 @@ private struct Scenario {
         return "\(connection.client) stream closes → \(core.appState(connection.appID)!.state.rawValue)"
     }
 
+    /// A fix within a few kilometres of Tokyo Station (so cells and the stationary radius both come into
+    /// play), or now and then the fix lost.
+    private mutating func fix(_ step: Step) -> String {
+        if step.c % 5 == 0 {
+            h.send(.fixLost)
+            observe()
+            return "fix lost"
+        }
+        let fix = Harness.here.moved(north: Double(step.a) * 37, east: Double(step.b) * 53 - 2000)
+        h.send(.fix(fix))
+        observe()
+        return "fix \(step.a * 37) m north, \(step.b * 53 - 2000) m east"
+    }
+
     private mutating func request(_ step: Step) -> String {
         let connection = connection(for: step)
         let method: Call
@@ -702,6 +755,7 @@ private struct Scenario {
         for session in core.sessions.values { all += [session.lingerEnds].compactMap { $0 } }
         for app in core.apps.values { all += [app.graceEnds, app.relaunchEnds, app.restartEnds].compactMap { $0 } }
         for prompt in core.prompts.values { all += [prompt.timeoutAt].compactMap { $0 } }
+        all += [core.stationary.deadline].compactMap { $0 }
         return all.min()
     }
 

@@ -282,7 +282,7 @@ struct SeedTableTests {
     func seed004Table(row: Seed004Row) {
         var h = Harness()
         h.set("com.ex.maps", row.grant.setting)
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         _ = h.create(app, row.grant.requirement)
         let stream = h.call(app, row.service.call)
@@ -307,7 +307,7 @@ struct SeedTableTests {
     func monitorException(service: Service) {
         var h = Harness()
         h.set("com.ex.maps", .always)
-        h.send(.providerChanged(hasFix: true, stationary: false))
+        h.send(.fix(Harness.here))
         let app = h.launch("com.ex.maps")
         let stream = h.call(app, service.call)  // only the implicit whenInUse session
         h.call(app, .setAppState(.background))

@@ -1,3 +1,5 @@
+import Foundation
+
 @testable import LocationCore
 
 /// Drives a ``LocationCore`` in virtual time, the way the daemon's shell would, and keeps what came out.
@@ -51,6 +53,9 @@ struct Harness {
             defaultAccuracyReduced: true
         ),
     ]
+
+    /// A precise fix at Tokyo Station, stamped 2023-11-14 22:13:20 UTC.
+    static let here = Fix(latitude: 35.681236, longitude: 139.767125, horizontalAccuracy: 5, timestamp: 1_700_000_000)
 
     // MARK: Driving
 
@@ -157,11 +162,18 @@ struct Harness {
         log.contains { if case .end(stream, _) = $0 { true } else { false } }
     }
 
+    /// The locations a `LiveUpdates` stream was sent over the whole log, `nil` for an update without one.
+    func locations(on stream: CallID) -> [Fix?] {
+        messages(to: stream, inLast: false).compactMap { message in
+            if case .update(_, let location) = message { location } else { nil }
+        }
+    }
+
     /// Diagnostic masks sent on a stream over the whole log.
     func masks(on stream: CallID) -> [DiagnosticMask] {
         messages(to: stream, inLast: false).compactMap { message in
             switch message {
-            case .diagnostic(let mask, _), .update(let mask), .monitor(let mask): mask
+            case .diagnostic(let mask, _), .update(let mask, _), .monitor(let mask): mask
             default: nil
             }
         }
@@ -179,5 +191,17 @@ struct Harness {
     /// Persist actions of the last event.
     var persisted: [Persist] {
         last.compactMap { if case .persist(let write) = $0 { write } else { nil } }
+    }
+}
+
+extension Fix {
+    /// The fix displaced `north` and `east` metres (negative: south, west), on the mean sphere.
+    func moved(north: Double = 0, east: Double = 0, accuracy: Double? = nil) -> Fix {
+        var fix = self
+        let metresPerDegree = 6_371_008.8 * Double.pi / 180
+        fix.latitude += north / metresPerDegree
+        fix.longitude += east / (metresPerDegree * cos(latitude * Double.pi / 180))
+        if let accuracy { fix.horizontalAccuracy = accuracy }
+        return fix
     }
 }

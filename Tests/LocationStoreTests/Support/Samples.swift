@@ -80,7 +80,37 @@ enum Samples {
             )
         }
         writes.append(.promptRemoved(PromptID(epoch: UInt32.max, number: 10)))
+        for (index, state) in ConditionState.allCases.enumerated() {
+            writes.append(
+                .condition(
+                    ConditionSnapshot(
+                        appID: "com.ex.app\(index % 2)",
+                        monitor: index == 0 ? "places" : "work",
+                        identifier: "c\(index)",
+                        condition: CircularCondition(latitude: -33.5 + Double(index), longitude: 179.99, radius: 0.5),
+                        state: state,
+                        date: state == .unknown ? nil : 1_700_000_000.25,
+                        position: Int64(10 - index)
+                    )
+                )
+            )
+        }
+        writes.append(.conditionRemoved(appID: "com.ex.app1", monitor: "work", identifier: "c1"))
+        writes.append(.conditionRemoved(appID: "com.ex.app0", monitor: "work", identifier: "absent"))
         // Later writes win.
+        writes.append(
+            .condition(
+                ConditionSnapshot(
+                    appID: "com.ex.app0",
+                    monitor: "places",
+                    identifier: "c0",
+                    condition: CircularCondition(latitude: 35.68, longitude: 139.76, radius: 100_000),
+                    state: .satisfied,
+                    date: 1_700_000_100,
+                    position: 10
+                )
+            )
+        )
         writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined)))
         writes.append(
             .app(
@@ -118,11 +148,19 @@ enum Samples {
                 snapshot.prompts.append(prompt)
             case .promptRemoved(let id):
                 snapshot.prompts.removeAll { $0.id == id }
+            case .condition(let condition):
+                snapshot.conditions.removeAll {
+                    ($0.appID, $0.monitor, $0.identifier) == (condition.appID, condition.monitor, condition.identifier)
+                }
+                snapshot.conditions.append(condition)
+            case .conditionRemoved(let appID, let monitor, let identifier):
+                snapshot.conditions.removeAll { ($0.appID, $0.monitor, $0.identifier) == (appID, monitor, identifier) }
             }
         }
         snapshot.apps.sort { $0.appID < $1.appID }
         snapshot.sessions.sort { $0.id < $1.id }
         snapshot.prompts.sort { $0.id < $1.id }
+        snapshot.conditions.sort { $0.position < $1.position }
         return snapshot
     }
 }

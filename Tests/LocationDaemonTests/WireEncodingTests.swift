@@ -1,0 +1,63 @@
+import Testing
+import Varlink
+
+@testable import LocationCore
+@testable import LocationDaemon
+
+/// The wire shapes of PROTOCOL.md's `Location` and `MonitorEvent`, pinned field for field.
+@Suite struct WireEncodingTests {
+    @Test("U1: a location is PROTOCOL's Location field for field, with absent optionals left out")
+    func location() {
+        let precise = Fix(
+            latitude: 35.681236,
+            longitude: 139.767125,
+            altitude: 40.5,
+            horizontalAccuracy: 4.8,
+            verticalAccuracy: 3,
+            speed: 1.25,
+            course: 270,
+            timestamp: 1_700_000_000.5
+        )
+        #expect(
+            precise.json
+                == .object([
+                    "latitude": .double(35.681236), "longitude": .double(139.767125), "altitude": .double(40.5),
+                    "horizontalAccuracy": .double(4.8), "verticalAccuracy": .double(3), "speed": .double(1.25),
+                    "course": .double(270), "timestamp": .double(1_700_000_000.5),
+                ])
+        )
+        var quantiser = LocationQuantiser()
+        let reduced = quantiser.quantise(precise)
+        #expect(
+            reduced.json
+                == .object([
+                    "latitude": .double(reduced.latitude), "longitude": .double(reduced.longitude),
+                    "horizontalAccuracy": .double(5000), "timestamp": .double(1_700_000_000.5),
+                ])
+        )
+    }
+
+    @Test("U4: a monitor event carries its state, and the date of the fix that set it or else now")
+    func monitorEvent() {
+        var event = MonitorEventView(
+            monitor: "places",
+            identifier: "home",
+            state: .unknown,
+            diagnostic: [.conditionLimitExceeded]
+        )
+        let diagnostic: JSONValue = .object([
+            "flags": .array([.string("conditionLimitExceeded")]), "mask": .int(256),
+        ])
+        #expect(
+            event.json(now: 1_700_000_123)
+                == .object([
+                    "monitor": .string("places"), "identifier": .string("home"), "state": .string("unknown"),
+                    "date": .double(1_700_000_123), "diagnostic": diagnostic,
+                ])
+        )
+        event.state = .satisfied
+        event.date = 1_700_000_000
+        #expect(event.json(now: 1_700_000_123)["state"] == .string("satisfied"))
+        #expect(event.json(now: 1_700_000_123)["date"] == .double(1_700_000_000))
+    }
+}
