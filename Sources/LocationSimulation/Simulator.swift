@@ -279,7 +279,7 @@ package struct Simulator {
                 shownPrompts[view.appID] = view.id
             case .emit(let stream, .withdrawn(let id)) where stream == agentCall:
                 if let app = promptViews[id]?.appID, shownPrompts[app] == id { shownPrompts[app] = nil }
-            case .emit(let stream, .update(let mask)):
+            case .emit(let stream, .update(let mask, _)):
                 updated(stream, mask: mask)
             case .end(let stream, _) where updateStreams[stream] != nil:
                 let closed = updateStreams.removeValue(forKey: stream)!

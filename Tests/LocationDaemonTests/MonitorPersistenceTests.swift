@@ -41,13 +41,15 @@ struct MonitorPersistenceTests {
         #expect(home["event"]?["identifier"] == .string("home"))
         #expect(home["event"]?["monitor"] == .string("places"))
         #expect(home["event"]?["state"] == .string("unknown"))
-        // Nothing else is in the monitor ("gone" stayed removed): the next reply is the one a new condition causes.
+        // Nothing else is in the monitor ("gone" stayed removed): past the provider's evaluation of "home" and
+        // the monitor's own diagnostics, the next reply is the one a new condition causes.
         let again = try daemon.app("com.ex.maps")
         try again.call(
             "io.locd.App.AddCondition",
             ["monitor": .string("places"), "identifier": .string("new"), "condition": Self.condition]
         )
-        #expect(try streamer.next()["event"]?["identifier"] == .string("new"))
+        let next = try streamer.next { !["", "home"].contains($0["event"]?["identifier"]?.stringValue) }
+        #expect(next["event"]?["identifier"] == .string("new"))
     }
 
     @Test("U4: while the store cannot be written, monitor events carry persistenceUnavailable; after, they do not")
