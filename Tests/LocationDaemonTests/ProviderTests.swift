@@ -250,12 +250,21 @@ struct ProviderTests {
         // report before it has read a date is stamped on arrival.
         #expect((1_795_348_800..<1_795_348_824).contains(stamp) || abs(stamp - Date().timeIntervalSince1970) < 60)
 
-        // The route's eight epochs without a fix (GGA quality 0, RMC status V), then its fix again.
-        #expect(try stream.next { $0.flags.contains("locationUnavailable") }.flags == ["locationUnavailable"])
+        // Updates carry gpsd's positions: the route runs east along latitude 35.681236 from Tokyo Station.
+        let located = try stream.next { $0["update"]?["location"]?["latitude"] != nil }
+        let latitude = try #require(located["update"]?["location"]?["latitude"]?.doubleValue)
+        #expect(abs(latitude - 35.681236) < 1e-4)
+
+        // The route's eight epochs without a fix (GGA quality 0, RMC status V): no location (U1), then the fix.
+        let lost = try stream.next { $0.flags.contains("locationUnavailable") }
+        #expect(lost.flags == ["locationUnavailable"])
+        #expect(lost["update"]?["location"] == nil || lost["update"]?["location"] == .null)
         try Self.waitForProvider(daemon, "the fix lost") {
             $0["hasFix"] == .bool(false) && $0["running"] == .bool(true)
         }
-        #expect(try stream.next { !$0.flags.contains("locationUnavailable") }.flags == [])
+        let recovered = try stream.next { !$0.flags.contains("locationUnavailable") }
+        #expect(recovered.flags == [])
+        #expect(recovered["update"]?["location"]?["longitude"]?.doubleValue != nil)
         try Self.waitForProvider(daemon, "the fix again") { $0["hasFix"] == .bool(true) }
         #expect(daemon.stop() == 0)
     }
