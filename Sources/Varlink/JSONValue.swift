@@ -61,7 +61,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    private static func writeString(_ string: String, to out: inout String) {
+    static func writeString(_ string: String, to out: inout String) {
         out += "\""
         for scalar in string.unicodeScalars {
             switch scalar {

@@ -86,9 +86,9 @@ public final class VarlinkConnection {
 
     private func send(_ serial: UInt64, _ reply: VarlinkReply) {
         guard !isClosed, serial == current else { return }
-        var text = ""
-        reply.write(to: &text)
-        write(text)
+        var buffer = channel.allocator.buffer(capacity: 256)
+        reply.writeFrame(into: &buffer)
+        write(frame: buffer)
         if !reply.continues {
             current = nil
             dispatchNext()
@@ -100,6 +100,11 @@ public final class VarlinkConnection {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + 1)
         buffer.writeString(text)
         buffer.writeInteger(UInt8(0))
+        write(frame: buffer)
+    }
+
+    /// Writes one frame, its NUL included; past the write-buffer limit the connection is closed instead.
+    func write(frame buffer: ByteBuffer) {
         let size = buffer.readableBytes
         if pendingWriteBytes + size > server.maximumWriteBuffer {
             server.log("closing connection \(id): \(pendingWriteBytes + size) bytes unread, over max-write-buffer")
