@@ -13,6 +13,8 @@ struct DeadlineScenario {
         /// `locd`'s CPU time from the disconnect until the last session ended, and the wall time it spans.
         var cpuSeconds: Double
         var wallSeconds: Double
+        /// The benchmark's own CPU time over the same span: whether reading the events could have held it up.
+        var benchCPUSeconds: Double
         /// `locd`'s resident memory holding every session.
         var residentBytes: Int
     }
@@ -91,6 +93,7 @@ struct DeadlineScenario {
         driver.close(spare)
 
         let cpuBefore = try daemon.stats.cpuSeconds()
+        let benchBefore = ProcessStats.ownCPUSeconds()
         let disconnected = Clock.now
         for client in clients { driver.close(client) }
         try driver.run(
@@ -99,6 +102,7 @@ struct DeadlineScenario {
             what: "\(sessions) sessions to end (\(endedAt.count) so far)"
         )
         let cpuAfter = try daemon.stats.cpuSeconds()
+        let benchAfter = ProcessStats.ownCPUSeconds()
         try daemon.checkAlive("the deadline scenario")
 
         var early = 0
@@ -114,6 +118,7 @@ struct DeadlineScenario {
             early: early,
             cpuSeconds: cpuAfter - cpuBefore,
             wallSeconds: lastEnded - disconnected,
+            benchCPUSeconds: benchAfter - benchBefore,
             residentBytes: resident
         )
     }
