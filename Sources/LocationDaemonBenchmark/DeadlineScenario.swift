@@ -8,8 +8,10 @@ struct DeadlineScenario {
     struct Result {
         /// How long after its deadline each session's `sessionEnded` event reached the benchmark.
         var lateness: Latencies
-        /// Sessions whose end was stamped before their deadline (must be none).
+        /// Sessions whose end was stamped more than 1 ms before their deadline (must be none), and the
+        /// earliest such stamp, in seconds before the deadline.
         var early: Int
+        var earliest: Double
         /// `locd`'s CPU time from the disconnect until the last session ended, and the wall time it spans.
         var cpuSeconds: Double
         var wallSeconds: Double
@@ -106,16 +108,20 @@ struct DeadlineScenario {
         try daemon.checkAlive("the deadline scenario")
 
         var early = 0
+        var earliest = 0.0
         for (id, ended) in endedAt {
             guard let lingered = lingerAt[id] else {
                 throw BenchError.failed("session \(id) ended without a lingering event")
             }
             // The two stamps are converted from CLOCK_BOOTTIME at different moments: allow 1 ms.
-            if ended - (lingered + relaunchWindow) < -0.001 { early += 1 }
+            let margin = ended - (lingered + relaunchWindow)
+            if margin < -0.001 { early += 1 }
+            earliest = min(earliest, margin)
         }
         return Result(
             lateness: lateness,
             early: early,
+            earliest: -earliest,
             cpuSeconds: cpuAfter - cpuBefore,
             wallSeconds: lastEnded - disconnected,
             benchCPUSeconds: benchAfter - benchBefore,

@@ -204,7 +204,8 @@ struct Plan {
                 scenario: "4 deadlines",
                 measure: "lateness of lingering expiry, \(sessions) sessions, clients gone at once",
                 display: result.lateness.summary([50, 99]) + ", max \(Format.milliseconds(result.lateness.maximum))"
-                    + (result.early > 0 ? ", \(result.early) EARLY" : ""),
+                    + (result.early > 0
+                        ? ", \(result.early) stamped up to \(Format.milliseconds(result.earliest)) EARLY" : ""),
                 value: p99 * 1000,
                 unit: "ms (p99)",
                 target: "p99 < 5 ms",
