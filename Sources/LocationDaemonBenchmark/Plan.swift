@@ -75,7 +75,7 @@ struct Plan {
                     Figure(
                         scenario: "8 idle",
                         measure:
-                            "wake-ups of locd per minute, idle (\(Format.count(sizes.idleSeconds)) s, \(idle.threads) threads)",
+                            "wake-ups of locd per minute, idle (\(Format.seconds(sizes.idleSeconds)), \(idle.threads) threads)",
                         display: Format.count(idle.perMinute),
                         value: idle.perMinute,
                         unit: "per minute",
@@ -142,7 +142,7 @@ struct Plan {
         let server = try EchoServer(path: "\(root)/echo.sock")
         defer { server.shutdown() }
         let echo = try scenario.runAgainstEcho(path: "\(root)/echo.sock", invalidate: invalidate)
-        let clients = "\(sizes.churnClients) clients, \(Format.count(sizes.churnSeconds)) s"
+        let clients = "\(sizes.churnClients) clients, \(Format.seconds(sizes.churnSeconds))"
         report.add(
             Figure(
                 scenario: "1 churn",

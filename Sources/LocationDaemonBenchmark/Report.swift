@@ -65,6 +65,11 @@ enum Format {
         return formatter.string(from: NSNumber(value: value.rounded())) ?? "\(Int(value))"
     }
 
+    /// A duration the run was configured with: "10 s", "1.5 s".
+    static func seconds(_ value: Double) -> String {
+        String(format: "%g s", value)
+    }
+
     static func milliseconds(_ seconds: Double) -> String {
         String(format: seconds < 0.01 ? "%.3f ms" : "%.1f ms", seconds * 1000)
     }
