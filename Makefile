@@ -1,11 +1,12 @@
 # The README's commands: `make run` starts the demo and shows `locctl status`; `make test` is what CI runs.
 SWIFT ?= swift
 BIN = $(shell $(SWIFT) build --show-bin-path)
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 # The demo's socket: inside the checkout, so it works the same for root and for a user.
 RUN_SOCKET ?= $(CURDIR)/.run/io.locd
 LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
-.PHONY: build run test boot-test lint format bench bench-quick clean
+.PHONY: build run test boot-test lint format bench bench-quick bench-build clean
 
 build:
 	$(SWIFT) build
@@ -39,11 +40,18 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-bench:
+# Both benchmarks, in release mode: the core alone, then the real daemon (which runs the locd beside it).
+bench: bench-build
 	$(SWIFT) run -c release locd-core-bench
+	$(RELEASE_BIN)/locd-bench
 
-bench-quick:
+bench-quick: bench-build
 	$(SWIFT) run -c release locd-core-bench --quick
+	$(RELEASE_BIN)/locd-bench --quick
+
+bench-build:
+	$(SWIFT) build -c release --product locd
+	$(SWIFT) build -c release --product locd-bench
 
 clean:
 	rm -rf .build .run

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "locd-core-bench", targets: ["LocationCoreBenchmark"]),
         .executable(name: "locd-example", targets: ["locd-example"]),
         .library(name: "LocationClient", targets: ["LocationClient"]),
+        .executable(name: "locd-bench", targets: ["LocationDaemonBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -115,6 +117,20 @@ let package = Package(
         .executableTarget(
             name: "LocationCoreBenchmark",
             dependencies: ["LocationCore"]
+        ),
+        // epoll(7) for locd-bench, which Glibc's module map leaves out.
+        .systemLibrary(name: "CEpoll"),
+        // `locd-bench`: the real daemon under load from many connections, beside a NIO echo server.
+        .executableTarget(
+            name: "LocationDaemonBenchmark",
+            dependencies: [
+                "CEpoll",
+                "Varlink",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "LocationCoreTests",

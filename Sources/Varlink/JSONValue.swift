@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON value, as Varlink carries it: parsed with Foundation, written by hand (replies are the hot path).
+/// A JSON value, as Varlink carries it: parsed and written by hand (every call and reply is the hot path).
 ///
 /// Objects keep their keys in insertion order so that replies are written in the order the IDL lists fields.
 public enum JSONValue: Sendable, Hashable {
@@ -14,7 +14,7 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses one JSON document; `nil` when it is not valid JSON.
     public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        JSONParser.parse(bytes)
     }
 
     /// The compact JSON text of the value.
@@ -61,7 +61,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    private static func writeString(_ string: String, to out: inout String) {
+    static func writeString(_ string: String, to out: inout String) {
         out += "\""
         for scalar in string.unicodeScalars {
             switch scalar {

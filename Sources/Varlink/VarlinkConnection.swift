@@ -60,11 +60,11 @@ public final class VarlinkConnection {
     /// Bytes handed to the socket and not yet written.
     public private(set) var pendingWriteBytes = 0
     /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``).
-    private var backlog: [String] = []
+    private var backlog: [ByteBuffer] = []
     /// The policy of the replies in ``backlog`` (a connection carries one stream at a time).
     private var backlogPolicy = StreamBacklog.keepAll
     /// The newest ``StreamBacklog/keepNewest`` reply written for the current call.
-    private var lastWrittenState: String?
+    private var lastWrittenState: ByteBuffer?
     /// Stream replies dropped under ``StreamBacklog/dropOldest`` since the connection opened.
     public private(set) var droppedReplies = 0
 
@@ -116,15 +116,15 @@ public final class VarlinkConnection {
 
     private func send(_ serial: UInt64, _ reply: VarlinkReply, policy: StreamBacklog) {
         guard !isClosed, serial == current else { return }
-        var text = ""
-        reply.write(to: &text)
+        var frame = channel.allocator.buffer(capacity: 256)
+        reply.writeFrame(into: &frame)
         if reply.continues && policy != .keepAll && (isLagging || !backlog.isEmpty) {
-            hold(text, policy: policy)
+            hold(frame, policy: policy)
             return
         }
         writeBacklog()
-        if policy == .keepNewest { lastWrittenState = text }
-        write(text)
+        if policy == .keepNewest { lastWrittenState = frame }
+        write(frame: frame)
         if !reply.continues {
             current = nil
             lastWrittenState = nil
@@ -134,16 +134,16 @@ public final class VarlinkConnection {
 
     private var isLagging: Bool { pendingWriteBytes >= server.limits.lagThreshold }
 
-    private func hold(_ text: String, policy: StreamBacklog) {
+    private func hold(_ frame: ByteBuffer, policy: StreamBacklog) {
         backlogPolicy = policy
         switch policy {
         case .keepAll:
-            backlog.append(text)
+            backlog.append(frame)
         case .keepNewest:
             backlog.removeAll(keepingCapacity: true)
-            if text != lastWrittenState { backlog.append(text) }
+            if frame != lastWrittenState { backlog.append(frame) }
         case .dropOldest:
-            backlog.append(text)
+            backlog.append(frame)
             if backlog.count > server.limits.maximumQueuedReplies {
                 backlog.removeFirst(backlog.count - server.limits.maximumQueuedReplies)
                 droppedReplies += 1
@@ -156,9 +156,9 @@ public final class VarlinkConnection {
         guard !backlog.isEmpty else { return }
         let held = backlog
         backlog.removeAll(keepingCapacity: true)
-        for text in held {
-            if backlogPolicy == .keepNewest { lastWrittenState = text }
-            write(text)
+        for frame in held {
+            if backlogPolicy == .keepNewest { lastWrittenState = frame }
+            write(frame: frame)
         }
     }
 
@@ -167,6 +167,11 @@ public final class VarlinkConnection {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + 1)
         buffer.writeString(text)
         buffer.writeInteger(UInt8(0))
+        write(frame: buffer)
+    }
+
+    /// Writes one frame, its NUL included; past the write-buffer limit the connection is closed instead.
+    func write(frame buffer: ByteBuffer) {
         let size = buffer.readableBytes
         if pendingWriteBytes + size > server.maximumWriteBuffer {
             server.log("closing connection \(id): \(pendingWriteBytes + size) bytes unread, over max-write-buffer")

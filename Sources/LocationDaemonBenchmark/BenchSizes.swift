@@ -1,0 +1,30 @@
+/// How big each scenario is: the sizes, or small ones for `--quick` (CI proves the benchmark
+/// runs, in well under a minute, and asserts no timing).
+struct BenchSizes {
+    var churnClients = 64
+    var churnSeconds = 10.0
+    var fanOutConnections = 10_000
+    var fanOutFlips = 20
+    var deadlineSessions = 100_000
+    var deadlineApps = 1_000
+    /// The relaunch window: how long the disconnected clients' sessions linger before they expire.
+    var relaunchWindow = 5.0
+    var durableCalls = 3_000
+    var idleSeconds = 60.0
+    var startups = 5
+
+    static let full = BenchSizes()
+
+    static let quick = BenchSizes(
+        churnClients: 64,
+        churnSeconds: 1.5,
+        fanOutConnections: 500,
+        fanOutFlips: 4,
+        deadlineSessions: 2_000,
+        deadlineApps: 20,
+        relaunchWindow: 1.0,
+        durableCalls: 100,
+        idleSeconds: 3.0,
+        startups: 2
+    )
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// The order the scenarios run in, and the daemons they share: one daemon for idle, churn, fan-out and
+/// durable decisions; another for deadlines and the restart with stored sessions; fresh ones for start-up.
+struct Plan {
+    var sizes: BenchSizes
+    var binary: String
+    var root: String
+    var selected: Set<Scenario>
+
+    /// Runs the selected scenarios; returns why any could not run.
+    func run(into report: Report) -> [String] {
+        var failures: [String] = []
+        func attempt(_ name: String, _ body: () throws -> Void) {
+            FileHandle.standardError.write(Data("\(name)…\n".utf8))
+            do { try body() } catch { failures.append("\(name): \(error)") }
+        }
+        if selected.contains(.startup) { attempt("start-up", { try startups(report) }) }
+        if !selected.isDisjoint(with: [.idle, .churn, .fanout, .durable]) {
+            attempt("shared daemon", { try sharedDaemon(report, attempt: attempt) })
+        }
+        if selected.contains(.deadlines) { attempt("deadlines", { try deadlines(report) }) }
+        return failures
+    }
+
+    private func daemon(_ name: String, relaunchWindow: Double = 10) throws -> DaemonUnderTest {
+        try DaemonUnderTest(
+            binary: binary,
+            directory: "\(root)/\(name)",
+            relaunchWindow: relaunchWindow,
+            maximumConnections: sizes.fanOutConnections + 1_024
+        )
+    }
+
+    /// Scenario 6, empty store: fresh daemons, exec to `READY=1`.
+    private func startups(_ report: Report) throws {
+        var times: [Double] = []
+        for index in 0..<sizes.startups {
+            let daemon = try daemon("startup-\(index)")
+            times.append(try daemon.start().seconds)
+            daemon.stop()
+        }
+        times.sort()
+        let median = times[times.count / 2]
+        report.add(
+            Figure(
+                scenario: "6 start-up",
+                measure: "exec → READY=1, empty store (median of \(times.count))",
+                display: "\(Format.milliseconds(median)) (max \(Format.milliseconds(times.last ?? 0)))",
+                value: median * 1000,
+                unit: "ms",
+                target: "< 100 ms",
+                met: median < 0.1
+            )
+        )
+    }
+
+    private func sharedDaemon(_ report: Report, attempt: (String, () throws -> Void) -> Void) throws {
+        let daemon = try daemon("shared")
+        try daemon.start()
+        defer { daemon.stop() }
+        report.add(
+            Figure(
+                scenario: "5 memory",
+                measure: "locd RSS, idle",
+                display: Format.mebibytes(try daemon.stats.residentBytes()),
+                value: Double(try daemon.stats.residentBytes()) / 1_048_576,
+                unit: "MiB"
+            )
+        )
+        if selected.contains(.idle) {
+            attempt("idle") {
+                let idle = try IdleScenario(seconds: sizes.idleSeconds).run(daemon)
+                report.add(
+                    Figure(
+                        scenario: "8 idle",
+                        measure:
+                            "wake-ups of locd per minute, idle (\(Format.seconds(sizes.idleSeconds)), \(idle.threads) threads)",
+                        display: Format.count(idle.perMinute),
+                        value: idle.perMinute,
+                        unit: "per minute",
+                        target: "0 (no watchdog set)",
+                        met: idle.perMinute < 0.5
+                    )
+                )
+            }
+        }
+        if selected.contains(.churn) { attempt("churn") { try churn(daemon, report) } }
+        if selected.contains(.fanout) {
+            attempt("fan-out") {
+                let result = try FanOutScenario(connections: sizes.fanOutConnections, flips: sizes.fanOutFlips).run(
+                    daemon
+                )
+                let p99 = result.flipTimes.seconds(at: 99)
+                report.add(
+                    Figure(
+                        scenario: "3 fan-out",
+                        measure:
+                            "services flip → last of \(Format.count(Double(sizes.fanOutConnections))) streams read it (\(sizes.fanOutFlips) flips)",
+                        display: result.flipTimes.summary([50, 99]),
+                        value: p99 * 1000,
+                        unit: "ms (p99)",
+                        target: "p99 < 100 ms",
+                        met: p99 < 0.1
+                    )
+                )
+                report.add(
+                    Figure(
+                        scenario: "5 memory",
+                        measure: "locd RSS, \(Format.count(Double(sizes.fanOutConnections))) clients streaming",
+                        display: Format.mebibytes(result.residentBytes),
+                        value: Double(result.residentBytes) / 1_048_576,
+                        unit: "MiB",
+                        target: "< 256 MiB",
+                        met: result.residentBytes < 256 << 20
+                    )
+                )
+            }
+        }
+        if selected.contains(.durable) {
+            attempt("durable decisions") {
+                let result = try DurableScenario(calls: sizes.durableCalls).run(daemon)
+                report.add(
+                    Figure(
+                        scenario: "7 durable",
+                        measure: "Admin.SetAuthorization, one at a time, each fsynced (\(sizes.durableCalls) calls)",
+                        display: "\(Format.count(result.rate))/s (\(result.latencies.summary([50, 99])))",
+                        value: result.rate,
+                        unit: "calls/s",
+                        target: "≥ 1,000/s",
+                        met: result.rate >= 1_000
+                    )
+                )
+            }
+        }
+    }
+
+    /// Scenarios 1 and 2.
+    private func churn(_ daemon: DaemonUnderTest, _ report: Report) throws {
+        let scenario = ChurnScenario(clients: sizes.churnClients, seconds: sizes.churnSeconds)
+        let (locd, invalidate) = try scenario.runAgainstDaemon(daemon)
+        let server = try EchoServer(path: "\(root)/echo.sock")
+        defer { server.shutdown() }
+        let echo = try scenario.runAgainstEcho(path: "\(root)/echo.sock", invalidate: invalidate)
+        let clients = "\(sizes.churnClients) clients, \(Format.seconds(sizes.churnSeconds))"
+        report.add(
+            Figure(
+                scenario: "1 churn",
+                measure: "CreateSession + InvalidateSession round trips, \(clients)",
+                display: "\(Format.count(locd.rate))/s (\(locd.latencies.summary()))",
+                value: locd.rate,
+                unit: "round trips/s"
+            )
+        )
+        report.add(
+            Figure(
+                scenario: "2 transport",
+                measure: "the same bytes against a NIO echo server, \(clients)",
+                display: "\(Format.count(echo.rate))/s (\(echo.latencies.summary()))",
+                value: echo.rate,
+                unit: "round trips/s"
+            )
+        )
+        let ratio = locd.rate / echo.rate
+        report.add(
+            Figure(
+                scenario: "1÷2 ratio",
+                measure: "churn ÷ echo",
+                display: String(format: "%.2f", ratio),
+                value: ratio,
+                unit: "ratio",
+                target: "≥ 0.5",
+                met: ratio >= 0.5
+            )
+        )
+    }
+
+    /// Scenarios 4, 5 with sessions, and 6 with stored sessions.
+    private func deadlines(_ report: Report) throws {
+        let scenario = DeadlineScenario(
+            sessions: sizes.deadlineSessions,
+            apps: sizes.deadlineApps,
+            relaunchWindow: sizes.relaunchWindow
+        )
+        let daemon = try daemon("deadlines", relaunchWindow: sizes.relaunchWindow)
+        try daemon.start()
+        defer { daemon.stop() }
+        let sessions = Format.count(Double(sizes.deadlineSessions))
+        let result = try scenario.run(daemon)
+        report.add(
+            Figure(
+                scenario: "5 memory",
+                measure: "locd RSS, \(sessions) sessions across \(sizes.deadlineApps) apps",
+                display: Format.mebibytes(result.residentBytes),
+                value: Double(result.residentBytes) / 1_048_576,
+                unit: "MiB",
+                target: "< 256 MiB",
+                met: result.residentBytes < 256 << 20
+            )
+        )
+        let p99 = result.lateness.seconds(at: 99)
+        report.add(
+            Figure(
+                scenario: "4 deadlines",
+                measure: "lateness of lingering expiry, \(sessions) sessions, clients gone at once",
+                display: result.lateness.summary([50, 99]) + ", max \(Format.milliseconds(result.lateness.maximum))"
+                    + (result.early > 0
+                        ? ", \(result.early) stamped up to \(Format.milliseconds(result.earliest)) EARLY" : ""),
+                value: p99 * 1000,
+                unit: "ms (p99)",
+                target: "p99 < 5 ms",
+                met: p99 < 0.005 && result.early == 0
+            )
+        )
+        report.add(
+            Figure(
+                scenario: "4 deadlines",
+                measure: "locd CPU from the disconnect to the last expiry",
+                display: String(
+                    format: "%.2f s CPU over %.2f s (locd-bench itself: %.2f s CPU)",
+                    result.cpuSeconds,
+                    result.wallSeconds,
+                    result.benchCPUSeconds
+                ),
+                value: result.cpuSeconds,
+                unit: "s"
+            )
+        )
+        let restart = try scenario.restart(daemon)
+        report.add(
+            Figure(
+                scenario: "6 start-up",
+                measure: "exec → READY=1, \(Format.count(Double(restart.restored))) stored sessions",
+                display: Format.milliseconds(restart.seconds),
+                value: restart.seconds * 1000,
+                unit: "ms",
+                target: "< 1 s",
+                met: restart.seconds < 1
+            )
+        )
+        if restart.restored != sizes.deadlineSessions {
+            throw BenchError.failed("locd restored \(restart.restored) of \(sizes.deadlineSessions) stored sessions")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// The calls the benchmark sends, as bytes ready for the socket, and the little it reads of replies.
+///
+/// Replies are scanned for the one field a scenario needs instead of parsed, so that the client's cost
+/// stays small beside the daemon's and the figures describe the daemon.
+enum Wire {
+    /// A call as Varlink frames it: compact JSON and a NUL.
+    static func call(_ method: String, _ parameters: String = "{}", more: Bool = false) -> [UInt8] {
+        let tail = more ? ",\"more\":true}" : "}"
+        return Array("{\"method\":\"\(method)\",\"parameters\":\(parameters)\(tail)".utf8) + [0]
+    }
+
+    static func hello(_ appID: String) -> [UInt8] {
+        call("io.locd.App.Hello", "{\"appId\":\"\(appID)\",\"state\":\"foreground\"}")
+    }
+
+    static let createSession = call("io.locd.App.CreateSession", "{\"authorization\":\"whenInUse\"}")
+
+    static func invalidateSession(_ id: String) -> [UInt8] {
+        call("io.locd.App.InvalidateSession", "{\"id\":\"\(id)\"}")
+    }
+
+    static func sessionDiagnostics(_ id: String) -> [UInt8] {
+        call("io.locd.App.SessionDiagnostics", "{\"id\":\"\(id)\"}", more: true)
+    }
+
+    static func setAuthorization(_ appID: String, _ setting: String) -> [UInt8] {
+        call("io.locd.Admin.SetAuthorization", "{\"appId\":\"\(appID)\",\"setting\":\"\(setting)\"}")
+    }
+
+    static func setLocationServices(_ enabled: Bool) -> [UInt8] {
+        call("io.locd.Admin.SetLocationServices", "{\"enabled\":\(enabled)}")
+    }
+
+    static let watch = call("io.locd.Admin.Watch", more: true)
+
+    /// The Varlink error name of a reply, `nil` for a successful one.
+    static func error(in frame: ArraySlice<UInt8>) -> String? {
+        string(after: "\"error\":\"", in: frame)
+    }
+
+    /// The string value that follows `key` (a pattern such as `"id":"`), up to its closing quote.
+    ///
+    /// Values the daemon writes here (ids, names, enum cases) never hold an escaped quote.
+    static func string(after key: String, in frame: ArraySlice<UInt8>) -> String? {
+        guard let start = index(after: key, in: frame) else { return nil }
+        guard let end = frame[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return String(decoding: frame[start..<end], as: UTF8.self)
+    }
+
+    /// The number that follows `key` (a pattern such as `"timestamp":`).
+    static func number(after key: String, in frame: ArraySlice<UInt8>) -> Double? {
+        guard let start = index(after: key, in: frame) else { return nil }
+        var end = start
+        while end < frame.endIndex, let byte = Optional(frame[end]),
+            byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e")
+                || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+") || (byte >= 48 && byte <= 57)
+        {
+            end += 1
+        }
+        return Double(String(decoding: frame[start..<end], as: UTF8.self))
+    }
+
+    /// Where the bytes after the first occurrence of `key` start.
+    static func index(after key: String, in frame: ArraySlice<UInt8>) -> Int? {
+        let pattern = Array(key.utf8)
+        guard let first = pattern.first, frame.count >= pattern.count else { return nil }
+        var position = frame.startIndex
+        let last = frame.endIndex - pattern.count
+        while position <= last {
+            guard let candidate = frame[position...last].firstIndex(of: first) else { return nil }
+            if frame[candidate..<candidate + pattern.count].elementsEqual(pattern) { return candidate + pattern.count }
+            position = candidate + 1
+        }
+        return nil
+    }
+
+    /// Throws with the reply's error name and text when it is an error reply.
+    static func expectSuccess(_ frame: ArraySlice<UInt8>, _ what: String) throws {
+        if let name = error(in: frame) {
+            throw BenchError.failed("\(what) answered \(name): \(String(decoding: frame, as: UTF8.self).prefix(300))")
+        }
+    }
+}
