@@ -136,6 +136,8 @@ package final class Daemon: Service {
         let watchdog = Task { await Self.pingWatchdog() }
         defer { watchdog.cancel() }
         let signals = await UnixSignalsSequence(trapping: .sighup)
+        // Admin.Reload takes the SIGHUP path, once SIGHUP is trapped (before, it would end the process).
+        try? await loop.submit { running.value.manager.requestReload = { kill(getpid(), SIGHUP) } }.get()
         // Serve (and reload on SIGHUP) until graceful shutdown cancels the loop.
         await cancelWhenGracefulShutdown {
             for await _ in signals {
@@ -151,8 +153,10 @@ package final class Daemon: Service {
                         )
                     }.get()
                     logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
+                    try? await loop.submit { running.value.manager.reloadFinished(refusal: nil) }.get()
                 } catch {
                     logger.error("reload refused, nothing changed: \(error)")
+                    try? await loop.submit { running.value.manager.reloadFinished(refusal: "\(error)") }.get()
                 }
                 notifier.ready(status: "serving; reloaded")
             }
