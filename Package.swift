@@ -107,6 +107,12 @@ let package = Package(
             dependencies: ["locd", "locctl", "Varlink", "LocationProtocol"],
             exclude: ["Scripts"]
         ),
+        // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
+        .testTarget(
+            name: "LocctlTests",
+            dependencies: ["locctl", "Varlink"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
