@@ -143,20 +143,15 @@ final class SessionManager: VarlinkServerDelegate {
         if pendingReloads.count == 1 { requestReload() }
     }
 
-    /// Answers the `Admin.Reload` calls waiting for a reload: `refusal` says why nothing changed.
+    /// Answers the `Admin.Reload` calls waiting for a reload: `refusal` names the file, line and key
+    /// of a configuration that does not load, which changed nothing (M2).
     func reloadFinished(refusal: String?) {
         let waiting = pendingReloads
         pendingReloads = []
         for (connection, serial) in waiting {
             if let refusal {
-                let error = VarlinkError(
-                    name: "io.locd.Admin.ReloadRefused",
-                    parameters: [
-                        "reason": .string(refusal),
-                        "message": .string("fix it and reload again; locd keeps the configuration it runs: \(refusal)"),
-                    ]
-                )
-                connection.fail(serial, error)
+                let message = "\(refusal); fix it and reload again (locd keeps running the configuration it had)"
+                connection.fail(serial, .invalidParameter("config", message: message))
             } else {
                 connection.reply(serial)
             }

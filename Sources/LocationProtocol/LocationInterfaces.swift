@@ -241,8 +241,6 @@ public enum LocationInterfaces {
         error NoSuchApp (appId: string)
         error NoSuchPrompt (id: string)
         error InvalidAnswer (id: string, answer: string)
-        # Reload kept the running configuration: the new one (reason says where) does not load.
-        error ReloadRefused (reason: string)
         """
 
     /// Every interface locd serves besides `org.varlink.service`, by name.
