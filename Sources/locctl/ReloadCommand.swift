@@ -6,8 +6,11 @@ struct ReloadCommand: ParsableCommand {
         commandName: "reload",
         abstract: "Re-read locd.toml and the app manifests without dropping a session.",
         discussion: """
-            A broken manifest is logged with its file, line and key (journalctl -u locd) and the \
-            others still load. Prints nothing on success.
+            Returns once the reload is done, so the next command sees the new state. A broken \
+            manifest is logged with its file, line and key (journalctl -u locd) and the others \
+            still load; a locd.toml that does not load changes nothing and fails with \
+            org.varlink.service.InvalidParameter naming its file, line and key. Prints nothing on \
+            success.
 
             Example: locctl reload
             """

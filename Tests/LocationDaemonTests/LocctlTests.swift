@@ -306,6 +306,60 @@ struct LocctlTests {
         #expect(agent.stop() == 0)
     }
 
+    @Test("A3: locctl agent hears a prompt withdrawn by an admin's change, and ends 0 at the end of its input")
+    func agentWithdrawn() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let agent = try RunningLocctl(["agent"], socket: daemon.socketPath, input: true)
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(agent.line(within: 15) { $0.hasPrefix("  3) deny") } != nil, "\(agent.transcript)")
+
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        let withdrawn = agent.line(within: 15) { $0.contains("withdrawn") }
+        #expect(withdrawn?.hasPrefix("  prompt p") == true, "\(agent.transcript)")
+
+        try agent.closeInput()
+        #expect(agent.exitStatus(within: 15) == 0, "\(agent.transcript)")
+    }
+
+    @Test("M2: locctl reload waits for the reload: a manifest added before it is known after it")
+    func reload() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(try locctl(["app", "com.ex.new"], daemon).status == 4)
+        let manifest = """
+            id = "com.ex.new"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "New here"
+            """
+        try manifest.write(toFile: daemon.appsDirectory + "/com.ex.new.toml", atomically: true, encoding: .utf8)
+        let reloaded = try locctl(["reload"], daemon)
+        #expect(reloaded.status == 0, "\(reloaded.errors)")
+        #expect(reloaded.output.isEmpty)
+        let app = try locctl(["app", "com.ex.new"], daemon)
+        #expect(app.status == 0, "\(app.errors)")
+        #expect(app.output.hasPrefix("com.ex.new\n"))
+    }
+
+    @Test("M2: locctl reload of a configuration that does not load fails with InvalidParameter naming the key")
+    func reloadRefused() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try (config + "\nno-such-key = 1\n").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        let refused = try locctl(["reload"], daemon)
+        #expect(refused.status == 1)
+        #expect(refused.errors.hasPrefix("locctl: org.varlink.service.InvalidParameter: "), "\(refused.errors)")
+        #expect(refused.errors.contains(daemon.configPath), "\(refused.errors)")
+        #expect(refused.errors.contains("no-such-key"), "\(refused.errors)")
+        #expect(try locctl(["status"], daemon).status == 0)
+    }
+
     @Test("P3: locctl agent on a terminal shows the prompt, refuses a wrong answer, and sends the typed one")
     func interactiveAgent() throws {
         let daemon = try DaemonProcess()

@@ -51,14 +51,33 @@ final class RunningLocctl {
     /// Every line read so far, for failure messages.
     private(set) var transcript: [String] = []
 
-    init(_ arguments: [String], socket: String) throws {
+    /// Its standard input, when started with `input: true`.
+    let input: Pipe?
+
+    init(_ arguments: [String], socket: String, input: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: LocctlBinary.binary)
         process.arguments = arguments
         process.environment = ["LOCD_SOCKET": socket]
         process.standardOutput = output
         process.standardError = output
-        process.standardInput = FileHandle.nullDevice
+        self.input = input ? Pipe() : nil
+        process.standardInput = self.input ?? FileHandle.nullDevice
         try process.run()
+    }
+
+    /// Closes its standard input: end of input.
+    func closeInput() throws {
+        try input?.fileHandleForWriting.close()
+    }
+
+    /// Waits at most `timeout` seconds for the process to exit by itself; its exit status, or `nil`.
+    func exitStatus(within timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        // Reading to the end of its output is the signal: the pipe closes when the process exits.
+        while nextLine(timeout: max(0, deadline.timeIntervalSinceNow)) != nil {}
+        guard deadline.timeIntervalSinceNow > 0 || !process.isRunning else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
     }
 
     deinit {
