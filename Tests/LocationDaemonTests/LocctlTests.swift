@@ -19,7 +19,7 @@ struct LocctlTests {
         allow-unknown-apps = false
         [lifecycle]
         background-grace = 0.4
-        relaunch-window = 50.0
+        relaunch-window = 40.0
         relaunch-adopt = 1.0
         prompt-timeout = 30.0
         """
