@@ -5,7 +5,7 @@ BIN = $(shell $(SWIFT) build --show-bin-path)
 RUN_SOCKET ?= $(CURDIR)/.run/io.locd
 LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
-.PHONY: build run test lint format bench bench-quick clean completions
+.PHONY: build run test lint format bench bench-quick clean completions man
 
 build:
 	$(SWIFT) build
@@ -44,6 +44,12 @@ completions: build
 	$(BIN)/locctl --generate-completion-script bash > .build/completions/locctl.bash
 	$(BIN)/locctl --generate-completion-script zsh > .build/completions/_locctl
 	$(BIN)/locctl --generate-completion-script fish > .build/completions/locctl.fish
+
+# Man pages for locctl and locd (locctl.1 with every subcommand), from the same help text, by
+# swift-argument-parser's generate-manual plugin; its first run builds the plugin in release mode.
+man:
+	@mkdir -p .build/man
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --output-directory .build/man
 
 clean:
 	rm -rf .build .run
