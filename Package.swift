@@ -169,6 +169,12 @@ let package = Package(
             dependencies: ["LocationSimulation", "LocationConfiguration", "LocationCore"],
             exclude: ["Expected"]
         ),
+        // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
+        .testTarget(
+            name: "LocctlTests",
+            dependencies: ["locctl", "Varlink"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]

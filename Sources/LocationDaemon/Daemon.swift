@@ -141,6 +141,8 @@ package final class Daemon: Service {
         let hang = Task { await Self.hangOnRequest(loop: loop, environment: options.environment, logger: logger) }
         defer { hang.cancel() }
         let signals = await UnixSignalsSequence(trapping: .sighup)
+        // Admin.Reload takes the SIGHUP path, once SIGHUP is trapped (before, it would end the process).
+        try? await loop.submit { running.value.manager.requestReload = { kill(getpid(), SIGHUP) } }.get()
         // Serve (and reload on SIGHUP) until graceful shutdown cancels the loop.
         await cancelWhenGracefulShutdown {
             for await _ in signals {
@@ -157,8 +159,10 @@ package final class Daemon: Service {
                         running.value.provider.reconfigure(fresh.provider)
                     }.get()
                     logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
+                    try? await loop.submit { running.value.manager.reloadFinished(refusal: nil) }.get()
                 } catch {
                     logger.error("reload refused, nothing changed: \(error)")
+                    try? await loop.submit { running.value.manager.reloadFinished(refusal: "\(error)") }.get()
                 }
                 notifier.ready(status: "serving; reloaded")
             }

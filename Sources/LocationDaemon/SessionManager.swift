@@ -48,6 +48,10 @@ final class SessionManager: VarlinkServerDelegate {
     /// Sessions and shown prompts already logged as created, so updates are not logged again.
     private var loggedSessions: Set<SessionID> = []
     private var loggedPrompts: Set<PromptID> = []
+    /// `Admin.Reload` calls waiting for the reload they started to finish.
+    private var pendingReloads: [(connection: VarlinkConnection, serial: UInt64)] = []
+    /// Starts a reload the way `SIGHUP` does; the daemon sets it and calls ``reloadFinished(refusal:)``.
+    var requestReload: (() -> Void)?
 
     init(
         core: LocationCore,
@@ -77,6 +81,7 @@ final class SessionManager: VarlinkServerDelegate {
     }
 
     func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
+        if call.method == "io.locd.Admin.Reload" { return reloadCalled(call, serial: serial, on: connection) }
         let decoded: Call
         switch CallDecoder.decode(call) {
         case .failure(let error): return connection.fail(serial, error)
@@ -120,6 +125,40 @@ final class SessionManager: VarlinkServerDelegate {
     func run(_ event: Event) {
         let actions = core.handle(event, at: clock.now())
         perform(actions)
+    }
+
+    /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
+    /// the `SIGHUP` path and the reply waits for it, so a caller that reads state next sees the new one.
+    private func reloadCalled(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
+        if let reason = identity.refusalToAdminister(peer: connection.credentials) {
+            return refuse(call, serial: serial, on: connection, reason: reason)
+        }
+        if let unknown = call.parameters.keys.first {
+            return connection.fail(
+                serial,
+                .invalidParameter(unknown, message: "Reload takes no parameters; call it with {}")
+            )
+        }
+        guard let requestReload else {
+            return connection.fail(serial, .methodNotFound("io.locd.Admin.Reload"))
+        }
+        pendingReloads.append((connection, serial))
+        if pendingReloads.count == 1 { requestReload() }
+    }
+
+    /// Answers the `Admin.Reload` calls waiting for a reload: `refusal` names the file, line and key
+    /// of a configuration that does not load, which changed nothing (M2).
+    func reloadFinished(refusal: String?) {
+        let waiting = pendingReloads
+        pendingReloads = []
+        for (connection, serial) in waiting {
+            if let refusal {
+                let message = "\(refusal); fix it and reload again (locd keeps running the configuration it had)"
+                connection.fail(serial, .invalidParameter("config", message: message))
+            } else {
+                connection.reply(serial)
+            }
+        }
     }
 
     /// Reloaded manifests and settings (M2); the caller has validated them.

@@ -59,6 +59,13 @@ public final class VarlinkClient {
 
     deinit { close(descriptor) }
 
+    /// The socket, for a caller that waits on it together with other descriptors (`poll`), such as
+    /// a prompt agent that also reads a terminal.
+    public var fileDescriptor: Int32 { descriptor }
+
+    /// Whether a whole reply is already buffered, so that ``receive()`` returns it without reading.
+    public var hasBufferedReply: Bool { buffer.contains(0) }
+
     /// Sends a call without waiting for its reply.
     public func send(_ call: VarlinkCall) throws {
         try sendRaw(Array(call.serialized.utf8) + [0])

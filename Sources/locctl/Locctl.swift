@@ -1,6 +1,4 @@
 import ArgumentParser
-import LocationConfiguration
-import Varlink
 
 #if canImport(Glibc)
 import Glibc
@@ -13,60 +11,51 @@ struct Locctl: ParsableCommand {
         commandName: "locctl",
         abstract: "Inspect and control locd, the location-session daemon.",
         discussion: """
-            Exit codes: 0 success, 1 failure (the Varlink error name and what to do are printed).
+            Exit codes: 0 success; 1 failure, including a command line locctl cannot parse; 4 no such \
+            object (an app, session or prompt that does not exist). A failure prints \
+            "locctl: <Varlink error name>: <what to do>" on standard error.
+
             The socket is --socket, else $LOCD_SOCKET, else /run/locd/io.locd as root or \
             $XDG_RUNTIME_DIR/locd/io.locd as a user.
+
+            Read commands take --json: they then print the Admin reply's value on one line, with the \
+            field names of io.locd.Admin (PROTOCOL.md), which stay stable across releases, in \
+            alphabetical order; absent optional fields are left out. Human output is \
+            coloured only on a terminal and never when NO_COLOR is set; --no-legend drops the \
+            header and footer of tables.
+
+            Shell completions: locctl --generate-completion-script bash|zsh|fish.
             """,
         version: "0.1.0",
-        subcommands: [StatusCommand.self, SimulateCommand.self],
+        subcommands: [
+            StatusCommand.self,
+            AppsCommand.self,
+            AppCommand.self,
+            SessionsCommand.self,
+            SessionCommand.self,
+            WatchCommand.self,
+            AuthCommand.self,
+            ServicesCommand.self,
+            LocationButtonCommand.self,
+            ReloadCommand.self,
+            AgentCommand.self,
+            SimulateCommand.self,
+        ],
         defaultSubcommand: StatusCommand.self
     )
-}
 
-/// Options every command shares.
-struct ConnectionOptions: ParsableArguments {
-    @Option(name: .long, help: "The socket locd listens on.")
-    var socket: String?
-
-    /// The socket to use, by the order the help text gives.
-    var socketPath: String {
-        if let socket { return socket }
-        let environment = currentEnvironment()
-        if let path = environment["LOCD_SOCKET"], !path.isEmpty { return path }
-        return DaemonConfiguration.defaultSocket(uid: geteuid(), environment: environment)
-    }
-
-    /// Connects and calls one method, turning failures into a printed error and exit code 1.
-    func call(_ method: String, _ parameters: JSONObject = [:]) throws -> JSONObject {
+    /// Runs the command, but exits 1 (not argument-parser's 64) on a command line it cannot parse,
+    /// so that the exit codes are the three the help text promises.
+    static func main() {
         do {
-            let client = try VarlinkClient(path: socketPath, timeout: 10)
-            return try client.call(method, parameters)
-        } catch let error as VarlinkError {
-            let message = error.parameters["message"]?.stringValue.map { ": \($0)" } ?? ""
-            printError("\(error.name)\(message)")
-            throw ExitCode.failure
+            var command = try parseAsRoot()
+            try command.run()
         } catch {
-            printError("\(error)")
-            throw ExitCode.failure
+            if exitCode(for: error) == .validationFailure {
+                writeStandardError(fullMessage(for: error) + "\n")
+                Glibc.exit(ExitCode.failure.rawValue)
+            }
+            exit(withError: error)
         }
     }
-}
-
-/// Writes a line to standard error (file descriptor 2; Swift 6 forbids the global `stderr`).
-func printError(_ text: String) {
-    let line = Array("locctl: \(text)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-}
-
-func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return result
 }

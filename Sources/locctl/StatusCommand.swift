@@ -6,7 +6,20 @@ import Varlink
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the daemon's state, counts, and the apps using location."
+        abstract: "Show the daemon's state, counts, and the apps using location.",
+        discussion: """
+            Prints the version, uptime, the location-services switch, the provider and its last fix, \
+            the store's health, the counts of apps, clients, agents, sessions (and how many linger) \
+            and pending prompts, and the apps using location now and in the background (the \
+            status-bar and Control Centre list).
+
+            With --json, prints the DaemonStatus object of io.locd.Admin.Status (fields: version, \
+            pid, uptimeSeconds, locationServicesEnabled, provider{name, running, hasFix, lastFix}, \
+            storeHealthy, apps, clients, sessions, lingeringSessions, pendingPrompts, agents, \
+            appsUsingLocation, appsUsingLocationInBackground).
+
+            Example: locctl status
+            """
     )
 
     @OptionGroup var connection: ConnectionOptions
@@ -16,69 +29,98 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let reply = try connection.call("io.locd.Admin.Status")
-        guard let status = reply["status"] else { throw ExitCode.failure }
-        if json {
-            print(status.serialized)
-        } else {
-            print(Self.render(status, now: Date().timeIntervalSince1970), terminator: "")
+        let now = Date().timeIntervalSince1970
+        guard let text = Self.output(reply, json: json, now: now, style: .standardOutput) else {
+            printError("locd's Status reply has no status; is the socket a locd of this version?")
+            throw ExitCode.failure
         }
+        print(text, terminator: "")
     }
 
+    /// What the command prints for an `Admin.Status` reply; `nil` when the reply has no status.
+    static func output(
+        _ reply: JSONObject,
+        json: Bool,
+        now: Double,
+        style: Style = .plain,
+        timeZone: TimeZone = .current
+    ) -> String? {
+        guard let status = reply["status"] else { return nil }
+        return json ? JSONOutput.line(status) + "\n" : render(status, now: now, style: style, timeZone: timeZone)
+    }
+
+    /// Provider fields the human rendering names itself; any others are listed as they come.
+    static let knownProviderFields: Set<String> = [
+        "name", "running", "hasFix", "lastFix", "state", "source", "lastLatitude", "lastLongitude", "lastError",
+    ]
+
     /// The human rendering, separate so it can be tested on a fixed reply.
-    /// - Parameter now: Unix time, to say how old the provider's last fix is.
-    static func render(_ status: JSONValue, now: Double) -> String {
+    /// - Parameters:
+    ///   - now: the current Unix time, to say how long ago the last fix was.
+    ///   - timeZone: the zone the last fix's wall-clock time is shown in.
+    static func render(
+        _ status: JSONValue,
+        now: Double,
+        style: Style = .plain,
+        timeZone: TimeZone = .current
+    )
+        -> String
+    {
         func int(_ key: String) -> Int64 { status[key]?.intValue ?? 0 }
         func list(_ key: String) -> String {
             let names = status[key]?.arrayValue?.compactMap(\.stringValue) ?? []
             return names.isEmpty ? "none" : names.joined(separator: ", ")
         }
+        func painted(_ text: String) -> String { style.paint(text, .of(text)) }
         let provider = status["provider"]
-        var rows: [(String, String)] = [
-            ("Location services", status["locationServicesEnabled"]?.boolValue == true ? "on" : "off"),
-            ("Provider", providerSummary(provider)),
-        ]
+        // `gpsd (running, retrying, has a fix) from 127.0.0.1:2947`: the provider's own state only where it is
+        // not the one its demand implies.
+        var providerParts = [painted(provider?["running"]?.boolValue == true ? "running" : "idle")]
+        if let state = provider?["state"]?.stringValue, !["running", "stopped"].contains(state) {
+            providerParts.append(style.paint(state, .of(state)))
+        }
+        if provider?["hasFix"]?.boolValue == true { providerParts.append("has a fix") }
+        let source = provider?["source"]?.stringValue.map { " from \($0)" } ?? ""
+        let uptime = TimeFormat.uptime(status["uptimeSeconds"]?.doubleValue ?? 0)
+        let store =
+            status["storeHealthy"]?.boolValue == true
+            ? painted("healthy") : style.paint("FAILING, serving from memory and retrying", .red)
+        let services = status["locationServicesEnabled"]?.boolValue == true ? "on" : "off"
+        var fields = Fields()
+        fields.add("Location services", painted(services))
+        fields.add(
+            "Provider",
+            "\(provider?["name"]?.stringValue ?? "?") (\(providerParts.joined(separator: ", ")))\(source)"
+        )
         if let lastFix = provider?["lastFix"]?.doubleValue {
             let point = [provider?["lastLatitude"], provider?["lastLongitude"]].compactMap { $0?.doubleValue }
-            let place = point.count == 2 ? "\(degrees(point[0])), \(degrees(point[1])), " : ""
-            rows.append(("Last fix", "\(place)\(duration(max(0, now - lastFix))) ago"))
+            // Six places of a degree: about 10 cm.
+            let place = point.count == 2 ? String(format: "%.6f, %.6f, ", point[0], point[1]) : ""
+            fields.add(
+                "Last fix",
+                "\(place)\(TimeFormat.clock(lastFix, in: timeZone)) (\(TimeFormat.ago(now - lastFix)))"
+            )
         }
-        if let problem = provider?["lastError"]?.stringValue { rows.append(("Provider problem", problem)) }
-        let uptime = duration(status["uptimeSeconds"]?.doubleValue ?? 0)
-        let store = status["storeHealthy"]?.boolValue == true ? "healthy" : "FAILING, serving from memory and retrying"
-        rows += [
-            ("Store", store),
-            ("Apps", "\(int("apps"))    clients \(int("clients"))    agents \(int("agents"))"),
-            ("Sessions", "\(int("sessions")) (\(int("lingeringSessions")) lingering)"),
-            ("Pending prompts", "\(int("pendingPrompts"))"),
-            ("Using location", list("appsUsingLocation")),
-            ("In the background", list("appsUsingLocationInBackground")),
-        ]
-        var out = "locd \(status["version"]?.stringValue ?? "?") (pid \(int("pid"))), up \(uptime)\n"
-        for (label, value) in rows {
-            out += String(repeating: " ", count: 20 - label.count) + label + ": " + value + "\n"
+        if let problem = provider?["lastError"]?.stringValue {
+            fields.add("Provider problem", style.paint(problem, .red))
         }
-        return out
+        let extras = (provider?.objectValue?.fields.filter { !knownProviderFields.contains($0.0) } ?? [])
+            .sorted { $0.0 < $1.0 }
+        if !extras.isEmpty {
+            fields.add("Provider details", extras.map { "\($0.0) \(plainText($0.1))" }.joined(separator: ", "))
+        }
+        fields.add("Store", store)
+        fields.add("Apps", "\(int("apps"))    clients \(int("clients"))    agents \(int("agents"))")
+        fields.add("Sessions", "\(int("sessions")) (\(int("lingeringSessions")) lingering)")
+        fields.add("Pending prompts", "\(int("pendingPrompts"))")
+        fields.add("Using location", list("appsUsingLocation"))
+        fields.add("In the background", list("appsUsingLocationInBackground"))
+        let pid = int("pid")
+        return "locd \(status["version"]?.stringValue ?? "?") (pid \(pid)), up \(uptime)\n" + fields.render()
     }
 
-    /// `gpsd (running, has a fix) from 127.0.0.1:2947`; the provider's own state where it is not the expected
-    /// one (connecting, retrying, failed).
-    static func providerSummary(_ provider: JSONValue?) -> String {
-        var parts = [provider?["running"]?.boolValue == true ? "running" : "idle"]
-        if let state = provider?["state"]?.stringValue, !["running", "stopped"].contains(state) { parts.append(state) }
-        if provider?["hasFix"]?.boolValue == true { parts.append("has a fix") }
-        let source = provider?["source"]?.stringValue.map { " from \($0)" } ?? ""
-        return "\(provider?["name"]?.stringValue ?? "?") (\(parts.joined(separator: ", ")))\(source)"
-    }
-
-    /// Degrees to six places (about 10 cm).
-    static func degrees(_ value: Double) -> String {
-        String(format: "%.6f", value)
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds)
-        if total < 60 { return "\(total)s" }
-        if total < 3600 { return "\(total / 60)min \(total % 60)s" }
-        return "\(total / 3600)h \(total % 3600 / 60)min"
+    /// A JSON value as a person reads it: strings bare, everything else as JSON.
+    static func plainText(_ value: JSONValue) -> String {
+        value.stringValue ?? value.serialized
     }
 }

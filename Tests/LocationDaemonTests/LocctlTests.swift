@@ -2,23 +2,27 @@ import Foundation
 import Testing
 import Varlink
 
-/// `locctl` against a real daemon.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `locctl` against a real daemon, over its real socket.
 @Suite("locctl", .serialized)
 struct LocctlTests {
-    private func locctl(_ arguments: [String], socket: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        let bundle = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
-        process.executableURL = bundle.appendingPathComponent("locctl")
-        process.arguments = arguments
-        process.environment = ["LOCD_SOCKET": socket]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    private func locctl(_ arguments: [String], _ daemon: DaemonProcess) throws -> LocctlBinary.Result {
+        try LocctlBinary.run(arguments, socket: daemon.socketPath)
     }
+
+    /// Lifecycle settings with a relaunch window long enough that a lingering session is still there
+    /// when locctl looks.
+    static let slowRelaunch = """
+        allow-unknown-apps = false
+        [lifecycle]
+        background-grace = 0.4
+        relaunch-window = 40.0
+        relaunch-adopt = 1.0
+        prompt-timeout = 30.0
+        """
 
     @Test("S12: locctl status lists the apps using location now and in the background")
     func status() throws {
@@ -34,14 +38,15 @@ struct LocctlTests {
         try run.call("io.locd.App.BeginBackgroundActivity")
         try run.call("io.locd.App.SetAppState", ["state": .string("background")])
 
-        let human = try locctl(["status"], socket: daemon.socketPath)
+        let human = try locctl(["status"], daemon)
         #expect(human.status == 0)
         #expect(human.output.contains("   Location services: on\n"))
         #expect(human.output.contains("            Sessions: 2 (0 lingering)\n"))
         #expect(human.output.contains("      Using location: com.ex.maps, com.ex.run\n"))
         #expect(human.output.contains("   In the background: com.ex.run\n"))
+        #expect(!human.output.contains("\u{1B}["), "no colour in a pipe")
 
-        let json = try locctl(["status", "--json"], socket: daemon.socketPath)
+        let json = try locctl(["status", "--json"], daemon)
         let status = try #require(JSONValue.parse(Array(json.output.utf8)))
         #expect(status["appsUsingLocationInBackground"] == .array([.string("com.ex.run")]))
         #expect(status["sessions"] == .int(2))
@@ -50,8 +55,392 @@ struct LocctlTests {
 
     @Test("locctl: a daemon that is not there is a clear failure with exit code 1")
     func noDaemon() throws {
-        let result = try locctl(["status"], socket: "/nonexistent/io.locd")
+        let result = try LocctlBinary.run(["status"], socket: "/nonexistent/io.locd")
         #expect(result.status == 1)
-        #expect(result.output.contains("cannot connect to /nonexistent/io.locd"))
+        #expect(result.errors.hasPrefix("locctl: cannot connect to /nonexistent/io.locd: No such file or directory."))
+        #expect(result.errors.contains("--socket"))
+        #expect(result.output.isEmpty)
+    }
+
+    @Test("A2: locctl apps and app ID show status and Settings label side by side, and --json the ListApps entries")
+    func apps() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("never")]
+        )
+        let run = try daemon.app("com.ex.run")
+        try run.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+
+        let table = try locctl(["apps", "--no-legend"], daemon)
+        #expect(table.status == 0, "\(table.errors)")
+        let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.count == 3)
+        let maps = try #require(rows.first { $0.first == "com.ex.maps" })
+        #expect(maps == ["com.ex.maps", "notRunning", "no", "denied", "never", "full", "0", "0"])
+        let running = try #require(rows.first { $0.first == "com.ex.run" })
+        #expect(running == ["com.ex.run", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1"])
+
+        let legend = try locctl(["apps"], daemon)
+        #expect(legend.output.hasPrefix("APP "))
+        #expect(legend.output.hasSuffix("\n3 apps listed.\n"))
+
+        let json = try locctl(["apps", "--json"], daemon)
+        let listed = try admin.call("io.locd.Admin.ListApps")["apps"]
+        #expect(JSONValue.parse(Array(json.output.utf8)) == listed)
+
+        let one = try locctl(["app", "com.ex.run"], daemon)
+        #expect(one.status == 0)
+        #expect(one.output.hasPrefix("com.ex.run\n"))
+        #expect(one.output.contains("   State: foreground (in use)\n"))
+        #expect(one.output.contains("  Status: notDetermined\n"))
+        #expect(one.output.contains("Settings: askNextTime\n"))
+        #expect(one.output.contains(" com.ex.run  explicit  whenInUse "))
+
+        let entry = try locctl(["app", "com.ex.maps", "--json"], daemon)
+        let object = try #require(JSONValue.parse(Array(entry.output.utf8)))
+        #expect(object["authorization"]?["settingsLabel"] == .string("never"))
+        #expect(object["authorization"]?["status"] == .string("denied"))
+    }
+
+    @Test("locctl sessions and session ID: requirement, kind, state, flags, and a lingering deadline as \"in N s\"")
+    func sessions() throws {
+        let daemon = try DaemonProcess(settings: Self.slowRelaunch)
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        var maps: VarlinkClient? = try daemon.app("com.ex.maps")
+        let created = try maps!.call("io.locd.App.CreateSession", ["authorization": .string("always")])
+        let id = try #require(created.sessionID)
+        let run = try daemon.app("com.ex.run")
+        let pending = try #require(
+            try run.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
+        )
+
+        maps = nil  // The app's only client goes: its session lingers (L3).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let sessions = try admin.call("io.locd.Admin.ListSessions")["sessions"]?.arrayValue ?? []
+            if sessions.contains(where: { $0["id"] == .string(id) && $0["state"] == .string("lingering") }) { break }
+            _ = admin.isClosedByPeer(within: 0.05)
+        }
+
+        let table = try locctl(["sessions", "--no-legend"], daemon)
+        #expect(table.status == 0, "\(table.errors)")
+        let lines = table.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let lingering = try #require(lines.first { $0.hasPrefix(id + " ") })
+        #expect(lingering.contains(" com.ex.maps  explicit  always "))
+        #expect(lingering.contains(" lingering "))
+        #expect(lingering.range(of: #" in [1-4]\d\.\d s "#, options: .regularExpression) != nil, "\(lingering)")
+        let other = try #require(lines.first { $0.hasPrefix(pending + " ") })
+        #expect(other.hasSuffix(" authorizationRequestInProgress"), "\(other)")
+
+        let onlyRun = try locctl(["sessions", "--app", "com.ex.run", "--json"], daemon)
+        let array = try #require(JSONValue.parse(Array(onlyRun.output.utf8))?.arrayValue)
+        #expect(array.map { $0["id"] } == [.string(pending)])
+        #expect(array.first?["diagnostic"]?["flags"] == .array([.string("authorizationRequestInProgress")]))
+
+        let detail = try locctl(["session", id], daemon)
+        #expect(detail.status == 0)
+        #expect(detail.output.hasPrefix("Session \(id)\n"))
+        #expect(detail.output.contains("Requirement: always\n"))
+        #expect(detail.output.contains("      State: lingering\n"))
+        #expect(detail.output.range(of: #"Lingering: ends in [1-4]\d\.\d s"#, options: .regularExpression) != nil)
+
+        let json = try locctl(["session", id, "--json"], daemon)
+        let session = try #require(JSONValue.parse(Array(json.output.utf8)))
+        #expect(session["state"] == .string("lingering"))
+        #expect((session["remainingSeconds"]?.doubleValue ?? 0) > 10)
+    }
+
+    @Test("locctl: an app, session or prompt that does not exist exits 4 with the Varlink error name")
+    func notFound() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let cases: [([String], String)] = [
+            (["app", "com.ex.nothing"], "io.locd.Admin.NoSuchApp"),
+            (["auth", "com.ex.nothing", "never"], "io.locd.Admin.NoSuchApp"),
+            (["location-button", "com.ex.nothing"], "io.locd.Admin.NoSuchApp"),
+            (["sessions", "--app", "com.ex.nothing"], "io.locd.Admin.NoSuchApp"),
+            (["session", "s9-9"], "io.locd.App.NoSuchSession"),
+        ]
+        for (arguments, name) in cases {
+            let result = try locctl(arguments, daemon)
+            #expect(result.status == 4, "\(arguments)")
+            #expect(result.errors.hasPrefix("locctl: \(name): "), "\(arguments): \(result.errors)")
+            #expect(result.errors.count > "locctl: \(name): ".count + 10, "a message saying what to do")
+            #expect(result.output.isEmpty)
+        }
+    }
+
+    @Test("locctl: a command line it cannot parse exits 1 and says what is allowed")
+    func usageError() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let result = try locctl(["auth", "com.ex.maps", "sometimes"], daemon)
+        #expect(result.status == 1)
+        #expect(result.errors.contains("while-using"))
+        let services = try locctl(["services"], daemon)
+        #expect(services.status == 1)
+    }
+
+    @Test("A3: locctl auth sets the record as Settings would, --precise the accuracy; location-button grants once")
+    func control() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let always = try locctl(["auth", "com.ex.maps", "always"], daemon)
+        #expect(always.status == 0, "\(always.errors)")
+        #expect(always.output == "com.ex.maps: authorizedAlways, Settings always, accuracy full\n")
+
+        let approximate = try locctl(["auth", "com.ex.maps", "--precise", "off", "--json"], daemon)
+        let record = try #require(JSONValue.parse(Array(approximate.output.utf8)))
+        #expect(record["status"] == .string("authorizedAlways"))
+        #expect(record["accuracy"] == .string("reducedAccuracy"))
+
+        let askAgain = try locctl(["auth", "com.ex.maps", "ask-next-time"], daemon)
+        #expect(askAgain.output.hasPrefix("com.ex.maps: notDetermined, Settings askNextTime"))
+
+        let run = try daemon.app("com.ex.run")
+        let pressed = try locctl(["location-button", "com.ex.run"], daemon)
+        #expect(pressed.status == 0, "\(pressed.errors)")
+        #expect(pressed.output == "com.ex.run: authorizedWhenInUse (one-time), Settings askNextTime, accuracy full\n")
+        let authorization = try run.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["oneTime"] == .bool(true))
+
+        #expect(try locctl(["reload"], daemon).status == 0)
+    }
+
+    @Test("A4: locctl services off turns location services off for every app, and on again")
+    func services() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let off = try locctl(["services", "off"], daemon)
+        #expect(off.status == 0)
+        #expect(off.output.isEmpty)
+        #expect(try locctl(["status"], daemon).output.contains("Location services: off\n"))
+        let admin = try daemon.connect()
+        #expect(try admin.call("io.locd.Admin.Status")["status"]?["locationServicesEnabled"] == .bool(false))
+        #expect(try locctl(["services", "on"], daemon).status == 0)
+        #expect(try admin.call("io.locd.Admin.Status")["status"]?["locationServicesEnabled"] == .bool(true))
+    }
+
+    /// Flips location services until `watch` prints the change: Admin.Watch sends nothing until an
+    /// event, so only a printed event shows that locd has registered the watcher.
+    private func firstServicesLine(_ watch: RunningLocctl, _ daemon: DaemonProcess, json: Bool) throws -> String? {
+        let admin = try daemon.connect()
+        var enabled = true
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            enabled.toggle()
+            try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(enabled)])
+            if let line = watch.line(within: 0.5, where: { $0.contains("servicesChanged") }) { return line }
+        }
+        return nil
+    }
+
+    @Test("locctl watch prints one line per event as it happens and ends 0 on Ctrl-C")
+    func watch() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let watch = try RunningLocctl(["watch"], socket: daemon.socketPath)
+        let first = try #require(try firstServicesLine(watch, daemon, json: false), "\(watch.transcript)")
+        #expect(
+            first.range(of: #"^\d\d:\d\d:\d\d\.\d{3} servicesChanged +- - (on|off)$"#, options: .regularExpression)
+                != nil,
+            "\(first)"
+        )
+        try daemon.connect().call("io.locd.Admin.SetLocationServices", ["enabled": .bool(true)])
+
+        let maps = try daemon.app("com.ex.maps")
+        let id = try #require(
+            try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
+        )
+        let created = watch.line(within: 10) { $0.contains("sessionCreated") }
+        #expect(
+            created?.hasSuffix(" sessionCreated       com.ex.maps \(id) explicit whenInUse") == true,
+            "\(watch.transcript)"
+        )
+        let prompt = watch.line(within: 10) { $0.contains("promptRaised") }
+        #expect(prompt?.contains(" com.ex.maps - p") == true, "\(watch.transcript)")
+        #expect(watch.stop(with: SIGINT) == 0)
+    }
+
+    @Test("locctl watch --json prints each Event as one JSON object per line")
+    func watchJSON() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let watch = try RunningLocctl(["watch", "--json"], socket: daemon.socketPath)
+        let first = try #require(try firstServicesLine(watch, daemon, json: true), "\(watch.transcript)")
+        let event = try #require(JSONValue.parse(Array(first.utf8)))
+        #expect(event["kind"] == .string("servicesChanged"))
+        #expect(event["detail"] == .string("on") || event["detail"] == .string("off"))
+        #expect(event["appId"] == nil)
+        #expect((event["timestamp"]?.doubleValue ?? 0) > 1_600_000_000)
+        #expect(watch.stop(with: SIGTERM) == 0)
+    }
+
+    @Test("P1: locctl agent --answer allowWhileUsing answers a session's prompt and the app is authorized")
+    func automaticAgent() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let maps = try daemon.app("com.ex.maps")
+        let created = try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(created.flags == ["authorizationRequestInProgress"])
+
+        let agent = try RunningLocctl(
+            ["agent", "--answer", "allowWhileUsing", "--precise", "off"],
+            socket: daemon.socketPath
+        )
+        let answered = agent.line(within: 15) { $0.contains("answered ") }
+        #expect(answered?.hasSuffix(": allowWhileUsing (approximate)") == true, "\(agent.transcript)")
+        #expect(agent.transcript.contains("  \"Shows you on the map\""))
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(authorization?["accuracy"] == .string("reducedAccuracy"))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test("A3: locctl agent hears a prompt withdrawn by an admin's change, and ends 0 at the end of its input")
+    func agentWithdrawn() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let agent = try RunningLocctl(["agent"], socket: daemon.socketPath, input: true)
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(agent.line(within: 15) { $0.hasPrefix("  3) deny") } != nil, "\(agent.transcript)")
+
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
+        )
+        let withdrawn = agent.line(within: 15) { $0.contains("withdrawn") }
+        #expect(withdrawn?.hasPrefix("  prompt p") == true, "\(agent.transcript)")
+
+        try agent.closeInput()
+        #expect(agent.exitStatus(within: 15) == 0, "\(agent.transcript)")
+    }
+
+    @Test("M2: locctl reload waits for the reload: a manifest added before it is known after it")
+    func reload() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(try locctl(["app", "com.ex.new"], daemon).status == 4)
+        let manifest = """
+            id = "com.ex.new"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "New here"
+            """
+        try manifest.write(toFile: daemon.appsDirectory + "/com.ex.new.toml", atomically: true, encoding: .utf8)
+        let reloaded = try locctl(["reload"], daemon)
+        #expect(reloaded.status == 0, "\(reloaded.errors)")
+        #expect(reloaded.output.isEmpty)
+        let app = try locctl(["app", "com.ex.new"], daemon)
+        #expect(app.status == 0, "\(app.errors)")
+        #expect(app.output.hasPrefix("com.ex.new\n"))
+    }
+
+    @Test("M2: locctl reload of a configuration that does not load fails with InvalidParameter naming the key")
+    func reloadRefused() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try (config + "\nno-such-key = 1\n").write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        let refused = try locctl(["reload"], daemon)
+        #expect(refused.status == 1)
+        #expect(refused.errors.hasPrefix("locctl: org.varlink.service.InvalidParameter: "), "\(refused.errors)")
+        #expect(refused.errors.contains(daemon.configPath), "\(refused.errors)")
+        #expect(refused.errors.contains("no-such-key"), "\(refused.errors)")
+        #expect(try locctl(["status"], daemon).status == 0)
+    }
+
+    @Test("P3: locctl agent on a terminal shows the prompt, refuses a wrong answer, and sends the typed one")
+    func interactiveAgent() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+
+        let steps: [[String]] = [
+            ["expect", "com.ex.maps would like to use your location"],
+            ["expect", "\"Shows you on the map\""],
+            ["expect", "3) deny"],
+            ["expect", "Answer (1-3 or an option name): "],
+            ["send", "maybe\n"],
+            ["expect", "maybe is not an option here"],
+            ["expect", "Answer (1-3 or an option name): "],
+            ["send", "3\n"],
+            ["expect", "answered p"],
+        ]
+        let transcript = try runOnTerminal(steps, ["agent"], daemon)
+        #expect(transcript.status == 0, "\(transcript.output)")
+        #expect(transcript.output.contains(": deny"))
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("denied"))
+        #expect(authorization?["settingsLabel"] == .string("never"))
+    }
+
+    @Test("6.1: locctl agent on a terminal takes \"1 approximate\" as allowWhileUsing with reduced accuracy")
+    func interactiveAccuracy() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let steps: [[String]] = [
+            ["expect", "Precise location: on"],
+            ["expect", "Answer (1-3 or an option name): "],
+            ["send", "1 approximate\n"],
+            ["expect", "allowWhileUsing (approximate)"],
+        ]
+        let transcript = try runOnTerminal(steps, ["agent"], daemon)
+        #expect(transcript.status == 0, "\(transcript.output)")
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(authorization?["accuracy"] == .string("reducedAccuracy"))
+    }
+
+    @Test("locctl on a terminal is coloured, and not with NO_COLOR set")
+    func colourOnTerminal() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let coloured = try runOnTerminal([["expect", "\u{1B}[32mon\u{1B}[0m"]], ["status"], daemon)
+        #expect(coloured.status == 0, "\(coloured.output)")
+        let plain = try runOnTerminal([["expect", "Location services: on\r\n"]], ["status"], daemon, noColor: true)
+        #expect(plain.status == 0, "\(plain.output)")
+        #expect(!plain.output.contains("\u{1B}["))
+    }
+
+    /// Runs locctl on a pseudo-terminal through `Scripts/pty_agent.py`, which types and waits as `steps` say.
+    private func runOnTerminal(
+        _ steps: [[String]],
+        _ arguments: [String],
+        _ daemon: DaemonProcess,
+        noColor: Bool = false
+    ) throws -> (status: Int32, output: String) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Scripts/pty_agent.py").path
+        let stepsJSON = JSONValue.array(steps.map { .array($0.map { .string($0) }) }).serialized
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, stepsJSON, LocctlBinary.binary] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOCD_SOCKET"] = daemon.socketPath
+        environment["TERM"] = "xterm"
+        environment.removeValue(forKey: "NO_COLOR")
+        if noColor { environment["NO_COLOR"] = "1" }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

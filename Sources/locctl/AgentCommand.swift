@@ -1,0 +1,99 @@
+import ArgumentParser
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `locctl agent`: a prompt agent in the terminal, the way `systemd-tty-ask-password-agent` answers
+/// password requests: each prompt is shown with the app's own words and answered by the person.
+struct AgentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agent",
+        abstract: "Answer apps' location prompts in this terminal.",
+        discussion: """
+            Registers with locd as a prompt agent (io.locd.Admin.Prompts). Each prompt shows the \
+            app, what it asks, its usage description and the options, numbered. Type a number or an \
+            option name and Enter; on an authorization prompt that offers precise location, add \
+            "precise" or "approximate" (for example "1 approximate"). A prompt answered elsewhere, \
+            timed out or no longer needed is withdrawn and the next one is shown. End of input or \
+            Ctrl-C ends the agent with exit code 0.
+
+            --answer OPTION answers every prompt at once, for demos: the option if the prompt offers \
+            it, else the closest one it does (allowWhileUsing falls back to allow and keepWhileUsing, \
+            deny to keepWhileUsing, changeToAlways to allowWhileUsing and allow).
+
+            Example: locctl agent --answer allowWhileUsing --precise off
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer every prompt with this option instead of asking.", valueName: "option")
+    )
+    var answer: AgentAnswer?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With --answer: precise location on (full) or off (approximate).", valueName: "on|off")
+    )
+    var precise: Switch?
+
+    func validate() throws {
+        if precise != nil && answer == nil {
+            throw ValidationError("--precise goes with --answer; interactively, type \"precise\" or \"approximate\".")
+        }
+    }
+
+    func run() throws {
+        endOnInterrupt()
+        let stream = try connection.connect()
+        let answerer = try connection.connect()
+        do {
+            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", more: true))
+        } catch {
+            throw CommandFailure.report(error)
+        }
+        var agent = PromptAgent(stream: stream, answerer: answerer, automatic: answer, precise: precise?.isOn)
+        try agent.run()
+    }
+
+    /// The human option names, as the iOS dialogs word them.
+    static let optionLabels: [String: String] = [
+        "allowWhileUsing": "Allow While Using App",
+        "allowOnce": "Allow Once",
+        "deny": "Don't Allow",
+        "keepWhileUsing": "Keep Only While Using",
+        "changeToAlways": "Change to Always Allow",
+        "allow": "Allow",
+    ]
+
+    /// A prompt as the agent shows it, separate so it can be tested on a fixed prompt.
+    static func render(_ prompt: JSONValue, style: Style = .plain) -> String {
+        let app = prompt["appId"]?.stringValue ?? "?"
+        let kind = prompt["kind"]?.stringValue ?? "?"
+        let question =
+            switch kind {
+            case "authorization": "would like to use your location"
+            case "alwaysUpgrade": "would like to use your location also when you are not using the app"
+            case "temporaryFullAccuracy": "would like to use your precise location this time"
+            default: "asks about your location"
+            }
+        var out = style.paint("\(app) \(question)", .bold) + " (\(kind), prompt \(prompt["id"]?.stringValue ?? "?"))\n"
+        out += "  \"\(prompt["usageDescription"]?.stringValue ?? "")\"\n"
+        if let key = prompt["purposeKey"]?.stringValue { out += "  purpose: \(key)\n" }
+        let options = prompt["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let width = options.map(\.count).max() ?? 0
+        for (index, option) in options.enumerated() {
+            let padding = String(repeating: " ", count: width - option.count)
+            out += "  \(index + 1)) \(option)\(padding)  \(optionLabels[option] ?? "")\n"
+        }
+        if prompt["accuracyToggle"]?.boolValue == true && kind == "authorization" {
+            let precise = prompt["defaultAccuracy"]?.stringValue == "reduced" ? "off" : "on"
+            out += "  Precise location: \(precise) (add \"precise\" or \"approximate\" to your answer to choose)\n"
+        }
+        return out
+    }
+}

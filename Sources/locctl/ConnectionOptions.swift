@@ -1,0 +1,78 @@
+import ArgumentParser
+import LocationConfiguration
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every command that talks to locd shares.
+struct ConnectionOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The socket locd listens on.",
+            discussion: "Default: $LOCD_SOCKET, else /run/locd/io.locd as root, else $XDG_RUNTIME_DIR/locd/io.locd.",
+            valueName: "path"
+        ),
+        completion: .file()
+    )
+    var socket: String?
+
+    /// The socket to use, by the order the help text gives.
+    var socketPath: String {
+        if let socket { return socket }
+        let environment = currentEnvironment()
+        if let path = environment["LOCD_SOCKET"], !path.isEmpty { return path }
+        return DaemonConfiguration.defaultSocket(uid: geteuid(), environment: environment)
+    }
+
+    /// Connects, turning a refused or missing socket into a printed error and exit code 1.
+    func connect(timeout: Double = 10) throws -> VarlinkClient {
+        do {
+            return try VarlinkClient(path: socketPath, timeout: timeout)
+        } catch {
+            throw CommandFailure.report(error)
+        }
+    }
+
+    /// Connects and calls one method, turning failures into a printed error and the exit code they mean.
+    func call(_ method: String, _ parameters: JSONObject = [:]) throws -> JSONObject {
+        let client = try connect()
+        do {
+            return try client.call(method, parameters)
+        } catch {
+            throw CommandFailure.report(error)
+        }
+    }
+}
+
+/// Writes a line to standard error (file descriptor 2; Swift 6 forbids the global `stderr`).
+func printError(_ text: String) {
+    writeStandardError("locctl: \(text)\n")
+}
+
+/// Writes text to standard error as it is.
+func writeStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Prints a line on standard output and flushes it, so that a pipe sees each line as it happens.
+func printLine(_ text: String) {
+    print(text)
+    fflush(nil)  // nil: every stream; Swift 6 forbids naming the global `stdout`.
+}
+
+func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Varlink
+
+/// `locctl session ID`: one session in full.
+struct SessionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "session",
+        abstract: "Show one session: app, kind, requirement, state, diagnostics, deadline.",
+        discussion: """
+            Exits 4 when no session has that id (locctl sessions lists them).
+
+            With --json, prints that session's Session object from io.locd.Admin.ListSessions (the \
+            fields locctl sessions --json lists).
+
+            Example: locctl session s1-3
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: "The session's id, as locctl sessions prints it (s1-3).")
+    var sessionID: String
+
+    @Flag(name: .long, help: "Print the Session object as JSON, with its stable field names.")
+    var json = false
+
+    func run() throws {
+        let reply = try connection.call("io.locd.Admin.ListSessions")
+        guard let text = Self.output(sessionID, sessions: reply, json: json, style: .standardOutput) else {
+            throw CommandFailure.notFound(
+                "io.locd.App.NoSuchSession",
+                "no session \(sessionID) is open; locctl sessions lists the sessions that are."
+            )
+        }
+        print(text, terminator: "")
+    }
+
+    /// What the command prints for an `Admin.ListSessions` reply; `nil` when the session is not in it.
+    static func output(_ sessionID: String, sessions: JSONObject, json: Bool, style: Style = .plain) -> String? {
+        guard let session = sessions["sessions"]?.arrayValue?.first(where: { $0["id"]?.stringValue == sessionID })
+        else { return nil }
+        return json ? JSONOutput.line(session) + "\n" : render(session, style: style)
+    }
+
+    /// The human rendering, separate so it can be tested on a fixed reply.
+    static func render(_ session: JSONValue, style: Style = .plain) -> String {
+        let state = session["state"]?.stringValue ?? "?"
+        let flags = Self.flags(session)
+        var fields = Fields()
+        fields.add("App", session["appId"]?.stringValue ?? "?")
+        fields.add("Kind", session["kind"]?.stringValue ?? "?")
+        fields.add("Requirement", session["authorization"]?.stringValue ?? "?")
+        if let key = session["fullAccuracyPurposeKey"]?.stringValue {
+            fields.add("Full accuracy", "asked for, purpose \(key)")
+        }
+        fields.add("State", style.paint(state, .of(state)))
+        let mask = session["diagnostic"]?["mask"]?.intValue ?? 0
+        fields.add(
+            "Diagnostic",
+            flags.isEmpty
+                ? "nothing limits it" : style.paint(flags.joined(separator: ", "), .yellow) + " (mask \(mask))"
+        )
+        if let remaining = session["remainingSeconds"]?.doubleValue {
+            fields.add("Lingering", "ends \(TimeFormat.remaining(remaining)) unless its app resumes it")
+        }
+        return style.paint("Session \(session["id"]?.stringValue ?? "?")", .bold) + "\n" + fields.render()
+    }
+
+    /// The diagnostic flags that are set, in the daemon's (bit) order.
+    static func flags(_ session: JSONValue) -> [String] {
+        session["diagnostic"]?["flags"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `locctl watch`: every state change in locd, one line each, as it happens.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow locd's events live, one line per event, until Ctrl-C.",
+        discussion: """
+            Each line is the event's local time, kind (sessionCreated, sessionChanged, sessionEnded, \
+            appStateChanged, authorizationChanged, promptRaised, promptResolved, servicesChanged), \
+            app, session ("-" where the event has none) and detail. Ctrl-C ends it with exit code 0; \
+            locd going away ends it with exit code 1.
+
+            With --json, prints each Event object of io.locd.Admin.Watch on its own line (fields: \
+            kind, appId, sessionId, detail, timestamp as Unix seconds; absent ones are left out).
+
+            Example: locctl watch --json | jq .kind
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(name: .long, help: "Print each Event as one line of JSON, with its stable field names.")
+    var json = false
+
+    func run() throws {
+        endOnInterrupt()
+        let client = try connection.connect()
+        do {
+            try client.send(VarlinkCall(method: "io.locd.Admin.Watch", more: true))
+            let style = Style.standardOutput
+            while true {
+                let reply: VarlinkReply
+                do {
+                    reply = try client.receive()
+                } catch VarlinkClient.ClientError.timedOut {
+                    continue  // A quiet daemon is not a failure; keep waiting.
+                }
+                if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
+                if let line = Self.output(reply.parameters, json: json, style: style) { printLine(line) }
+                if !reply.continues { break }
+            }
+        } catch {
+            throw CommandFailure.report(error)
+        }
+    }
+
+    /// The line printed for one `Admin.Watch` reply; `nil` for a reply without an event.
+    static func output(
+        _ reply: JSONObject,
+        json: Bool,
+        style: Style = .plain,
+        timeZone: TimeZone = .current
+    ) -> String? {
+        guard let event = reply["event"] else { return nil }
+        return json ? JSONOutput.line(event) : render(event, style: style, timeZone: timeZone)
+    }
+
+    /// One event as one line, separate so it can be tested on a fixed event.
+    static func render(_ event: JSONValue, style: Style = .plain, timeZone: TimeZone = .current) -> String {
+        let time = TimeFormat.clock(event["timestamp"]?.doubleValue ?? .nan, in: timeZone)
+        let kind = event["kind"]?.stringValue ?? "?"
+        let padding = String(repeating: " ", count: max(0, 20 - kind.count))
+        let app = event["appId"]?.stringValue ?? "-"
+        let session = event["sessionId"]?.stringValue ?? "-"
+        let detail = event["detail"]?.stringValue ?? ""
+        return "\(style.paint(time, .dim)) \(style.paint(kind, .bold))\(padding) \(app) \(session) \(detail)"
+    }
+}
+
+/// Makes Ctrl-C (and SIGTERM) end the process with exit code 0: for a command that follows a stream,
+/// being stopped is the normal way to end, and every line printed so far has been flushed.
+///
+/// The signals are also unblocked: a parent may start locctl with them blocked (the mask survives
+/// `exec`), and then neither Ctrl-C nor `kill` would end it.
+func endOnInterrupt() {
+    _ = signal(SIGINT) { _ in _exit(0) }
+    _ = signal(SIGTERM) { _ in _exit(0) }
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &signals, nil)
+}

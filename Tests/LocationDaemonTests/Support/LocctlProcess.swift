@@ -1,0 +1,128 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `locctl` binary, run against a test daemon's socket.
+enum LocctlBinary {
+    /// `locctl` beside `locd`.
+    static var binary: String {
+        URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent().appendingPathComponent("locctl").path
+    }
+
+    /// What a finished `locctl` printed and how it exited.
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs `locctl` to its end, with `LOCD_SOCKET` set to `socket`.
+    static func run(_ arguments: [String], socket: String, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = ["LOCD_SOCKET": socket].merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Small outputs: stderr cannot fill its pipe while stdout is read to its end.
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self)
+        )
+    }
+}
+
+/// A `locctl` that keeps running (`watch`, `agent`): its standard output is read line by line, each
+/// read bounded by a deadline, and it is stopped with a signal.
+final class RunningLocctl {
+    let process = Process()
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+    /// Every line read so far, for failure messages.
+    private(set) var transcript: [String] = []
+
+    /// Its standard input, when started with `input: true`.
+    let input: Pipe?
+
+    init(_ arguments: [String], socket: String, input: Bool = false) throws {
+        process.executableURL = URL(fileURLWithPath: LocctlBinary.binary)
+        process.arguments = arguments
+        process.environment = ["LOCD_SOCKET": socket]
+        process.standardOutput = output
+        process.standardError = output
+        self.input = input ? Pipe() : nil
+        process.standardInput = self.input ?? FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Closes its standard input: end of input.
+    func closeInput() throws {
+        try input?.fileHandleForWriting.close()
+    }
+
+    /// Waits at most `timeout` seconds for the process to exit by itself; its exit status, or `nil`.
+    func exitStatus(within timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        // Reading to the end of its output is the signal: the pipe closes when the process exits.
+        while nextLine(timeout: max(0, deadline.timeIntervalSinceNow)) != nil {}
+        guard deadline.timeIntervalSinceNow > 0 || !process.isRunning else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The next line, or `nil` when none comes within `timeout` seconds (or the process ended).
+    func nextLine(timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                transcript.append(line)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Reads lines until one satisfies `condition` or `timeout` seconds pass.
+    func line(within timeout: Double, where condition: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while deadline.timeIntervalSinceNow > 0 {
+            guard let line = nextLine(timeout: deadline.timeIntervalSinceNow) else { return nil }
+            if condition(line) { return line }
+        }
+        return nil
+    }
+
+    /// Sends `signal` and waits for the exit; returns the exit status (or the signal's number if it killed).
+    func stop(with signal: Int32 = SIGINT) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Testing
+import Varlink
+
+@testable import locctl
+
+/// The command line: what each command accepts, what it refuses, and what a refusal exits with.
+@Suite("locctl parsing")
+struct ParsingTests {
+    @Test("locctl: no command is status, as systemctl's is list-units")
+    func defaultCommand() throws {
+        #expect(try Locctl.parseAsRoot([]) is StatusCommand)
+        let status = try #require(try Locctl.parseAsRoot(["status", "--json", "--socket", "/tmp/x"]) as? StatusCommand)
+        #expect(status.json)
+        #expect(status.connection.socketPath == "/tmp/x")
+    }
+
+    @Test("A3: auth takes the Settings words never, ask-next-time, while-using, always and sends their wire names")
+    func authSettings() throws {
+        let expected = [
+            "never": "never", "ask-next-time": "askNextTime", "while-using": "whileUsing", "always": "always",
+        ]
+        for (word, wire) in expected {
+            let command = try #require(try Locctl.parseAsRoot(["auth", "com.ex.maps", word]) as? AuthCommand)
+            #expect(command.appID == "com.ex.maps")
+            #expect(command.setting?.wireName == wire)
+            #expect(command.precise == nil)
+        }
+        #expect(AuthorizationSetting.allCases.count == expected.count)
+    }
+
+    @Test("A3: auth --precise on|off, alone or with a setting; neither is a usage error")
+    func authPrecise() throws {
+        let both = try #require(
+            try Locctl.parseAsRoot(["auth", "com.ex.maps", "while-using", "--precise", "off"]) as? AuthCommand
+        )
+        #expect(both.setting == .whileUsing)
+        #expect(both.precise == .off)
+        let alone = try #require(try Locctl.parseAsRoot(["auth", "com.ex.maps", "--precise", "on"]) as? AuthCommand)
+        #expect(alone.setting == nil)
+        #expect(alone.precise?.isOn == true)
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["auth", "com.ex.maps"]) }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["auth", "com.ex.maps", "sometimes"]) }
+        #expect(throws: (any Error).self) {
+            try Locctl.parseAsRoot(["auth", "com.ex.maps", "always", "--precise", "yes"])
+        }
+    }
+
+    @Test("locctl: a command line it cannot parse is a usage error, which locctl exits 1 for, with the allowed values")
+    func usageErrors() {
+        do {
+            _ = try Locctl.parseAsRoot(["services", "maybe"])
+            Issue.record("services maybe parsed")
+        } catch {
+            #expect(Locctl.exitCode(for: error) == .validationFailure)
+            let message = Locctl.fullMessage(for: error)
+            #expect(message.contains("on"))
+            #expect(message.contains("off"))
+        }
+    }
+
+    @Test("locctl sessions --app ID --json --no-legend")
+    func sessionsOptions() throws {
+        let command = try #require(
+            try Locctl.parseAsRoot(["sessions", "--app", "com.ex.run", "--json", "--no-legend"]) as? SessionsCommand
+        )
+        #expect(command.appID == "com.ex.run")
+        #expect(command.output.json)
+        #expect(command.output.noLegend)
+        let all = try #require(try Locctl.parseAsRoot(["sessions"]) as? SessionsCommand)
+        #expect(all.appID == nil)
+    }
+
+    @Test("locctl app, session, location-button and services take their one argument")
+    func singleArguments() throws {
+        #expect((try Locctl.parseAsRoot(["app", "com.ex.maps"]) as? AppCommand)?.appID == "com.ex.maps")
+        #expect((try Locctl.parseAsRoot(["session", "s1-2", "--json"]) as? SessionCommand)?.sessionID == "s1-2")
+        #expect(
+            (try Locctl.parseAsRoot(["location-button", "com.ex.run"]) as? LocationButtonCommand)?.appID == "com.ex.run"
+        )
+        #expect((try Locctl.parseAsRoot(["services", "off"]) as? ServicesCommand)?.state.isOn == false)
+        #expect(try Locctl.parseAsRoot(["reload"]) is ReloadCommand)
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["app"]) }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["session"]) }
+    }
+
+    @Test("locctl agent --answer takes the wire option names; --precise needs --answer")
+    func agentOptions() throws {
+        let agent = try #require(
+            try Locctl.parseAsRoot(["agent", "--answer", "allowWhileUsing", "--precise", "off"]) as? AgentCommand
+        )
+        #expect(agent.answer == .allowWhileUsing)
+        #expect(agent.precise == .off)
+        #expect((try Locctl.parseAsRoot(["agent"]) as? AgentCommand)?.answer == nil)
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["agent", "--answer", "yes"]) }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["agent", "--precise", "on"]) }
+    }
+
+    @Test("locctl: NoSuchApp, NoSuchSession and NoSuchPrompt exit 4, every other failure 1")
+    func exitCodes() {
+        for name in ["io.locd.Admin.NoSuchApp", "io.locd.App.NoSuchSession", "io.locd.Admin.NoSuchPrompt"] {
+            #expect(CommandFailure.exitCode(forErrorNamed: name) == ExitCode(4))
+        }
+        for name in ["io.locd.Admin.InvalidAnswer", "org.varlink.service.PermissionDenied", "io.locd.App.AppUnknown"] {
+            #expect(CommandFailure.exitCode(forErrorNamed: name) == .failure)
+        }
+    }
+
+    @Test("locctl: an error prints its Varlink name and the daemon's what-to-do message")
+    func errorMessages() {
+        let error = VarlinkError(
+            name: "io.locd.Admin.NoSuchApp",
+            parameters: ["appId": .string("com.x"), "message": .string("add a manifest for com.x to apps.d")]
+        )
+        #expect(CommandFailure.message(for: error) == "io.locd.Admin.NoSuchApp: add a manifest for com.x to apps.d")
+        #expect(
+            CommandFailure.message(for: VarlinkError(name: "org.varlink.service.ExpectedMore"))
+                == "org.varlink.service.ExpectedMore"
+        )
+        let refused = CommandFailure.message(for: VarlinkClient.ClientError.connect(path: "/run/x/io.locd", errno: 2))
+        #expect(refused.hasPrefix("cannot connect to /run/x/io.locd: No such file or directory."))
+        #expect(refused.contains("systemctl start locd.socket"))
+        #expect(refused.contains("LOCD_SOCKET"))
+    }
+
+    @Test("locctl --help: every command has an abstract, a discussion and an example")
+    func helpIsComplete() {
+        let commands: [ParsableCommand.Type] = [
+            StatusCommand.self, AppsCommand.self, AppCommand.self, SessionsCommand.self, SessionCommand.self,
+            WatchCommand.self, AuthCommand.self, ServicesCommand.self, LocationButtonCommand.self,
+            ReloadCommand.self, AgentCommand.self,
+        ]
+        for command in commands {
+            let configuration = command.configuration
+            let name = configuration.commandName ?? "?"
+            #expect(!configuration.abstract.isEmpty, "\(name)")
+            #expect(configuration.discussion.contains("Example: locctl \(name)"), "\(name)")
+            let help = Locctl.helpMessage(for: command)
+            #expect(help.contains("--socket"), "\(name)")
+            #expect(!help.contains("<socket>"), "\(name): the socket's value name is path")
+        }
+        #expect(Locctl.helpMessage().contains("4 no such"))
+    }
+
+    @Test("locctl: completion scripts for bash, zsh and fish know every command")
+    func completions() {
+        for shell in [CompletionShell.bash, .zsh, .fish] {
+            let script = Locctl.completionScript(for: shell)
+            for command in Locctl.configuration.subcommands {
+                let name = command.configuration.commandName ?? "?"
+                #expect(script.contains(name), "\(shell): \(name)")
+            }
+        }
+    }
+}

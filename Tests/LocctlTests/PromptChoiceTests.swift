@@ -1,0 +1,89 @@
+import Testing
+import Varlink
+
+@testable import locctl
+
+/// What a line typed at the agent means, and what `agent --answer` gives each kind of prompt.
+@Suite("locctl agent answers")
+struct PromptChoiceTests {
+    static let authorization: JSONValue = .object([
+        "id": .string("p1-1"), "kind": .string("authorization"),
+        "options": .array([.string("allowWhileUsing"), .string("allowOnce"), .string("deny")]),
+        "defaultAccuracy": .string("full"), "accuracyToggle": .bool(true),
+    ])
+    static let upgrade: JSONValue = .object([
+        "id": .string("p1-2"), "kind": .string("alwaysUpgrade"),
+        "options": .array([.string("keepWhileUsing"), .string("changeToAlways")]),
+        "defaultAccuracy": .string("full"), "accuracyToggle": .bool(false),
+    ])
+    static let accuracy: JSONValue = .object([
+        "id": .string("p1-3"), "kind": .string("temporaryFullAccuracy"),
+        "options": .array([.string("allow"), .string("deny")]),
+        "defaultAccuracy": .string("reduced"), "accuracyToggle": .bool(false),
+    ])
+
+    private func parse(_ line: String, _ prompt: JSONValue = authorization) -> PromptChoice? {
+        try? PromptChoice.parse(line, for: prompt).get()
+    }
+
+    @Test("agent: a number or an option name (any case) picks that option")
+    func numbersAndNames() {
+        #expect(parse("1") == PromptChoice(answer: "allowWhileUsing", accuracy: nil))
+        #expect(parse(" 3 ") == PromptChoice(answer: "deny", accuracy: nil))
+        #expect(parse("AllowOnce") == PromptChoice(answer: "allowOnce", accuracy: nil))
+        #expect(parse("2", Self.upgrade) == PromptChoice(answer: "changeToAlways", accuracy: nil))
+    }
+
+    @Test("6.1: with the accuracy toggle, precise or approximate after a grant chooses full or reduced")
+    func accuracyWords() {
+        #expect(parse("1 approximate") == PromptChoice(answer: "allowWhileUsing", accuracy: "reduced"))
+        #expect(parse("allowOnce precise") == PromptChoice(answer: "allowOnce", accuracy: "full"))
+        #expect(parse("1 reduced") == PromptChoice(answer: "allowWhileUsing", accuracy: "reduced"))
+    }
+
+    @Test("agent: lines that name no answer say what to type instead")
+    func refusals() throws {
+        for line in ["", "0", "4", "maybe", "1 2 3", "3 precise", "1 blurry"] {
+            guard case .failure(let problem) = PromptChoice.parse(line, for: Self.authorization) else {
+                Issue.record("\(line) was accepted")
+                continue
+            }
+            #expect(!problem.message.isEmpty)
+        }
+        #expect(parse("allow", Self.authorization) == nil)
+        #expect(parse("1 precise", Self.accuracy) == nil)
+        #expect(parse("1 precise", Self.upgrade) == nil)
+    }
+
+    @Test("agent --answer: the option itself when the prompt offers it")
+    func automaticExact() {
+        #expect(PromptChoice.automatic("allowOnce", precise: nil, for: Self.authorization)?.answer == "allowOnce")
+        #expect(PromptChoice.automatic("changeToAlways", precise: nil, for: Self.upgrade)?.answer == "changeToAlways")
+        #expect(PromptChoice.automatic("deny", precise: nil, for: Self.accuracy)?.answer == "deny")
+    }
+
+    @Test("agent --answer: the closest option when the prompt does not offer it")
+    func automaticFallbacks() {
+        #expect(PromptChoice.automatic("allowWhileUsing", precise: nil, for: Self.accuracy)?.answer == "allow")
+        #expect(PromptChoice.automatic("allowWhileUsing", precise: nil, for: Self.upgrade)?.answer == "keepWhileUsing")
+        #expect(PromptChoice.automatic("deny", precise: nil, for: Self.upgrade)?.answer == "keepWhileUsing")
+        #expect(
+            PromptChoice.automatic("changeToAlways", precise: nil, for: Self.authorization)?.answer == "allowWhileUsing"
+        )
+        #expect(PromptChoice.automatic("allow", precise: nil, for: Self.authorization)?.answer == "allowWhileUsing")
+        #expect(PromptChoice.automatic("keepWhileUsing", precise: nil, for: Self.accuracy)?.answer == "deny")
+        let none: JSONValue = .object(["options": .array([])])
+        #expect(PromptChoice.automatic("allow", precise: nil, for: none) == nil)
+    }
+
+    @Test("agent --answer --precise: the accuracy goes only with a grant on a prompt that has the toggle")
+    func automaticAccuracy() {
+        #expect(
+            PromptChoice.automatic("allowWhileUsing", precise: false, for: Self.authorization)?.accuracy == "reduced"
+        )
+        #expect(PromptChoice.automatic("allowWhileUsing", precise: true, for: Self.authorization)?.accuracy == "full")
+        #expect(PromptChoice.automatic("allowWhileUsing", precise: nil, for: Self.authorization)?.accuracy == nil)
+        #expect(PromptChoice.automatic("deny", precise: false, for: Self.authorization)?.accuracy == nil)
+        #expect(PromptChoice.automatic("allow", precise: false, for: Self.accuracy)?.accuracy == nil)
+    }
+}
