@@ -170,6 +170,7 @@ package final class Daemon: Service {
         notifier.stopping()
         logger.info("stopping", metadata: MessageID.stopping.metadata)
         try? await loop.submit {
+            running.value.manager.beginStopping()
             running.value.provider.shutdown()
             running.value.server.close()
         }.get()

@@ -22,7 +22,20 @@ struct DaemonClock: Sendable {
     }
 
     /// The Unix time of a boot-time instant, through the offset between the two clocks now.
+    ///
+    /// The boot-time read is bracketed by two real-time reads, and the tightest of three brackets is used: a
+    /// thread preempted between two reads would otherwise shift every timestamp by the time it was off the CPU.
     func unixTime(of instant: Instant) -> Double {
-        unixNow() - now().since(instant).seconds
+        var best = (gap: Double.infinity, offset: 0.0)
+        for _ in 0..<3 {
+            let before = unixNow()
+            let boot = now()
+            let after = unixNow()
+            if after - before < best.gap {
+                best = (after - before, (before + after) / 2 - Double(boot.nanoseconds) / 1e9)
+            }
+            if best.gap < 0.000_1 { break }
+        }
+        return Double(instant.nanoseconds) / 1e9 + best.offset
     }
 }

@@ -33,6 +33,8 @@ final class SessionManager: VarlinkServerDelegate {
     /// The location provider, started and stopped by the core's `provider(running:)` actions (U3).
     private let provider: ProviderSupervisor
     private var connections: [UInt64: VarlinkConnection] = [:]
+    /// Set by ``beginStopping()``.
+    private var isStopping = false
     /// The monitor name of each `MonitorEvents` stream, for its events.
     private var monitorNames: [CallID: String] = [:]
     private var timer: Scheduled<Void>?
@@ -104,7 +106,15 @@ final class SessionManager: VarlinkServerDelegate {
     func closed(_ connection: VarlinkConnection) {
         connections.removeValue(forKey: connection.id)
         monitorNames = monitorNames.filter { $0.key.client.raw != connection.id }
+        // Connections closed by locd's own stop are not apps ending: the store keeps the state as it was, so
+        // that a restart resumes it exactly as after a crash (R2, R3), grace deadlines and all.
+        guard !isStopping else { return }
         run(.disconnected(ClientID(connection.id)))
+    }
+
+    /// From here on locd is stopping: closing connections changes nothing in the core or the store.
+    func beginStopping() {
+        isStopping = true
     }
 
     private func refuse(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection, reason: String) {

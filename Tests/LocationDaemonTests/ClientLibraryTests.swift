@@ -523,6 +523,166 @@ struct ClientLibraryTests {
 // MARK: Helpers
 
 /// What a background `for try await` loop received, and how it ended.
+/// A `systemctl restart` (SIGTERM, then a fresh start) under a thousand live sessions and their streams.
+@Suite("Restart continuity", .serialized)
+struct RestartContinuityTests {
+    static let apps = (0..<10).map { "com.restart.app\($0)" }
+    static let graceApp = "com.restart.grace"
+    static let promptApp = "com.restart.prompt"
+    static let grace = 5.0
+    static let promptTimeout = 5.0
+
+    static var manifests: [String: String] {
+        var manifests: [String: String] = [:]
+        for app in apps + [graceApp, promptApp] {
+            manifests[app] = """
+                id = "\(app)"
+                identity = "any"
+                NSLocationWhenInUseUsageDescription = "Restart test"
+                """
+        }
+        return manifests
+    }
+
+    /// Windows long enough for a loaded machine to resume a thousand sessions one call at a time.
+    static let settings = """
+        allow-unknown-apps = false
+        [lifecycle]
+        background-grace = \(grace)
+        relaunch-window = 60.0
+        relaunch-adopt = 60.0
+        prompt-timeout = \(promptTimeout)
+        [limits]
+        max-sessions-per-app = 128
+        """
+
+    /// The grace app's stored `grace_ends` (CLOCK_BOOTTIME nanoseconds), read with Python's sqlite3.
+    private func storedGrace(_ daemon: DaemonProcess) throws -> Int64? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import sqlite3, sys; row = sqlite3.connect(sys.argv[1]).execute("
+                + "'SELECT grace_ends FROM apps WHERE app_id = ?', (sys.argv[2],)).fetchone(); "
+                + "print(row[0] if row and row[0] is not None else '')",
+            daemon.stateDirectory + "/locd.sqlite", Self.graceApp,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test("R2, R3: SIGTERM and start with 1,000 sessions: none invalidated, every client resumed, deadlines kept")
+    func thousandSessions() async throws {
+        let daemon = try DaemonProcess(manifests: Self.manifests, settings: Self.settings)
+        try daemon.start()
+        let admin = try daemon.connect()
+        for app in Self.apps + [Self.graceApp] {
+            try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string(app), "setting": .string("whileUsing")])
+        }
+        let watcher = try daemon.connect()
+        try watcher.send(VarlinkCall(method: "io.locd.Admin.Watch", parameters: [:], more: true))
+
+        // Ten apps with a hundred sessions each, and each app's diagnostics and live-updates loops running.
+        var clients: [LocationClient] = []
+        var ids: Set<String> = []
+        var diagnostics: [Inbox<ServiceSession.Diagnostic>] = []
+        var updates: [Inbox<LocationUpdate>] = []
+        for app in Self.apps {
+            let client = try await LocationClient.connect(
+                appID: app,
+                socketPath: daemon.socketPath,
+                reconnection: ClientLibraryTests.quickReconnection
+            )
+            for index in 0..<100 {
+                let session = try await client.serviceSession(authorization: .whenInUse)
+                ids.insert(session.id)
+                if index == 0 { diagnostics.append(Inbox.collecting(session.diagnostics)) }
+            }
+            updates.append(Inbox.collecting(client.liveUpdates()))
+            clients.append(client)
+        }
+        for inbox in diagnostics { #expect(try await inbox.element(0).flags.isEmpty) }
+        #expect(ids.count == 1000)
+
+        // A background grace and a prompt timeout running across the restart (R2).
+        let graceClient = try await LocationClient.connect(
+            appID: Self.graceApp,
+            socketPath: daemon.socketPath,
+            reconnection: ClientLibraryTests.quickReconnection
+        )
+        let graceSession = try await graceClient.serviceSession(authorization: .whenInUse)
+        try await graceClient.setAppState(.background)
+        let promptClient = try await LocationClient.connect(
+            appID: Self.promptApp,
+            socketPath: daemon.socketPath,
+            reconnection: ClientLibraryTests.quickReconnection
+        )
+        _ = try await promptClient.serviceSession(authorization: .whenInUse)
+        let backgrounded = try watcher.next {
+            $0["event"]?["kind"] == .string("appStateChanged") && $0["event"]?["appId"] == .string(Self.graceApp)
+        }
+        let raised = try watcher.next {
+            $0["event"]?["kind"] == .string("promptRaised") && $0["event"]?["appId"] == .string(Self.promptApp)
+        }
+        let graceEnds = try #require(backgrounded["event"]?["timestamp"]?.doubleValue) + Self.grace
+        let promptEnds = try #require(raised["event"]?["timestamp"]?.doubleValue) + Self.promptTimeout
+
+        let graceStored = try storedGrace(daemon)
+        #expect(graceStored != nil)
+        let stoppedAt = Date()
+        #expect(daemon.stop() == 0)
+        try daemon.start()
+        let restartTook = Date().timeIntervalSince(stoppedAt)
+        // The grace deadline in the store is the very instant set before the restart (R2), the app's Hello
+        // after it notwithstanding.
+        let graceRestored = try storedGrace(daemon)
+        #expect(graceRestored == graceStored, "the restart moved the stored grace deadline")
+        #expect(restartTook < Self.grace - 1, "the restart took \(restartTook) s, too long to test the deadlines")
+        let after = try daemon.connect()
+        try after.send(VarlinkCall(method: "io.locd.Admin.Watch", parameters: [:], more: true))
+
+        // Every client comes back and takes its sessions back: all 1,000 active again, under the same ids.
+        let allBack = try await eventually(timeout: 60) {
+            let listed = try daemon.connect().call("io.locd.Admin.ListSessions")["sessions"]?.arrayValue ?? []
+            let active = Set(
+                listed.filter { $0["state"] == .string("active") }.compactMap { $0["id"]?.stringValue }
+            )
+            return ids.isSubset(of: active)
+        }
+        #expect(allBack, "not every session was resumed and active")
+
+        // The grace runs out at its instant: not before it, and after it only by the timer's wake-up. The
+        // prompt timeout's event carries its deadline's own instant (L6): within 50 ms of the one set before.
+        var graceSeen: Double?
+        var promptSeen: Double?
+        while graceSeen == nil || promptSeen == nil {
+            let event = try after.next()["event"]
+            let detail = event?["detail"]?.stringValue ?? ""
+            if event?["kind"] == .string("sessionChanged"), event?["sessionId"] == .string(graceSession.id),
+                detail.contains("insufficientlyInUse")
+            {
+                graceSeen = event?["timestamp"]?.doubleValue
+            }
+            if event?["kind"] == .string("promptResolved"), event?["appId"] == .string(Self.promptApp) {
+                promptSeen = event?["timestamp"]?.doubleValue
+            }
+        }
+        #expect(graceSeen! >= graceEnds - 0.05, "the grace ended \(graceEnds - graceSeen!) s early")
+        #expect(graceSeen! <= graceEnds + 2, "the grace ended \(graceSeen! - graceEnds) s late")
+        #expect(abs(promptSeen! - promptEnds) <= 0.05, "the prompt timed out \(promptSeen! - promptEnds) s off")
+
+        // No loop saw an end or an error: the restart was invisible to the apps.
+        for inbox in diagnostics { #expect(await inbox.outcome == nil) }
+        for inbox in updates { #expect(await inbox.outcome == nil) }
+        for client in clients + [graceClient, promptClient] { await client.close() }
+        #expect(daemon.stop() == 0)
+    }
+}
+
 private actor Inbox<Element: Sendable> {
     enum Outcome: Equatable {
         case finished
