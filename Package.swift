@@ -86,6 +86,7 @@ let package = Package(
         .executableTarget(
             name: "locd",
             dependencies: [
+                "LocationConfiguration",
                 "LocationDaemon",
                 "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -132,6 +133,22 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Fuzzing: the targets as a library (the regression tests run them), and `locd-fuzz`, which is a
+        // libFuzzer binary when Fuzz/run.sh builds it and a replayer of input files otherwise.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "LocationConfiguration",
+                "LocationCore",
+                "LocationDaemon",
+                "LocationProviders",
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(name: "locd-fuzz", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "LocationCoreTests",
             dependencies: ["LocationCore", .product(name: "PropertyBased", package: "swift-property-based")]

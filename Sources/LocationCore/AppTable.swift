@@ -28,7 +28,10 @@ struct AppTable {
     }
 
     subscript(handle: Int) -> AppRuntime {
-        _read { yield runtimes[handle] }
+        // A getter, not `_read`: with `_read { yield runtimes[handle] }` the compiler let a caller copy a field
+        // of the yielded value after the accessor's heap-allocated frame was freed (AddressSanitizer under the
+        // call-dispatch fuzz target; Fuzz/regressions/call-dispatch/empty-input replays it).
+        get { runtimes[handle] }
         _modify { yield &runtimes[handle] }
     }
 

@@ -3,9 +3,9 @@ import Varlink
 
 /// Turns a Varlink call of `io.locd.App` or `io.locd.Admin` into the core's ``Call``, checking every
 /// parameter's presence and type; bad input becomes the standard error that names the parameter.
-enum CallDecoder {
+package enum CallDecoder {
     /// The call, or the error that answers it.
-    static func decode(_ call: VarlinkCall) -> Result<Call, VarlinkError> {
+    package static func decode(_ call: VarlinkCall) -> Result<Call, VarlinkError> {
         let reader = ParameterReader(parameters: call.parameters)
         do throws(VarlinkError) {
             let decoded: Call
