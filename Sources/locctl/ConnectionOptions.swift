@@ -22,7 +22,7 @@ struct ConnectionOptions: ParsableArguments {
     /// The socket to use, by the order the help text gives.
     var socketPath: String {
         if let socket { return socket }
-        let environment = currentEnvironment()
+        let environment = ProcessEnvironment.current
         if let path = environment["LOCD_SOCKET"], !path.isEmpty { return path }
         return DaemonConfiguration.defaultSocket(uid: geteuid(), environment: environment)
     }
@@ -62,17 +62,4 @@ func writeStandardError(_ text: String) {
 func printLine(_ text: String) {
     print(text)
     fflush(nil)  // nil: every stream; Swift 6 forbids naming the global `stdout`.
-}
-
-func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return result
 }

@@ -1,3 +1,5 @@
+import LocationConfiguration
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +34,7 @@ struct Style: Sendable, Equatable {
 
     /// The decision for standard output of this process.
     static var standardOutput: Style {
-        decide(isTerminal: isatty(1) == 1, environment: currentEnvironment())
+        decide(isTerminal: isatty(1) == 1, environment: ProcessEnvironment.current)
     }
 
     /// `text` in `color`, or `text` unchanged when colour is off.

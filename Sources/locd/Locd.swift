@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocationConfiguration
 import LocationDaemon
 import Logging
 import ServiceLifecycle
@@ -81,19 +82,3 @@ struct Locd: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// The process environment as a dictionary.
-enum ProcessEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
-    }
-}
