@@ -47,6 +47,9 @@ final class SessionManager: VarlinkServerDelegate {
     private var batchWrites: [Persist] = []
     private var batchMessages: [Action] = []
     private var flushScheduled = false
+    /// Writes past which a turn's batch is committed at once rather than at the end of the turn.
+    private static let largeBatch = 256
+    private var isFlushing = false
     /// Sessions and shown prompts already logged as created, so updates are not logged again.
     private var loggedSessions: Set<SessionID> = []
     private var loggedPrompts: Set<PromptID> = []
@@ -190,6 +193,11 @@ final class SessionManager: VarlinkServerDelegate {
             default: batchMessages.append(action)
             }
         }
+        // A turn that piles up many writes (a thousand clients gone at once) commits and sends as it goes,
+        // so that what each event stamped goes out close to its stamp and later deadlines are not held
+        // behind one huge commit. Not while a flush sends: a reply there can start a connection's next
+        // call, whose messages must follow the ones still being sent.
+        if batchWrites.count >= Self.largeBatch && !isFlushing { return flushBatch() }
         guard !flushScheduled else { return }
         flushScheduled = true
         // A task runs after the loop has handled every read of this turn: one commit for all of them.
@@ -200,6 +208,8 @@ final class SessionManager: VarlinkServerDelegate {
     /// turn's replies and stream messages in the order the core produced them.
     private func flushBatch() {
         flushScheduled = false
+        isFlushing = true
+        defer { isFlushing = false }
         let writes = batchWrites
         let messages = batchMessages
         batchWrites.removeAll(keepingCapacity: true)
@@ -302,6 +312,9 @@ final class SessionManager: VarlinkServerDelegate {
     // MARK: Encoding
 
     private func send(_ messages: [Action]) {
+        // A state change reaches every stream that sees it with the same bytes: each distinct message is
+        // encoded once per batch and the frame shared (10,000 diagnostics after a switch, one encoding).
+        var shared: [StreamMessage: VarlinkEncodedReply] = [:]
         for action in messages {
             switch action {
             case .reply(let call, let reply):
@@ -309,12 +322,21 @@ final class SessionManager: VarlinkServerDelegate {
             case .fail(let call, let error):
                 connections[call.client.raw]?.fail(call.serial, error.varlinkError)
             case .emit(let call, let message):
-                connections[call.client.raw]?.reply(
-                    call.serial,
-                    parameters(of: message, call: call),
-                    continues: true,
-                    backlog: message.backlog
-                )
+                guard let connection = connections[call.client.raw], connection.currentCall == call.serial else {
+                    continue
+                }
+                let encoded: VarlinkEncodedReply
+                if message.isSameForEveryStream {
+                    if let frame = shared[message] {
+                        encoded = frame
+                    } else {
+                        encoded = encode(message, call: call)
+                        shared[message] = encoded
+                    }
+                } else {
+                    encoded = encode(message, call: call)
+                }
+                connection.reply(call.serial, encoded, backlog: message.backlog)
             case .end(let call, let message):
                 monitorNames.removeValue(forKey: call)
                 let final = message.map { parameters(of: $0, call: call) } ?? [:]
@@ -323,6 +345,10 @@ final class SessionManager: VarlinkServerDelegate {
                 break
             }
         }
+    }
+
+    private func encode(_ message: StreamMessage, call: CallID) -> VarlinkEncodedReply {
+        VarlinkEncodedReply(VarlinkReply(parameters: parameters(of: message, call: call), continues: true))
     }
 
     private func parameters(of reply: Reply) -> JSONObject {
@@ -398,6 +424,14 @@ final class SessionManager: VarlinkServerDelegate {
 }
 
 extension StreamMessage {
+    /// Whether the message's text depends on nothing but the message: no stream name, no clock.
+    fileprivate var isSameForEveryStream: Bool {
+        switch self {
+        case .authorization, .diagnostic, .update: true
+        case .monitor, .monitorCondition, .prompt, .withdrawn, .event: false
+        }
+    }
+
     /// What a lagging reader's connection may hold back of this message (PROTOCOL "Limits"): state is
     /// coalesced to its newest value, updates keep `max-queued-updates`, and events are never dropped.
     fileprivate var backlog: StreamBacklog {

@@ -72,3 +72,18 @@ extension VarlinkReply {
         buffer.writeInteger(UInt8(0))
     }
 }
+
+/// A reply already written as its frame, to send to one connection or many.
+public struct VarlinkEncodedReply: Sendable {
+    /// The reply's JSON text and its NUL.
+    public let frame: ByteBuffer
+    public let continues: Bool
+
+    public init(_ reply: VarlinkReply) {
+        var frame = ByteBuffer()
+        frame.reserveCapacity(256)
+        reply.writeFrame(into: &frame)
+        self.frame = frame
+        continues = reply.continues
+    }
+}

@@ -67,6 +67,9 @@ public final class VarlinkConnection {
     private var lastWrittenState: ByteBuffer?
     /// Stream replies dropped under ``StreamBacklog/dropOldest`` since the connection opened.
     public private(set) var droppedReplies = 0
+    /// The newest frame written since the last ``flush()``, and the bytes of all written since then.
+    private var unflushedFrame: ByteBuffer?
+    private var unflushedBytes = 0
 
     init(id: UInt64, channel: Channel, server: VarlinkServerCore) {
         self.id = id
@@ -103,21 +106,28 @@ public final class VarlinkConnection {
         continues: Bool = false,
         backlog policy: StreamBacklog = .keepAll
     ) {
-        send(serial, VarlinkReply(parameters: parameters, continues: continues), policy: policy)
+        guard !isClosed, serial == current else { return }
+        send(serial, VarlinkEncodedReply(VarlinkReply(parameters: parameters, continues: continues)), policy: policy)
+    }
+
+    /// Sends a reply encoded beforehand: the same bytes may go to many connections (a state change that
+    /// thousands of streams see is encoded once).
+    public func reply(_ serial: UInt64, _ encoded: VarlinkEncodedReply, backlog policy: StreamBacklog = .keepAll) {
+        guard !isClosed, serial == current else { return }
+        send(serial, encoded, policy: policy)
     }
 
     /// Sends an error reply to the call `serial`, ending it.
     public func fail(_ serial: UInt64, _ error: VarlinkError) {
-        send(serial, VarlinkReply(error: error), policy: .keepAll)
+        guard !isClosed, serial == current else { return }
+        send(serial, VarlinkEncodedReply(VarlinkReply(error: error)), policy: .keepAll)
     }
 
     /// The call that is being answered now, if any.
     public var currentCall: UInt64? { current }
 
-    private func send(_ serial: UInt64, _ reply: VarlinkReply, policy: StreamBacklog) {
-        guard !isClosed, serial == current else { return }
-        var frame = channel.allocator.buffer(capacity: 256)
-        reply.writeFrame(into: &frame)
+    private func send(_ serial: UInt64, _ reply: VarlinkEncodedReply, policy: StreamBacklog) {
+        let frame = reply.frame
         if reply.continues && policy != .keepAll && (isLagging || !backlog.isEmpty) {
             hold(frame, policy: policy)
             return
@@ -171,6 +181,10 @@ public final class VarlinkConnection {
     }
 
     /// Writes one frame, its NUL included; past the write-buffer limit the connection is closed instead.
+    ///
+    /// The frame is queued, not flushed: the server flushes each connection once, after the event-loop
+    /// turn that wrote to it, so a turn's replies and stream messages leave in one `writev` instead of a
+    /// system call each (10,000 expiries' events, or a burst of replies, cost one flush per connection).
     func write(frame buffer: ByteBuffer) {
         let size = buffer.readableBytes
         if pendingWriteBytes + size > server.maximumWriteBuffer {
@@ -179,17 +193,32 @@ public final class VarlinkConnection {
             return
         }
         pendingWriteBytes += size
+        // The newest frame is kept back until the flush, which writes it with the one promise of the batch:
+        // writes complete in order, so when it completes, every frame before it has been written too.
+        if let previous = unflushedFrame { channel.write(previous, promise: nil) }
+        unflushedFrame = buffer
+        unflushedBytes += size
+        server.needsFlush(self)
+    }
+
+    /// Hands the frames written since the last flush to the socket, and counts them written when they are.
+    func flush() {
+        guard let last = unflushedFrame else { return }
+        let size = unflushedBytes
+        unflushedFrame = nil
+        unflushedBytes = 0
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { [self] _ in
             pendingWriteBytes -= size
             if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
         }
-        channel.writeAndFlush(buffer, promise: promise)
+        channel.writeAndFlush(last, promise: promise)
     }
 
     /// Closes the connection; ``VarlinkServerDelegate/closed(_:)`` follows.
     public func close() {
         guard !isClosed else { return }
+        flush()
         isClosed = true
         channel.close(promise: nil)
     }
@@ -198,6 +227,7 @@ public final class VarlinkConnection {
         isClosed = true
         queue.removeAll()
         backlog.removeAll()
+        unflushedFrame = nil
     }
 }
 
@@ -278,6 +308,7 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             ).write(to: &text)
             connection.write(text)
             server.log("closing connection \(connection.id): message over \(tooLarge.maximum) bytes")
+            connection.flush()
         }
         context.close(promise: nil)
     }

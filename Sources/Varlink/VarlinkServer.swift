@@ -54,6 +54,10 @@ final class VarlinkServerCore {
     let logger: (String) -> Void
     private var nextID: UInt64 = 1
     private(set) var connections: [UInt64: VarlinkConnection] = [:]
+    let eventLoop: EventLoop
+    /// Connections written to in this event-loop turn, flushed together after it.
+    private var unflushed: [VarlinkConnection] = []
+    private var unflushedIDs: Set<UInt64> = []
 
     var maximumWriteBuffer: Int { limits.maximumWriteBuffer }
 
@@ -61,15 +65,34 @@ final class VarlinkServerCore {
         info: VarlinkServiceInfo,
         interfaces: [(name: String, description: String)],
         limits: VarlinkLimits,
+        eventLoop: EventLoop,
         logger: @escaping (String) -> Void
     ) {
         self.info = info
         self.interfaces = interfaces
         self.limits = limits
+        self.eventLoop = eventLoop
         self.logger = logger
     }
 
     func log(_ message: String) { logger(message) }
+
+    /// Flushes `connection` once, after the tasks and reads already queued on the loop: every frame the
+    /// turn writes to it leaves in one system call.
+    func needsFlush(_ connection: VarlinkConnection) {
+        guard unflushedIDs.insert(connection.id).inserted else { return }
+        unflushed.append(connection)
+        guard unflushed.count == 1 else { return }
+        eventLoop.assumeIsolated().execute { [self] in flushAll() }
+    }
+
+    private func flushAll() {
+        // A flush can complete at once and write a held backlog, which asks for the next flush.
+        let batch = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        unflushedIDs.removeAll(keepingCapacity: true)
+        for connection in batch { connection.flush() }
+    }
 
     /// A new connection, or `nil` past `max-connections` (it is closed at once, never left hanging).
     func accept(_ channel: Channel) -> VarlinkConnection? {
@@ -149,7 +172,13 @@ public final class VarlinkServer {
         logger: @escaping (String) -> Void
     ) {
         self.eventLoop = eventLoop
-        core = VarlinkServerCore(info: info, interfaces: interfaces, limits: limits, logger: logger)
+        core = VarlinkServerCore(
+            info: info,
+            interfaces: interfaces,
+            limits: limits,
+            eventLoop: eventLoop,
+            logger: logger
+        )
         core.delegate = delegate
     }
 
