@@ -9,8 +9,7 @@ import SystemdSupport
 import Glibc
 #endif
 
-/// `locd`: the location-session daemon. Thin: options in, the daemon service out.
-@main
+/// `locd`: the location-session daemon. Thin: options in, the daemon service out (started by `main.swift`).
 struct Locd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locd",
