@@ -15,6 +15,7 @@ struct IdleScenario {
         Thread.sleep(forTimeInterval: seconds)
         let after = try stats.contextSwitches()
         try daemon.checkAlive("the idle period")
-        return (Double(after - before) * 60 / seconds, stats.threadCount())
+        let switches = ProcessStats.switches(from: before, to: after)
+        return (Double(switches) * 60 / seconds, stats.threadCount())
     }
 }

@@ -26,20 +26,29 @@ struct ProcessStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Voluntary and involuntary context switches summed over every thread: each is one wake-up or
-    /// preemption of some thread of the daemon.
-    func contextSwitches() throws -> Int {
+    /// Voluntary and involuntary context switches of each thread, by thread id: each is one wake-up or
+    /// preemption of that thread.
+    func contextSwitches() throws -> [String: Int] {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-        var total = 0
+        var counts: [String: Int] = [:]
         for task in tasks {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
             else { continue }
+            var total = 0
             for line in status.split(separator: "\n")
             where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
                 total += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
             }
+            counts[task] = total
         }
-        return total
+        return counts
+    }
+
+    /// Context switches between two readings of ``contextSwitches()``: a thread in both counts its
+    /// difference, a thread started between them all of its own. (Summing totals instead would go
+    /// negative when a thread exits in between, taking its count with it.)
+    static func switches(from before: [String: Int], to after: [String: Int]) -> Int {
+        after.reduce(0) { total, thread in total + thread.value - (before[thread.key] ?? 0) }
     }
 
     /// The benchmark's own user plus system CPU time, in seconds.
