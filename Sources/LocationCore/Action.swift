@@ -47,7 +47,8 @@ package enum Persist: Hashable, Sendable {
     case record(appID: String, AuthorizationRecord)
     case locationServices(Bool)
     case session(SessionSnapshot)
-    case sessionRemoved(SessionID)
+    /// An ended session; its app too, the first half of the store's key (sessions are kept by app).
+    case sessionRemoved(appID: String, SessionID)
     case app(AppSnapshot)
     case prompt(PromptSnapshot)
     case promptRemoved(PromptID)

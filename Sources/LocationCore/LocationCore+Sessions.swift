@@ -164,7 +164,7 @@ extension LocationCore {
             messages.append(.end(call, .diagnostic(mask, ended: true)))
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
-        if session.kind != .implicit { persist(.sessionRemoved(session.id)) }
+        if session.kind != .implicit { persist(.sessionRemoved(appID: session.appID, session.id)) }
         announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
         if session.kind == .backgroundActivity { refreshInUse(app) }
         pruneprompts(app)

@@ -243,7 +243,7 @@ final class SessionManager: VarlinkServerDelegate {
                     "locd.app": "\(session.appID)", "locd.session": "\(session.id)",
                 ]) { $1 }
             )
-        case .sessionRemoved(let id):
+        case .sessionRemoved(_, let id):
             loggedSessions.remove(id)
             logger.info(
                 "session \(id) ended",

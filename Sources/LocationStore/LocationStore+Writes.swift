@@ -17,8 +17,8 @@ extension LocationStore {
                 session.id.description, session.appID, session.kind.rawValue, session.requirement.rawValue,
                 session.purposeKey, session.ownerPID, session.lingerEnds?.nanoseconds, bootID,
             ])
-        case .sessionRemoved(let id):
-            try db.cachedStatement(sql: Self.deleteSession).execute(arguments: [id.description])
+        case .sessionRemoved(let appID, let id):
+            try db.cachedStatement(sql: Self.deleteSession).execute(arguments: [appID, id.description])
         case .app(let app):
             try db.cachedStatement(sql: Self.upsertApp).execute(arguments: [
                 app.appID, app.state.rawValue, app.graceEnds?.nanoseconds, app.relaunchEnds?.nanoseconds,
@@ -56,13 +56,13 @@ extension LocationStore {
     static let upsertSession = """
         INSERT INTO sessions (id, app_id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET
-            app_id = excluded.app_id, kind = excluded.kind, requirement = excluded.requirement,
+        ON CONFLICT (app_id, id) DO UPDATE SET
+            kind = excluded.kind, requirement = excluded.requirement,
             purpose_key = excluded.purpose_key, owner_pid = excluded.owner_pid, linger_ends = excluded.linger_ends,
             boot_id = excluded.boot_id
         """
 
-    static let deleteSession = "DELETE FROM sessions WHERE id = ?"
+    static let deleteSession = "DELETE FROM sessions WHERE app_id = ? AND id = ?"
 
     static let upsertApp = """
         INSERT INTO apps (app_id, state, grace_ends, relaunch_ends, in_use_at_termination, boot_id)

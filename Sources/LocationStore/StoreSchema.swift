@@ -8,6 +8,9 @@ import GRDB
 ///   and ``LocationStore/load()`` deletes the rows of any other boot.
 /// - `conditions` (v2): monitored conditions per app, monitor and identifier (U4), with their last state and
 ///   the order they were added in; kept across boots, as CLMonitor keeps them.
+/// - v3 keys `sessions` by app, then id, so that an app's sessions share a few pages: an app that ends or
+///   lingers writes them all at once (a thousand clients gone at once, then their expiry), and keyed by id
+///   alone they were spread over the whole table, one page written per session at each commit.
 ///
 /// Enum columns hold the enums' raw values, the same strings as on the wire. Instants are `CLOCK_BOOTTIME`
 /// nanoseconds. Ids are their wire spelling (`s3-12`, `p3-4`). Tables are `STRICT` so that a value of the
@@ -81,6 +84,27 @@ enum StoreSchema {
                         position INTEGER NOT NULL,
                         PRIMARY KEY (app_id, monitor, identifier)
                     ) STRICT, WITHOUT ROWID;
+                    """
+            )
+        }
+        migrator.registerMigration("v3-sessions-by-app") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sessions_by_app (
+                        app_id TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        requirement TEXT NOT NULL,
+                        purpose_key TEXT,
+                        owner_pid INTEGER NOT NULL,
+                        linger_ends INTEGER,
+                        boot_id TEXT NOT NULL,
+                        PRIMARY KEY (app_id, id)
+                    ) STRICT, WITHOUT ROWID;
+                    INSERT INTO sessions_by_app
+                        SELECT app_id, id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id FROM sessions;
+                    DROP TABLE sessions;
+                    ALTER TABLE sessions_by_app RENAME TO sessions;
                     """
             )
         }

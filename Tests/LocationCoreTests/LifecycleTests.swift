@@ -244,7 +244,7 @@ struct LifecycleTests {
         #expect(h.session(id)?.remaining == .seconds(0.1))
         h.advance(0.1)
         #expect(h.session(id) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(id)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, id)))
     }
 
     @Test("L3: a closing client's sessions linger even if other clients of the app remain")
@@ -313,8 +313,8 @@ struct LifecycleTests {
         #expect(h.reply(to: bye) == .empty)
         #expect(h.session(mainSession) == nil)
         #expect(h.session(helperSession) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(mainSession)))
-        #expect(h.persisted.contains(.sessionRemoved(helperSession)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, mainSession)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, helperSession)))
         #expect(h.state(otherSession) == .active)
         #expect(h.appState(Self.maps) == .foreground)
         #expect(h.core.apps[Self.maps]!.clients == [other])
@@ -341,7 +341,7 @@ struct LifecycleTests {
         #expect(!h.inUse(Self.maps))
         #expect(h.core.apps[Self.maps]!.relaunchEnds == nil)
         #expect(h.session(lingering) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(lingering)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, lingering)))
         #expect(h.armedTimers == [nil])
     }
 
@@ -427,7 +427,7 @@ struct LifecycleTests {
 
         let covering = h.create(new, .always)!
         #expect(h.session(lingering) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(lingering)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, lingering)))
         #expect(h.state(covering) == .active)
         let resume = h.call(new, .resumeSession(lingering.description))
         #expect(h.error(of: resume) == .sessionInvalidated(id: lingering.description))
@@ -698,7 +698,7 @@ struct LifecycleTests {
         h.advance(30)  // twenty seconds late
         #expect(h.session(id) == nil)
         #expect(h.appState(Self.maps) == .notRunning)
-        #expect(h.persisted.filter { $0 == .sessionRemoved(id) }.count == 1)
+        #expect(h.persisted.filter { $0 == .sessionRemoved(appID: Self.maps, id) }.count == 1)
         #expect(h.armedTimers == [nil])
     }
 
@@ -729,7 +729,7 @@ struct LifecycleTests {
         h.now = h.now.adding(.seconds(11))  // the timer never fired
         let resume = h.call(current, .resumeSession(id.description))
         #expect(h.error(of: resume) == .sessionInvalidated(id: id.description))
-        #expect(h.persisted.contains(.sessionRemoved(id)))
+        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, id)))
     }
 
     @Test("L6: an early wake-up, or one for a deadline that moved, does nothing")

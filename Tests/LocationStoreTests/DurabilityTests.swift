@@ -36,7 +36,8 @@ import Testing
             try store.apply([.app(Self.app(1))])
             #expect(try synchronous() == normal)
             try store.apply([
-                .sessionRemoved(SessionID(epoch: 1, number: 1)), .record(appID: "com.ex.maps", AuthorizationRecord()),
+                .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: 1)),
+                .record(appID: "com.ex.maps", AuthorizationRecord()),
             ])
             #expect(try synchronous() == full)
             try store.apply([.promptRemoved(PromptID(epoch: 1, number: 1))])
@@ -114,7 +115,7 @@ import Testing
     /// and on odd `k` adds a record, a decision, so that both kinds of commit are exercised.
     static func event(_ k: Int) -> [Persist] {
         var writes: [Persist] = [
-            .sessionRemoved(SessionID(epoch: 1, number: UInt64(k - 1))),
+            .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: UInt64(k - 1))),
             .session(session(k)),
             .app(app(k)),
             .promptRemoved(PromptID(epoch: 1, number: UInt64(k - 1))),

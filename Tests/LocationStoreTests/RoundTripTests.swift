@@ -39,7 +39,8 @@ import Testing
             let once = try store.load()
             try store.apply(writes)
             try store.apply([
-                .sessionRemoved(SessionID(epoch: 99, number: 1)), .promptRemoved(PromptID(epoch: 99, number: 1)),
+                .sessionRemoved(appID: "com.ex.none", SessionID(epoch: 99, number: 1)),
+                .promptRemoved(PromptID(epoch: 99, number: 1)),
             ])
             try store.apply([])
             #expect(try store.load() == once)

@@ -65,7 +65,7 @@ enum Samples {
                 )
             )
         )
-        writes.append(.sessionRemoved(SessionID(epoch: 7, number: 2)))
+        writes.append(.sessionRemoved(appID: "com.ex.app2", SessionID(epoch: 7, number: 2)))
         for (index, kind) in PromptKind.allCases.enumerated() {
             writes.append(
                 .prompt(
@@ -138,8 +138,8 @@ enum Samples {
             case .session(let session):
                 snapshot.sessions.removeAll { $0.id == session.id }
                 snapshot.sessions.append(session)
-            case .sessionRemoved(let id):
-                snapshot.sessions.removeAll { $0.id == id }
+            case .sessionRemoved(let appID, let id):
+                snapshot.sessions.removeAll { $0.appID == appID && $0.id == id }
             case .app(let app):
                 snapshot.apps.removeAll { $0.appID == app.appID }
                 snapshot.apps.append(app)
