@@ -41,7 +41,10 @@ let package = Package(
         // The durable store of SEMANTICS §10: records, the global switch and this boot's state, in SQLite.
         .target(
             name: "LocationStore",
-            dependencies: ["LocationCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "LocationCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // libsystemd through pkg-config; `.ci/install-deps` installs libsystemd-dev.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),

@@ -13,6 +13,8 @@ import Synchronization
 /// `apply` returns (R1); its sync covers every earlier commit too, as the log is written in order. Other
 /// commits run with `synchronous = NORMAL`: a power cut may lose the last of them, but it also starts a new
 /// boot, which discards that state anyway (R2).
+/// The log is copied into the file by ``Checkpointer``, on a connection and a thread of its own, never by a
+/// commit.
 ///
 /// Calls are serialized on one connection, block the calling thread for the disk, and may come from any
 /// thread: the daemon calls them off its event loops.
@@ -22,6 +24,8 @@ package final class LocationStore: Sendable {
     /// The boot id that tags this boot's state (R2).
     package let bootID: String
     let queue: DatabaseQueue
+    /// Checkpoints the log off the writer's thread.
+    let checkpointer: Checkpointer
     /// Whether the connection's `synchronous` is `FULL` (else `NORMAL`), to switch it only when it changes.
     /// Only read and written inside `queue`'s serialized access; the mutex makes that visible to the compiler.
     private let synchronousIsFull = Mutex(false)
@@ -36,7 +40,13 @@ package final class LocationStore: Sendable {
     ///   - busyTimeout: how long a write waits for a lock another connection holds before it fails. The
     ///     daemon passes a short one: it writes from its one event loop, and a lock held elsewhere must not
     ///     stall every client (a failed write is retried while the daemon serves from memory, §10).
-    package init(directory: String, bootID: String, busyTimeout: TimeInterval = 5) throws {
+    ///   - checkpointPages: the log size, in pages, past which ``Checkpointer`` copies it into the file.
+    package init(
+        directory: String,
+        bootID: String,
+        busyTimeout: TimeInterval = 5,
+        checkpointPages: Int = 1000
+    ) throws {
         try Self.makeDirectory(directory)
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
         self.path = path
@@ -46,10 +56,15 @@ package final class LocationStore: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
+            checkpointer = try Checkpointer(path: path, threshold: checkpointPages)
         } catch {
             throw StoreError(error, path: path, operation: "open")
         }
         try open()
+    }
+
+    deinit {
+        try? queue.inDatabase { checkpointer.detach(from: $0) }
     }
 
     /// Checks that the file is a locd store (or a new, empty file), turns WAL on and migrates the schema.
@@ -67,6 +82,7 @@ package final class LocationStore: Sendable {
                     )
                 }
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                checkpointer.attach(to: db)
             }
             let migrator = StoreSchema.migrator
             let applied = try queue.read { try migrator.appliedIdentifiers($0) }
