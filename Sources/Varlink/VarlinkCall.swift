@@ -15,14 +15,21 @@ public struct VarlinkCall: Sendable, Hashable {
 
     /// The interface part of ``method``.
     public var interface: String {
-        guard let dot = method.lastIndex(of: ".") else { return "" }
+        guard let dot = lastDot else { return "" }
         return String(method[..<dot])
     }
 
     /// The method part of ``method``, after the interface.
     public var memberName: String {
-        guard let dot = method.lastIndex(of: ".") else { return method }
-        return String(method[method.index(after: dot)...])
+        guard let dot = lastDot else { return method }
+        return String(method[method.utf8.index(after: dot)...])
+    }
+
+    /// Where the last `.` of ``method`` is. Searched in its UTF-8 bytes: a search by `Character` walks
+    /// grapheme boundaries, and took 7% of the daemon's time under churn, where every call asks for its
+    /// interface several times.
+    private var lastDot: String.Index? {
+        method.utf8.lastIndex(of: UInt8(ascii: "."))
     }
 
     /// Decodes a call from one frame, or says which standard error answers it.
