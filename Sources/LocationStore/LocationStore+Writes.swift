@@ -1,44 +1,77 @@
 import GRDB
 import LocationCore
 
-// One `Persist` as one statement, prepared once per connection and cached by GRDB.
+// One `Persist` as one statement, prepared once per connection and cached by GRDB, its parameters bound by
+// `StatementBinder`.
 extension LocationStore {
     func apply(_ write: Persist, _ db: Database) throws {
         switch write {
         case .record(let appID, let record):
-            try db.cachedStatement(sql: Self.upsertRecord).execute(arguments: [
-                appID, record.status.rawValue, record.provisional, record.oneTime, record.accuracy.rawValue,
-                record.temporaryFullAccuracy, record.alwaysDecision.rawValue,
-            ])
+            try db.run(Self.upsertRecord) {
+                $0.bind(appID)
+                $0.bind(record.status.rawValue)
+                $0.bind(record.provisional)
+                $0.bind(record.oneTime)
+                $0.bind(record.accuracy.rawValue)
+                $0.bind(record.temporaryFullAccuracy)
+                $0.bind(record.alwaysDecision.rawValue)
+            }
         case .locationServices(let enabled):
-            try db.cachedStatement(sql: Self.updateLocationServices).execute(arguments: [enabled])
+            try db.run(Self.updateLocationServices) { $0.bind(enabled) }
         case .session(let session):
-            try db.cachedStatement(sql: Self.upsertSession).execute(arguments: [
-                session.id.description, session.appID, session.kind.rawValue, session.requirement.rawValue,
-                session.purposeKey, session.ownerPID, session.lingerEnds?.nanoseconds, bootID,
-            ])
+            try db.run(Self.upsertSession) {
+                $0.bind(session.id.description)
+                $0.bind(session.appID)
+                $0.bind(session.kind.rawValue)
+                $0.bind(session.requirement.rawValue)
+                $0.bind(session.purposeKey)
+                $0.bind(session.ownerPID)
+                $0.bind(session.lingerEnds?.nanoseconds)
+                $0.bind(bootID)
+            }
         case .sessionRemoved(let appID, let id):
-            try db.cachedStatement(sql: Self.deleteSession).execute(arguments: [appID, id.description])
+            try db.run(Self.deleteSession) {
+                $0.bind(appID)
+                $0.bind(id.description)
+            }
         case .app(let app):
-            try db.cachedStatement(sql: Self.upsertApp).execute(arguments: [
-                app.appID, app.state.rawValue, app.graceEnds?.nanoseconds, app.relaunchEnds?.nanoseconds,
-                app.inUseAtTermination, bootID,
-            ])
+            try db.run(Self.upsertApp) {
+                $0.bind(app.appID)
+                $0.bind(app.state.rawValue)
+                $0.bind(app.graceEnds?.nanoseconds)
+                $0.bind(app.relaunchEnds?.nanoseconds)
+                $0.bind(app.inUseAtTermination)
+                $0.bind(bootID)
+            }
         case .prompt(let prompt):
-            try db.cachedStatement(sql: Self.upsertPrompt).execute(arguments: [
-                prompt.id.description, prompt.appID, prompt.kind.rawValue, prompt.purposeKey,
-                prompt.raisedAt?.nanoseconds, bootID,
-            ])
+            try db.run(Self.upsertPrompt) {
+                $0.bind(prompt.id.description)
+                $0.bind(prompt.appID)
+                $0.bind(prompt.kind.rawValue)
+                $0.bind(prompt.purposeKey)
+                $0.bind(prompt.raisedAt?.nanoseconds)
+                $0.bind(bootID)
+            }
         case .promptRemoved(let id):
-            try db.cachedStatement(sql: Self.deletePrompt).execute(arguments: [id.description])
+            try db.run(Self.deletePrompt) { $0.bind(id.description) }
         case .condition(let stored):
-            try db.cachedStatement(sql: Self.upsertCondition).execute(arguments: [
-                stored.appID, stored.monitor, stored.identifier, stored.condition.latitude,
-                stored.condition.longitude, stored.condition.radius, stored.state.rawValue, stored.date,
-                stored.position,
-            ])
+            try db.run(Self.upsertCondition) {
+                $0.bind(stored.appID)
+                $0.bind(stored.monitor)
+                $0.bind(stored.identifier)
+                $0.bind(stored.condition.latitude)
+                $0.bind(stored.condition.longitude)
+                $0.bind(stored.condition.radius)
+                $0.bind(stored.state.rawValue)
+                $0.bind(stored.date)
+                $0.bind(stored.position)
+            }
         case .conditionRemoved(let appID, let monitor, let identifier):
-            try db.cachedStatement(sql: Self.deleteCondition).execute(arguments: [appID, monitor, identifier])
+            try db.run(Self.deleteCondition) {
+                $0.bind(appID)
+                $0.bind(monitor)
+                $0.bind(identifier)
+            }
         }
     }
 

@@ -59,4 +59,30 @@ import Testing
             #expect(try LocationStore(directory: directory, bootID: "boot-a").load() == Samples.expected(after: writes))
         }
     }
+
+    @Test("R2: an empty string comes back empty, not missing; extreme numbers come back exact")
+    func edgeValues() throws {
+        try TemporaryDirectory.with { directory in
+            let session = SessionSnapshot(
+                id: SessionID(epoch: .max, number: .max),
+                appID: "",
+                kind: .explicit,
+                requirement: .whenInUse,
+                purposeKey: "",
+                ownerPID: .min,
+                lingerEnds: Instant(nanoseconds: .min)
+            )
+            let app = AppSnapshot(
+                appID: "",
+                state: .terminated,
+                graceEnds: Instant(nanoseconds: .max),
+                relaunchEnds: Instant(nanoseconds: 0),
+                inUseAtTermination: true
+            )
+            try LocationStore(directory: directory, bootID: "").apply([.session(session), .app(app)])
+            let loaded = try LocationStore(directory: directory, bootID: "").load()
+            #expect(loaded.sessions == [session])
+            #expect(loaded.apps == [app])
+        }
+    }
 }

@@ -1,0 +1,97 @@
+import GRDB
+import GRDBSQLite
+
+/// Binds a write statement's parameters, in order, straight from Swift values.
+///
+/// GRDB's `execute(arguments:)` boxes each parameter in an existential and builds an array of
+/// `DatabaseValue`s before binding them: more than SQLite's own work for the store's small writes, which
+/// run for every session created, lingering or ended. The store's statements are fixed, so their parameters
+/// are bound here, on the statement GRDB prepared and caches (``Database/run(_:_:)``).
+struct StatementBinder {
+    private let statement: SQLiteStatement
+    private var index: Int32 = 0
+    /// The first `sqlite3_bind_*` that failed, if any.
+    private(set) var failure: Int32?
+
+    init(_ statement: SQLiteStatement) {
+        self.statement = statement
+    }
+
+    mutating func bind(_ text: String) {
+        index += 1
+        var text = text
+        let code = text.withUTF8 { bytes in
+            // An empty buffer may have no address, which SQLite would take for NULL.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), sqliteTransient)
+            }
+        }
+        check(code)
+    }
+
+    mutating func bind(_ text: String?) {
+        guard let text else { return bindNull() }
+        bind(text)
+    }
+
+    mutating func bind(_ value: Int64) {
+        index += 1
+        check(sqlite3_bind_int64(statement, index, value))
+    }
+
+    mutating func bind(_ value: Int64?) {
+        guard let value else { return bindNull() }
+        bind(value)
+    }
+
+    mutating func bind(_ value: Int32) { bind(Int64(value)) }
+
+    mutating func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
+
+    mutating func bind(_ value: Double) {
+        index += 1
+        check(sqlite3_bind_double(statement, index, value))
+    }
+
+    mutating func bind(_ value: Double?) {
+        guard let value else { return bindNull() }
+        bind(value)
+    }
+
+    private mutating func bindNull() {
+        index += 1
+        check(sqlite3_bind_null(statement, index))
+    }
+
+    private mutating func check(_ code: Int32) {
+        if code != SQLITE_OK && failure == nil { failure = code }
+    }
+}
+
+/// SQLite copies a value bound with this destructor before the bind returns.
+private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+extension Database {
+    /// Runs the write `sql`, prepared once and cached, with the parameters `bind` binds in order; throws
+    /// SQLite's error as GRDB would, with its result code and message.
+    func run(_ sql: String, _ bind: (inout StatementBinder) -> Void) throws {
+        let statement = try cachedStatement(sql: sql).sqliteStatement
+        // Binding replaces every parameter; the reset only clears what a failed run may have left.
+        sqlite3_reset(statement)
+        var binder = StatementBinder(statement)
+        bind(&binder)
+        if let failure = binder.failure {
+            sqlite3_reset(statement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: failure), message: lastErrorMessage, sql: sql)
+        }
+        let code = sqlite3_step(statement)
+        let message = code == SQLITE_DONE ? nil : lastErrorMessage
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+    }
+}
