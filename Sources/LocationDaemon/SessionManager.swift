@@ -230,6 +230,8 @@ final class SessionManager: VarlinkServerDelegate {
 
     /// Lifecycle events as structured log entries: `LOCD_APP`, `LOCD_SESSION` and a fixed `MESSAGE_ID`.
     private func journal(_ write: Persist) {
+        // The level is set once, at start: below info, nothing here is written, nor worth remembering.
+        guard logger.logLevel <= .info else { return }
         switch write {
         case .record(let appID, let record):
             logger.info(

@@ -17,6 +17,11 @@ struct Latencies {
 
     var count: UInt64 { histogram.totalCount }
 
+    /// Adds another set's latencies to these.
+    mutating func add(_ other: Latencies) {
+        histogram.add(other.histogram)
+    }
+
     /// The value at `percentile` (0–100), in seconds.
     func seconds(at percentile: Double) -> Double {
         Double(histogram.valueAtPercentile(percentile)) / 1e9

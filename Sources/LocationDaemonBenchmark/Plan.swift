@@ -140,11 +140,11 @@ struct Plan {
     /// Scenarios 1 and 2.
     private func churn(_ daemon: DaemonUnderTest, _ report: Report) throws {
         let scenario = ChurnScenario(clients: sizes.churnClients, seconds: sizes.churnSeconds)
-        let (locd, invalidate) = try scenario.runAgainstDaemon(daemon)
         let server = try EchoServer(path: "\(root)/echo.sock")
         defer { server.shutdown() }
-        let echo = try scenario.runAgainstEcho(path: "\(root)/echo.sock", invalidate: invalidate)
-        let clients = "\(sizes.churnClients) clients, \(Format.seconds(sizes.churnSeconds))"
+        let (locd, echo) = try scenario.run(daemon, echoPath: "\(root)/echo.sock")
+        let clients =
+            "\(sizes.churnClients) clients, \(Format.seconds(sizes.churnSeconds)) in \(scenario.rounds) rounds"
         report.add(
             Figure(
                 scenario: "1 churn",
