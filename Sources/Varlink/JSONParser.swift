@@ -124,13 +124,20 @@ struct JSONParser {
         position += 1
         var decoded: [UInt8] = []
         var runStart = position
+        var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
+                defer { position += 1 }
+                // Most strings have no escape: made straight from their bytes, with no copy in between. ASCII
+                // needs no validation, which costs a generic call into the standard library per string.
+                guard !decoded.isEmpty else {
+                    let run = bytes[runStart..<position]
+                    return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+                }
                 decoded.append(contentsOf: bytes[runStart..<position])
-                position += 1
-                return String(validating: decoded, as: UTF8.self)
+                return ascii ? String(decoding: decoded, as: UTF8.self) : String(validating: decoded, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 decoded.append(contentsOf: bytes[runStart..<position])
                 position += 1
@@ -152,6 +159,9 @@ struct JSONParser {
                 runStart = position
             case 0..<0x20:
                 return nil
+            case 0x80...:
+                ascii = false
+                position += 1
             default:
                 position += 1
             }

@@ -112,11 +112,12 @@ final class VarlinkServerCore {
     }
 
     func dispatch(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        if call.interface == "org.varlink.service" {
+        let interface = call.interface
+        if interface == "org.varlink.service" {
             return serviceCall(call, serial: serial, on: connection)
         }
-        guard interfaces.contains(where: { $0.name == call.interface }) else {
-            return connection.fail(serial, .interfaceNotFound(call.interface))
+        guard interfaces.contains(where: { $0.name == interface }) else {
+            return connection.fail(serial, .interfaceNotFound(interface))
         }
         guard let delegate else { return connection.fail(serial, .methodNotFound(call.method)) }
         delegate.received(call, serial: serial, on: connection)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Varlink
 
@@ -34,6 +35,25 @@ struct JSONParserTests {
         #expect(parse(#""\ud83d\ude00""#) == .string("😀"))
         #expect(parse("\"é😀\"") == .string("é😀"))
         #expect(parse(#"["\b\f\r"]"#) == .array([.string("\u{08}\u{0C}\r")]))
+    }
+
+    @Test(
+        "PROTOCOL: 20,000 random strings, ASCII or not, escaped or not, valid UTF-8 or not, read as JSONDecoder reads them"
+    )
+    func stringsAgainstJSONDecoder() {
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("Zq9 ".utf8), Array("io.locd.App".utf8), Array(#"\n"#.utf8), Array(#"\""#.utf8),
+            Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array("é".utf8),
+            Array("漢".utf8), Array("😀".utf8), [0xFF], [0xC3], [0xE6, 0xBC], [0x01], [0x1F], [0x7F],
+        ]
+        var random = FrameWriterTests.Random(state: 8259)
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = [UInt8(ascii: "\"")]
+            for _ in 0..<random.below(6) { bytes += pieces[random.below(pieces.count)] }
+            bytes.append(UInt8(ascii: "\""))
+            let reference = (try? JSONDecoder().decode(String.self, from: Data(bytes))).map(JSONValue.string)
+            #expect(JSONValue.parse(bytes) == reference, "\(bytes)")
+        }
     }
 
     @Test("PROTOCOL: what JSONDecoder accepted stays accepted: whitespace, a BOM, trailing commas")
