@@ -24,6 +24,8 @@ final class Checkpointer: Sendable {
     private let running = Atomic<Bool>(false)
     private let completedCount = Atomic<Int>(0)
     private let lastLogPages = Atomic<Int>(0)
+    /// The log's size when the last checkpoint was started (only the writer's thread reads and writes it).
+    private let startedAt = Atomic<Int>(0)
 
     /// Opens a second connection to the store file at `path`, for checkpoints only.
     init(path: String, threshold: Int) throws {
@@ -61,12 +63,21 @@ final class Checkpointer: Sendable {
     }
 
     /// Called on the writer's thread after each commit, with the log's size: starts a checkpoint when the log
-    /// has outgrown ``threshold`` and none is running. Cheap: a load, and at most one dispatch per checkpoint.
+    /// has grown by ``threshold`` pages since the last one started and none is running. Cheap: two loads,
+    /// and at most one dispatch per checkpoint.
+    ///
+    /// Growth, not size: while commits keep coming, a passive checkpoint copies what was committed before it
+    /// started and the log cannot start over, so its size stays past the threshold; checkpointing again at
+    /// every commit would copy a few pages and sync both files each time.
     func committed(logPages pages: Int) {
         lastLogPages.store(pages, ordering: .relaxed)
-        guard pages >= threshold,
+        let started = startedAt.load(ordering: .relaxed)
+        // A log smaller than at the last start has started over: all of it is new.
+        let grown = pages < started ? pages : pages - started
+        guard grown >= threshold,
             running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
+        startedAt.store(pages, ordering: .relaxed)
         queue.async { [self] in
             // A checkpoint that fails (the disk, a lock) changes nothing stored; the next commit tries again.
             if (try? connection.writeWithoutTransaction(Self.checkpoint)) != nil {

@@ -67,8 +67,10 @@ public final class VarlinkConnection {
     private var lastWrittenState: ByteBuffer?
     /// Stream replies dropped under ``StreamBacklog/dropOldest`` since the connection opened.
     public private(set) var droppedReplies = 0
-    /// The newest frame written since the last ``flush()``, and the bytes of all written since then.
+    /// The frames written since the last ``flush()`` (the first as it came, or a buffer of them all), how
+    /// many they are, and their bytes.
     private var unflushedFrame: ByteBuffer?
+    private var unflushedCount = 0
     private var unflushedBytes = 0
 
     init(id: UInt64, channel: Channel, server: VarlinkServerCore) {
@@ -193,10 +195,23 @@ public final class VarlinkConnection {
             return
         }
         pendingWriteBytes += size
-        // The newest frame is kept back until the flush, which writes it with the one promise of the batch:
-        // writes complete in order, so when it completes, every frame before it has been written too.
-        if let previous = unflushedFrame { channel.write(previous, promise: nil) }
-        unflushedFrame = buffer
+        // A turn's frames leave in one buffer with the one promise of the flush. The first is kept as it came,
+        // so a frame shared by thousands of streams is not copied for a connection that gets only it; a
+        // second one starts a buffer of the connection's own, and the rest are appended to it: a stream that
+        // gets thousands of events in one turn hands the channel one write, not thousands.
+        if var pending = unflushedFrame {
+            unflushedFrame = nil
+            if unflushedCount == 1 {
+                var own = channel.allocator.buffer(capacity: max(2 * (pending.readableBytes + size), 4096))
+                own.writeImmutableBuffer(pending)
+                pending = own
+            }
+            pending.writeImmutableBuffer(buffer)
+            unflushedFrame = pending
+        } else {
+            unflushedFrame = buffer
+        }
+        unflushedCount += 1
         unflushedBytes += size
         server.needsFlush(self)
     }
@@ -206,6 +221,7 @@ public final class VarlinkConnection {
         guard let last = unflushedFrame else { return }
         let size = unflushedBytes
         unflushedFrame = nil
+        unflushedCount = 0
         unflushedBytes = 0
         let promise = channel.eventLoop.makePromise(of: Void.self)
         promise.futureResult.assumeIsolated().whenComplete { [self] _ in
@@ -228,6 +244,7 @@ public final class VarlinkConnection {
         queue.removeAll()
         backlog.removeAll()
         unflushedFrame = nil
+        unflushedCount = 0
     }
 }
 

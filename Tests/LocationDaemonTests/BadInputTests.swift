@@ -214,4 +214,24 @@ struct VarlinkCallTests {
         #expect(sessions.parameters["sessions"]?.arrayValue?.count == 1, "the oneway call was carried out")
         #expect(try client.receive().parameters["product"] == .string("locd"))
     }
+
+    @Test("PROTOCOL: 400 pipelined calls, answered in one turn, arrive whole and in order")
+    func manyRepliesInOneTurn() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.app("com.ex.maps")
+        for index in 0..<400 {
+            try client.send(
+                VarlinkCall(method: index % 2 == 0 ? "io.locd.App.ListSessions" : "org.varlink.service.GetInfo")
+            )
+        }
+        for index in 0..<400 {
+            let reply = try client.receive()
+            if index % 2 == 0 {
+                #expect(reply.parameters["sessions"]?.arrayValue != nil, "reply \(index)")
+            } else {
+                #expect(reply.parameters["product"] == .string("locd"), "reply \(index)")
+            }
+        }
+    }
 }
