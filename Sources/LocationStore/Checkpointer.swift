@@ -18,6 +18,8 @@ import Synchronization
 final class Checkpointer: Sendable {
     /// The log size, in pages, past which a checkpoint is started.
     let threshold: Int
+    /// How long after a checkpoint that left pages behind the next one runs.
+    let followUpDelay: DispatchTimeInterval
     private let connection: DatabaseQueue
     /// Where checkpoints run, one at a time; internal so that tests can hold it back.
     let queue = DispatchQueue(label: "locd.store.checkpoint", qos: .utility)
@@ -28,8 +30,9 @@ final class Checkpointer: Sendable {
     private let startedAt = Atomic<Int>(0)
 
     /// Opens a second connection to the store file at `path`, for checkpoints only.
-    init(path: String, threshold: Int) throws {
+    init(path: String, threshold: Int, followUpDelay: DispatchTimeInterval = .milliseconds(250)) throws {
         self.threshold = threshold
+        self.followUpDelay = followUpDelay
         var configuration = Configuration()
         configuration.label = "locd.store.checkpoint"
         connection = try DatabaseQueue(path: path, configuration: configuration)
@@ -78,24 +81,37 @@ final class Checkpointer: Sendable {
             running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         startedAt.store(pages, ordering: .relaxed)
-        queue.async { [self] in
-            // A checkpoint that fails (the disk, a lock) changes nothing stored; the next commit tries again.
-            if (try? connection.writeWithoutTransaction(Self.checkpoint)) != nil {
-                completedCount.add(1, ordering: .releasing)
-            }
-            running.store(false, ordering: .releasing)
+        queue.async { [self] in checkpoint() }
+    }
+
+    /// Runs a checkpoint; while the log holds pages committed after it started, runs another
+    /// ``followUpDelay`` later, so that the end of a burst of commits is copied while the store is quiet,
+    /// not at the start of the next burst, whose commits would then grow a log that cannot start over and
+    /// share the machine with the copying.
+    private func checkpoint() {
+        // A checkpoint that fails (the disk, a lock) changes nothing stored; the next commit tries again.
+        guard let result = try? connection.writeWithoutTransaction(Self.checkpoint) else {
+            return running.store(false, ordering: .releasing)
         }
+        completedCount.add(1, ordering: .releasing)
+        guard result.checkpointedFrameCount < result.walFrameCount else {
+            return running.store(false, ordering: .releasing)
+        }
+        queue.asyncAfter(deadline: .now() + followUpDelay) { [self] in checkpoint() }
     }
 
     /// A passive checkpoint on `db`. A connection opens the log only when it first reads a table, and until
     /// then SQLite takes the file for one without a log and checkpoints nothing: the read comes first.
-    private static func checkpoint(_ db: Database) throws {
+    private static func checkpoint(_ db: Database) throws -> (walFrameCount: Int, checkpointedFrameCount: Int) {
         _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema")
-        try db.checkpoint(.passive)
+        return try db.checkpoint(.passive)
     }
 
     /// Returns once the checkpoint running or queued, if any, has finished.
     func waitUntilIdle() {
         queue.sync {}
     }
+
+    /// Whether a checkpoint is running or will run (a follow-up included).
+    var isActive: Bool { running.load(ordering: .acquiring) }
 }

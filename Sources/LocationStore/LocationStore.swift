@@ -41,11 +41,13 @@ package final class LocationStore: Sendable {
     ///     daemon passes a short one: it writes from its one event loop, and a lock held elsewhere must not
     ///     stall every client (a failed write is retried while the daemon serves from memory, §10).
     ///   - checkpointPages: the log size, in pages, past which ``Checkpointer`` copies it into the file.
+    ///   - checkpointFollowUp: how long after a checkpoint that left pages behind the next one runs.
     package init(
         directory: String,
         bootID: String,
         busyTimeout: TimeInterval = 5,
-        checkpointPages: Int = 1000
+        checkpointPages: Int = 1000,
+        checkpointFollowUp: DispatchTimeInterval = .milliseconds(250)
     ) throws {
         try Self.makeDirectory(directory)
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
@@ -56,7 +58,11 @@ package final class LocationStore: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            checkpointer = try Checkpointer(path: path, threshold: checkpointPages)
+            checkpointer = try Checkpointer(
+                path: path,
+                threshold: checkpointPages,
+                followUpDelay: checkpointFollowUp
+            )
         } catch {
             throw StoreError(error, path: path, operation: "open")
         }

@@ -1,3 +1,4 @@
+import GRDB
 import LocationCore
 import Testing
 
@@ -53,6 +54,45 @@ import Testing
             #expect(checkpointer.logPages < checkpointer.threshold)
 
             // Nothing committed was lost on the way.
+            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+        }
+    }
+
+    @Test("R2: what a checkpoint could not copy is copied once the store is quiet, and the log starts over")
+    func followUpCopiesTheRest() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try LocationStore(
+                directory: directory,
+                bootID: "boot-a",
+                checkpointPages: 20,
+                checkpointFollowUp: .milliseconds(10)
+            )
+            let checkpointer = store.checkpointer
+            var written: [SessionSnapshot] = []
+            func commitBatch() throws {
+                let batch = (0..<50).map { Self.session(written.count + $0, app: $0 % 7) }
+                try store.apply(batch.map(Persist.session))
+                written += batch
+            }
+            try commitBatch()
+            checkpointer.waitUntilIdle()
+            // A reader's snapshot keeps a checkpoint from copying what was committed after it was taken, as a
+            // burst of commits racing a checkpoint does.
+            let reader = try DatabaseQueue(path: store.path)
+            try reader.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions")
+                for _ in 0..<200 where checkpointer.logPages < checkpointer.threshold * 3 { try commitBatch() }
+                checkpointer.waitUntilIdle()
+                #expect(checkpointer.isActive, "a checkpoint left pages behind and a follow-up is due")
+            }
+            let afterBurst = checkpointer.completed
+            #expect(afterBurst > 0)
+            // No commit comes now; the follow-up copies the rest on its own.
+            while checkpointer.isActive { checkpointer.waitUntilIdle() }
+            #expect(checkpointer.completed > afterBurst)
+            let before = checkpointer.logPages
+            try commitBatch()
+            #expect(checkpointer.logPages < before)
             #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
         }
     }
