@@ -46,10 +46,12 @@ struct JSONParserTests {
             Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array("é".utf8),
             Array("漢".utf8), Array("😀".utf8), [0xFF], [0xC3], [0xE6, 0xBC], [0x01], [0x1F], [0x7F],
         ]
-        var random = FrameWriterTests.Random(state: 8259)
+        var random = SplitMix64(seed: 8259)
         for _ in 0..<20_000 {
             var bytes: [UInt8] = [UInt8(ascii: "\"")]
-            for _ in 0..<random.below(6) { bytes += pieces[random.below(pieces.count)] }
+            for _ in 0..<Int.random(in: 0..<6, using: &random) {
+                bytes += pieces[Int.random(in: 0..<pieces.count, using: &random)]
+            }
             bytes.append(UInt8(ascii: "\""))
             let reference = (try? JSONDecoder().decode(String.self, from: Data(bytes))).map(JSONValue.string)
             #expect(JSONValue.parse(bytes) == reference, "\(bytes)")
