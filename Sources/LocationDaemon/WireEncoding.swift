@@ -48,19 +48,21 @@ extension MonitorEventView {
 }
 
 extension SessionView {
+    /// Fields appended in order to one array sized up front: every `CreateSession` reply is one of these,
+    /// and setting them one by one searched the fields so far for each key and grew the array twice.
     var json: JSONValue {
-        var object: JSONObject = [
-            "id": .string(id.description),
-            "appId": .string(appID),
-            "kind": .string(kind.rawValue),
-            "authorization": .string(requirement.rawValue),
-        ]
-        if let purposeKey { object["fullAccuracyPurposeKey"] = .string(purposeKey) }
-        object["state"] = .string(state.rawValue)
-        object["diagnostic"] = diagnostic.json
-        if let deadline { object["deadline"] = .int(deadline.nanoseconds) }
-        if let remaining { object["remainingSeconds"] = .double(max(0, remaining.seconds)) }
-        return .object(object)
+        var fields: [(String, JSONValue)] = []
+        fields.reserveCapacity(9)
+        fields.append(("id", .string(id.description)))
+        fields.append(("appId", .string(appID)))
+        fields.append(("kind", .string(kind.rawValue)))
+        fields.append(("authorization", .string(requirement.rawValue)))
+        if let purposeKey { fields.append(("fullAccuracyPurposeKey", .string(purposeKey))) }
+        fields.append(("state", .string(state.rawValue)))
+        fields.append(("diagnostic", diagnostic.json))
+        if let deadline { fields.append(("deadline", .int(deadline.nanoseconds))) }
+        if let remaining { fields.append(("remainingSeconds", .double(max(0, remaining.seconds)))) }
+        return .object(JSONObject(fields))
     }
 }
 
@@ -97,13 +99,17 @@ extension AppView {
 }
 
 extension AdminEvent {
+    /// Fields appended in order, as ``SessionView/json`` does: a thousand clients gone at once make
+    /// 200,000 of these.
     func json(clock: DaemonClock) -> JSONValue {
-        var object: JSONObject = ["kind": .string(kind.rawValue)]
-        if let appID { object["appId"] = .string(appID) }
-        if let sessionID { object["sessionId"] = .string(sessionID.description) }
-        object["detail"] = .string(detail)
-        object["timestamp"] = .double(clock.unixTime(of: at))
-        return .object(object)
+        var fields: [(String, JSONValue)] = []
+        fields.reserveCapacity(5)
+        fields.append(("kind", .string(kind.rawValue)))
+        if let appID { fields.append(("appId", .string(appID))) }
+        if let sessionID { fields.append(("sessionId", .string(sessionID.description))) }
+        fields.append(("detail", .string(detail)))
+        fields.append(("timestamp", .double(clock.unixTime(of: at))))
+        return .object(JSONObject(fields))
     }
 }
 

@@ -19,7 +19,8 @@ struct IdleScenario {
     struct Result {
         var perMinute: Double
         var threads: Int
-        /// Seconds from the scenario's start until the daemon was quiet, or nil if it never was.
+        /// Seconds from the scenario's start (just after `READY=1`) to the start of the count, once the daemon
+        /// was quiet; nil if it never was.
         var settled: Double?
     }
 
@@ -47,7 +48,7 @@ struct IdleScenario {
             let now = try stats.contextSwitches()
             if ProcessStats.switches(from: last, to: now) > 0 { quietSince = Clock.now }
             last = now
-            if Clock.now - quietSince >= quietSeconds { return quietSince - start }
+            if Clock.now - quietSince >= quietSeconds { return Clock.now - start }
         }
         return nil
     }

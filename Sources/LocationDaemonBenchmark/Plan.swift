@@ -71,12 +71,13 @@ struct Plan {
         if selected.contains(.idle) {
             attempt("idle") {
                 let idle = try IdleScenario(seconds: sizes.idleSeconds).run(daemon)
-                let quiet =
-                    idle.settled.map { String(format: "once quiet, %.1f s after READY", $0) } ?? "never quiet"
+                let from =
+                    idle.settled.map { String(format: "from %.1f s after READY, once quiet", $0) }
+                    ?? "never quiet"
                 report.add(
                     Figure(
                         scenario: "8 idle",
-                        measure: "wake-ups of locd per minute, idle (\(Format.seconds(sizes.idleSeconds)) \(quiet); "
+                        measure: "wake-ups of locd per minute, idle (\(Format.seconds(sizes.idleSeconds)) \(from); "
                             + "\(idle.threads) threads)",
                         display: Format.count(idle.perMinute),
                         value: idle.perMinute,
