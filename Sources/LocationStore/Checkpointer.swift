@@ -89,7 +89,7 @@ final class Checkpointer: Sendable {
     /// not at the start of the next burst, whose commits would then grow a log that cannot start over and
     /// share the machine with the copying.
     private func checkpoint() {
-        // A checkpoint that fails (the disk, a lock) changes nothing stored; the next commit tries again.
+        // A checkpoint that fails (the disk, a lock) changes nothing stored; a later commit starts another.
         guard let result = try? connection.writeWithoutTransaction(Self.checkpoint) else {
             return running.store(false, ordering: .releasing)
         }
