@@ -34,7 +34,9 @@ struct TOMLLineLocator {
         var number = 0
         for rawLine in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
-            var cursor = TOMLLineCursor(Array(rawLine))
+            // toml++ skips a byte order mark at the start of the text, so the first line is read after it.
+            let scalars = number == 1 && rawLine.first == "\u{FEFF}" ? rawLine.dropFirst() : rawLine
+            var cursor = TOMLLineCursor(Array(scalars))
             if open.isOpen {
                 if let problem = cursor.skipNested(&open) { noteTrap(at: number, problem) }
                 continue

@@ -102,6 +102,8 @@ struct ManifestRobustnessTests {
             ("id = \"com.ex.maps\"\n[é]\n", 2, nil as String?, "a table header must start with a key"),
             ("[[[a]]]\n", 1, nil, "a table header must start with a key"),
             ("id = \"com.ex.maps\"\n[\n", 2, nil, "a table header must start with a key"),
+            // toml++ skips a byte order mark, then meets the header: the check must look past the mark too.
+            ("\u{FEFF}[$\".[\"(\"", 1, nil, "a table header must start with a key"),
             ("users = [\n  \"alice\",\n}\n", 3, nil, "expected a value or ']' in the array, found '}'"),
             ("x = { y = [1, }\n", 1, "x", "expected a value or ']' in the array, found '}'"),
             (
@@ -117,6 +119,21 @@ struct ManifestRobustnessTests {
         #expect(outcome.errors.map(\.line) == [line])
         #expect(outcome.errors.map(\.key) == [key])
         #expect(outcome.errors.first?.message.hasPrefix("not valid TOML: \(problem)") == true)
+    }
+
+    @Test("M1: a byte order mark before the first line is skipped, as the TOML library skips it")
+    func byteOrderMark() {
+        // The key on the mark's own line is located there, so its error names line 1.
+        let bad = ManifestParser.parse(bytes: Array("\u{FEFF}id = 1\nidentity = \"any\"\n".utf8), file: Self.file)
+        #expect(bad.manifest == nil)
+        #expect(bad.errors.map(\.line) == [1])
+        #expect(bad.errors.map(\.key) == ["id"])
+        let good = ManifestParser.parse(
+            bytes: Array("\u{FEFF}id = \"com.ex.maps\"\nidentity = \"any\"\n".utf8),
+            file: Self.file
+        )
+        #expect(good.errors == [])
+        #expect(good.manifest?.identity == .any)
     }
 
     @Test("M1: well-formed numbers, dates and times pass the check that guards the TOML library")
