@@ -28,6 +28,9 @@ final class ClientDriver {
 
     /// Called with the connection index and one frame (without its NUL).
     var onFrame: (Int, ArraySlice<UInt8>) throws -> Void = { _, _ in }
+    /// When the read that brought the frame being handed to ``onFrame`` returned (`CLOCK_REALTIME`): when it
+    /// reached the benchmark, however long the frames before it in the same read took to handle.
+    private(set) var receivedAt = 0.0
     /// Called when the peer closed a connection.
     var onClose: (Int) throws -> Void = { _ in }
 
@@ -141,6 +144,7 @@ final class ClientDriver {
                 return
             }
             if count < 0 { return }
+            receivedAt = Clock.unixTime
             try deliver(index, readBuffer[..<count])
             if count < readBuffer.count { return }
         }

@@ -41,8 +41,9 @@ struct DeadlineScenario {
     ///
     /// The core stamps an expiry with its deadline instant, not with the wake-up (so that what follows
     /// counts from when it was due), so an event's timestamp is the deadline itself: lateness is when the
-    /// `sessionEnded` event reached the benchmark (`CLOCK_REALTIME`) minus that timestamp, which counts the
-    /// timer's delay, the work of the wake-up and the delivery, as a client sees them. The stamps still
+    /// `sessionEnded` event reached the benchmark (`CLOCK_REALTIME` as the read that brought it returned, not
+    /// once the benchmark had parsed the frames before it) minus that timestamp, which counts the timer's
+    /// delay, the work of the wake-up and the delivery, as a client sees them. The stamps still
     /// prove no session ended early: the end's stamp is never before the linger's stamp + the window.
     func run(_ daemon: DaemonUnderTest) throws -> Result {
         let driver = try ClientDriver()
@@ -79,7 +80,7 @@ struct DeadlineScenario {
                 else { return }
                 endedAt[id] = at
                 lastEnded = Clock.now
-                lateness.record(seconds: Clock.unixTime - at)
+                lateness.record(seconds: driver.receivedAt - at)
             default: return
             }
         }
