@@ -350,7 +350,8 @@ final class SessionManager: VarlinkServerDelegate {
     }
 
     private func encode(_ message: StreamMessage, call: CallID) -> VarlinkEncodedReply {
-        VarlinkEncodedReply(VarlinkReply(parameters: parameters(of: message, call: call), continues: true))
+        if case .event(let event) = message { return event.frame(timestamp: clock.unixTime(of: event.at)) }
+        return VarlinkEncodedReply(VarlinkReply(parameters: parameters(of: message, call: call), continues: true))
     }
 
     private func parameters(of reply: Reply) -> JSONObject {
@@ -397,7 +398,7 @@ final class SessionManager: VarlinkServerDelegate {
         case .withdrawn(let id):
             return ["withdrawn": .string(id.description)]
         case .event(let event):
-            return ["event": event.json(clock: clock)]
+            return ["event": event.json(timestamp: clock.unixTime(of: event.at))]
         }
     }
 

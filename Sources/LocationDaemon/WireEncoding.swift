@@ -101,16 +101,52 @@ extension AppView {
 extension AdminEvent {
     /// Fields appended in order, as ``SessionView/json`` does: a thousand clients gone at once make
     /// 200,000 of these.
-    func json(clock: DaemonClock) -> JSONValue {
+    /// - Parameter timestamp: the Unix time of ``at``, ``DaemonClock/unixTime(of:)``.
+    func json(timestamp: Double) -> JSONValue {
         var fields: [(String, JSONValue)] = []
         fields.reserveCapacity(5)
         fields.append(("kind", .string(kind.rawValue)))
         if let appID { fields.append(("appId", .string(appID))) }
         if let sessionID { fields.append(("sessionId", .string(sessionID.description))) }
         fields.append(("detail", .string(detail)))
-        fields.append(("timestamp", .double(clock.unixTime(of: at))))
+        fields.append(("timestamp", .double(timestamp)))
         return .object(JSONObject(fields))
     }
+}
+
+extension AdminEvent {
+    /// The `Watch` reply carrying this event, written straight into its frame: the text of
+    /// ``json(timestamp:)`` in an `event` parameter. A thousand apps' sessions expiring send 100,000 of these in a second, and
+    /// building each as a ``JSONObject`` first was a third of locd's time doing it (perf under `locd-bench`).
+    func frame(timestamp: Double) -> VarlinkEncodedReply {
+        VarlinkEncodedReply { bytes in
+            bytes.append(contentsOf: "{\"event\":{\"kind\":".utf8)
+            JSONValue.writeString(kind.rawValue, into: &bytes)
+            if let appID {
+                bytes.append(contentsOf: ",\"appId\":".utf8)
+                JSONValue.writeString(appID, into: &bytes)
+            }
+            if let sessionID {
+                // `s<epoch>-<number>`, digits only: nothing to escape.
+                bytes.append(contentsOf: ",\"sessionId\":\"s".utf8)
+                appendDecimal(UInt64(sessionID.epoch), to: &bytes)
+                bytes.append(UInt8(ascii: "-"))
+                appendDecimal(sessionID.number, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(contentsOf: ",\"detail\":".utf8)
+            JSONValue.writeString(detail, into: &bytes)
+            bytes.append(contentsOf: ",\"timestamp\":".utf8)
+            JSONValue.double(timestamp).write(into: &bytes)
+            bytes.append(contentsOf: "}}".utf8)
+        }
+    }
+}
+
+/// Appends the decimal digits of `value`, without a `String` in between.
+private func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    if value >= 10 { appendDecimal(value / 10, to: &bytes) }
+    bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
 }
 
 extension LocationError {

@@ -60,4 +60,32 @@ import Varlink
         #expect(event.json(now: 1_700_000_123)["state"] == .string("satisfied"))
         #expect(event.json(now: 1_700_000_123)["date"] == .double(1_700_000_000))
     }
+
+    @Test("PROTOCOL: an Admin.Watch event written straight into its frame is the text of its Event object")
+    func watchEventFrame() {
+        var random = SplitMix64(seed: 1_109)
+        for kind in AdminEventKind.allCases {
+            for _ in 0..<200 {
+                let event = AdminEvent(
+                    kind: kind,
+                    appID: Bool.random(using: &random) ? FrameWriterTests.string(&random) : nil,
+                    sessionID: Bool.random(using: &random)
+                        ? SessionID(epoch: UInt32.random(in: 0...UInt32.max, using: &random), number: random.next())
+                        : nil,
+                    detail: FrameWriterTests.string(&random),
+                    at: Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random))
+                )
+                let timestamp = Double(Int64.random(in: 0...2_000_000_000_000, using: &random)) / 1000
+                let generic = VarlinkEncodedReply(
+                    VarlinkReply(parameters: ["event": event.json(timestamp: timestamp)], continues: true)
+                )
+                let direct = event.frame(timestamp: timestamp)
+                #expect(direct.continues)
+                #expect(
+                    String(decoding: direct.frame.readableBytesView, as: UTF8.self)
+                        == String(decoding: generic.frame.readableBytesView, as: UTF8.self)
+                )
+            }
+        }
+    }
 }
