@@ -3,36 +3,55 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// Moves the write-ahead log's pages into the database file on a connection and a thread of its own.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Moves the write-ahead log's pages into the database file on a connection and a thread of its own, once
+/// the store is quiet.
 ///
 /// SQLite checkpoints by default in the commit that takes the log past 1,000 pages: that commit copies
 /// every page into the database file and syncs both files before it returns, which held the daemon's one
 /// event loop for 5–15 ms every few thousand session writes, and every expiry due meanwhile waited. The
 /// writer's connection hands its commits' log size to ``committed(logPages:)`` instead (`sqlite3_wal_hook`,
-/// which also turns the automatic checkpoint off), and past ``threshold`` pages a passive checkpoint runs
-/// here. A passive checkpoint never waits for the writer nor makes it wait; once it has copied the whole log,
-/// the writer's next commit starts the log again from its beginning, so the file stays small.
+/// which also turns the automatic checkpoint off). Once the log has grown by ``threshold`` pages, a passive
+/// checkpoint runs here when no commit has come for ``quietPeriod``, or at once when the log has passed
+/// ``limit`` pages. A passive checkpoint never waits for the writer nor makes it wait, but copying and syncing
+/// alongside a burst of commits slowed them (a thousand apps' sessions expiring, `locd-bench`). While commits
+/// keep coming the log cannot start over, as each checkpoint copies only what was committed before it began;
+/// once they stop, the log is copied whole and the writer's next commit starts it again from its beginning.
 ///
 /// Durability does not change: a commit is in the log, synced as its level asks, before `apply` returns; the
 /// checkpoint only copies what is already there.
 final class Checkpointer: Sendable {
-    /// The log size, in pages, past which a checkpoint is started.
+    /// The log's growth, in pages, past which a checkpoint is wanted.
     let threshold: Int
-    /// How long after a checkpoint that left pages behind the next one runs.
-    let followUpDelay: DispatchTimeInterval
+    /// The pages committed since the last checkpoint past which one runs without waiting for a quiet moment:
+    /// four times ``threshold``, 16 MiB with SQLite's 4 KiB pages by default.
+    var limit: Int { threshold * 4 }
+    /// How long no commit must have come before a wanted checkpoint runs.
+    let quietPeriod: Duration
     private let connection: DatabaseQueue
     /// Where checkpoints run, one at a time; internal so that tests can hold it back.
     let queue = DispatchQueue(label: "locd.store.checkpoint", qos: .utility)
+    /// A checkpoint is wanted, waiting for a quiet moment, or running; `idle` is entered while it is.
     private let running = Atomic<Bool>(false)
+    private let idle = DispatchGroup()
     private let completedCount = Atomic<Int>(0)
     private let lastLogPages = Atomic<Int>(0)
-    /// The log's size when the last checkpoint was started (only the writer's thread reads and writes it).
+    /// The frames of the log the last checkpoint had copied.
+    private let copiedFrames = Atomic<Int>(0)
+    /// When the writer last committed (`CLOCK_MONOTONIC`, nanoseconds).
+    private let lastCommit = Atomic<Int64>(0)
+    /// The log's size when the last checkpoint was wanted (only the writer's thread reads and writes it).
     private let startedAt = Atomic<Int>(0)
+    /// The longest a waiting checkpoint goes without looking at the log's size again.
+    private static let recheck = Duration.milliseconds(10)
 
     /// Opens a second connection to the store file at `path`, for checkpoints only.
-    init(path: String, threshold: Int, followUpDelay: DispatchTimeInterval = .milliseconds(250)) throws {
+    init(path: String, threshold: Int, quietPeriod: Duration = .milliseconds(100)) throws {
         self.threshold = threshold
-        self.followUpDelay = followUpDelay
+        self.quietPeriod = quietPeriod
         var configuration = Configuration()
         configuration.label = "locd.store.checkpoint"
         connection = try DatabaseQueue(path: path, configuration: configuration)
@@ -65,14 +84,15 @@ final class Checkpointer: Sendable {
         sqlite3_wal_hook(writer.sqliteConnection, nil, nil)
     }
 
-    /// Called on the writer's thread after each commit, with the log's size: starts a checkpoint when the log
-    /// has grown by ``threshold`` pages since the last one started and none is running. Cheap: two loads,
-    /// and at most one dispatch per checkpoint.
+    /// Called on the writer's thread after each commit, with the log's size: wants a checkpoint when the log
+    /// has grown by ``threshold`` pages since the last one was wanted and none is under way. Cheap: a clock
+    /// read, a few atomics, and at most one dispatch per checkpoint.
     ///
     /// Growth, not size: while commits keep coming, a passive checkpoint copies what was committed before it
     /// started and the log cannot start over, so its size stays past the threshold; checkpointing again at
     /// every commit would copy a few pages and sync both files each time.
     func committed(logPages pages: Int) {
+        lastCommit.store(Self.monotonicNow(), ordering: .relaxed)
         lastLogPages.store(pages, ordering: .relaxed)
         let started = startedAt.load(ordering: .relaxed)
         // A log smaller than at the last start has started over: all of it is new.
@@ -80,24 +100,45 @@ final class Checkpointer: Sendable {
         guard grown >= threshold,
             running.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
+        idle.enter()
         startedAt.store(pages, ordering: .relaxed)
-        queue.async { [self] in checkpoint() }
+        queue.async { [self] in checkpointWhenQuiet() }
     }
 
-    /// Runs a checkpoint; while the log holds pages committed after it started, runs another
-    /// ``followUpDelay`` later, so that the end of a burst of commits is copied while the store is quiet,
-    /// not at the start of the next burst, whose commits would then grow a log that cannot start over and
-    /// share the machine with the copying.
+    /// Runs a checkpoint once no commit has come for ``quietPeriod``, or at once when ``limit`` pages wait to
+    /// be copied; until then looks again when the quiet period would end, and at least every ``recheck``, for
+    /// the limit. A timer only wakes this: the decision is taken from the clock and the log as they are then.
+    private func checkpointWhenQuiet() {
+        let quietFor = Duration.nanoseconds(Self.monotonicNow() - lastCommit.load(ordering: .relaxed))
+        let pages = logPages
+        let copied = copiedFrames.load(ordering: .relaxed)
+        // A log smaller than what was copied has started over: none of it is copied.
+        let waiting = pages >= copied ? pages - copied : pages
+        guard quietFor >= quietPeriod || waiting >= limit else {
+            let wait = min(quietPeriod - quietFor, Self.recheck)
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.nanoseconds))) { [weak self] in
+                self?.checkpointWhenQuiet()
+            }
+            return
+        }
+        checkpoint()
+    }
+
+    /// Runs a checkpoint; while the log holds pages committed after it started, tries again a quiet period
+    /// later, and then once the store is quiet, so that the end of a burst of commits is copied while the
+    /// store is quiet, not at the start of the next burst, whose commits would then append to the old log.
     private func checkpoint() {
-        // A checkpoint that fails (the disk, a lock) changes nothing stored; a later commit starts another.
-        guard let result = try? connection.writeWithoutTransaction(Self.checkpoint) else {
-            return running.store(false, ordering: .releasing)
-        }
+        // A checkpoint that fails (the disk, a lock) changes nothing stored; a later commit's growth wants another.
+        guard let result = try? connection.writeWithoutTransaction(Self.checkpoint) else { return finished() }
+        copiedFrames.store(result.checkpointedFrameCount, ordering: .relaxed)
         completedCount.add(1, ordering: .releasing)
-        guard result.checkpointedFrameCount < result.walFrameCount else {
-            return running.store(false, ordering: .releasing)
+        // Frames the writer committed while this one copied are in neither count: the log's size as the
+        // writer's last commit left it tells. Left for the next burst's growth, a burst's tail kept the log
+        // from starting over, and it grew over each burst (to 250 MB over `locd-bench`'s deadline scenario).
+        guard result.checkpointedFrameCount < max(result.walFrameCount, logPages) else { return finished() }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(quietPeriod.nanoseconds))) { [weak self] in
+            self?.checkpointWhenQuiet()
         }
-        queue.asyncAfter(deadline: .now() + followUpDelay) { [self] in checkpoint() }
     }
 
     /// A passive checkpoint on `db`. A connection opens the log only when it first reads a table, and until
@@ -107,11 +148,37 @@ final class Checkpointer: Sendable {
         return try db.checkpoint(.passive)
     }
 
-    /// Returns once the checkpoint running or queued, if any, has finished.
+    private func finished() {
+        running.store(false, ordering: .releasing)
+        idle.leave()
+    }
+
+    /// Returns once no checkpoint is wanted, waiting or running: after a quiet period at the least, once a
+    /// commit has wanted one.
     func waitUntilIdle() {
+        idle.wait()
+    }
+
+    /// Returns once what is queued for the checkpointer now has run: a checkpoint due at once has finished,
+    /// one waiting for a quiet moment is still waiting.
+    func drain() {
         queue.sync {}
     }
 
-    /// Whether a checkpoint is running or will run (a follow-up included).
+    /// Whether a checkpoint is wanted, waiting for a quiet moment, or running.
     var isActive: Bool { running.load(ordering: .acquiring) }
+
+    private static func monotonicNow() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+}
+
+extension Duration {
+    /// The whole nanoseconds of the duration.
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
 }

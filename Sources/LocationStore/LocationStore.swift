@@ -40,14 +40,15 @@ package final class LocationStore: Sendable {
     ///   - busyTimeout: how long a write waits for a lock another connection holds before it fails. The
     ///     daemon passes a short one: it writes from its one event loop, and a lock held elsewhere must not
     ///     stall every client (a failed write is retried while the daemon serves from memory, §10).
-    ///   - checkpointPages: the log size, in pages, past which ``Checkpointer`` copies it into the file.
-    ///   - checkpointFollowUp: how long after a checkpoint that left pages behind the next one runs.
+    ///   - checkpointPages: the log's growth, in pages, past which ``Checkpointer`` copies it into the file,
+    ///     once the store is quiet (at once when four times as many wait to be copied).
+    ///   - checkpointQuiet: how long no commit must have come before a wanted checkpoint runs.
     package init(
         directory: String,
         bootID: String,
         busyTimeout: TimeInterval = 5,
         checkpointPages: Int = 1000,
-        checkpointFollowUp: DispatchTimeInterval = .milliseconds(250)
+        checkpointQuiet: Duration = .milliseconds(100)
     ) throws {
         try Self.makeDirectory(directory)
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
@@ -61,7 +62,7 @@ package final class LocationStore: Sendable {
             checkpointer = try Checkpointer(
                 path: path,
                 threshold: checkpointPages,
-                followUpDelay: checkpointFollowUp
+                quietPeriod: checkpointQuiet
             )
         } catch {
             throw StoreError(error, path: path, operation: "open")
@@ -70,7 +71,7 @@ package final class LocationStore: Sendable {
     }
 
     deinit {
-        try? queue.inDatabase { checkpointer.detach(from: $0) }
+        queue.inDatabase { checkpointer.detach(from: $0) }
     }
 
     /// Checks that the file is a locd store (or a new, empty file), turns WAL on and migrates the schema.

@@ -58,14 +58,49 @@ import Testing
         }
     }
 
+    @Test("R2: a wanted checkpoint waits while commits keep coming, and runs at once once the log passes its limit")
+    func waitsForQuietUpToTheLimit() throws {
+        try TemporaryDirectory.with { directory in
+            // A quiet period longer than the test: only the limit can start a checkpoint here.
+            let store = try LocationStore(
+                directory: directory,
+                bootID: "boot-a",
+                checkpointPages: 20,
+                checkpointQuiet: .seconds(3600)
+            )
+            let checkpointer = store.checkpointer
+            var written: [SessionSnapshot] = []
+            func commitBatch() throws {
+                let batch = (0..<50).map { Self.session(written.count + $0, app: $0 % 7) }
+                try store.apply(batch.map(Persist.session))
+                written += batch
+            }
+            let opening = checkpointer.completed
+            while checkpointer.logPages < checkpointer.threshold { try commitBatch() }
+            try #require(checkpointer.logPages < checkpointer.limit)
+            checkpointer.drain()
+            #expect(checkpointer.isActive, "a checkpoint is wanted")
+            #expect(checkpointer.completed == opening, "but waits for a quiet moment")
+
+            while checkpointer.logPages < checkpointer.limit { try commitBatch() }
+            // The waiting checkpoint looks at the log's size again within milliseconds, and runs.
+            checkpointer.waitUntilIdle()
+            #expect(checkpointer.completed == opening + 1)
+            let before = checkpointer.logPages
+            try commitBatch()
+            #expect(checkpointer.logPages < before, "the whole log was copied, so it starts over")
+            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+        }
+    }
+
     @Test("R2: what a checkpoint could not copy is copied once the store is quiet, and the log starts over")
-    func followUpCopiesTheRest() throws {
+    func copiesTheRestWhenQuiet() throws {
         try TemporaryDirectory.with { directory in
             let store = try LocationStore(
                 directory: directory,
                 bootID: "boot-a",
                 checkpointPages: 20,
-                checkpointFollowUp: .milliseconds(10)
+                checkpointQuiet: .milliseconds(10)
             )
             let checkpointer = store.checkpointer
             var written: [SessionSnapshot] = []
@@ -75,21 +110,18 @@ import Testing
                 written += batch
             }
             try commitBatch()
-            checkpointer.waitUntilIdle()
             // A reader's snapshot keeps a checkpoint from copying what was committed after it was taken, as a
             // burst of commits racing a checkpoint does.
             let reader = try DatabaseQueue(path: store.path)
             try reader.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions")
-                for _ in 0..<200 where checkpointer.logPages < checkpointer.threshold * 3 { try commitBatch() }
-                checkpointer.waitUntilIdle()
-                #expect(checkpointer.isActive, "a checkpoint left pages behind and a follow-up is due")
+                while checkpointer.logPages < checkpointer.limit { try commitBatch() }
+                // The checkpoint starts within milliseconds of the limit.
+                while checkpointer.completed == 0 { checkpointer.drain() }
+                #expect(checkpointer.isActive, "a checkpoint left pages behind and tries again")
             }
-            let afterBurst = checkpointer.completed
-            #expect(afterBurst > 0)
-            // No commit comes now; the follow-up copies the rest on its own.
-            while checkpointer.isActive { checkpointer.waitUntilIdle() }
-            #expect(checkpointer.completed > afterBurst)
+            // No commit comes now; a later try copies the rest on its own.
+            checkpointer.waitUntilIdle()
             let before = checkpointer.logPages
             try commitBatch()
             #expect(checkpointer.logPages < before)
