@@ -112,12 +112,11 @@ extension AdminEvent {
         fields.append(("timestamp", .double(timestamp)))
         return .object(JSONObject(fields))
     }
-}
 
-extension AdminEvent {
     /// The `Watch` reply carrying this event, written straight into its frame: the text of
-    /// ``json(timestamp:)`` in an `event` parameter. A thousand apps' sessions expiring send 100,000 of these in a second, and
-    /// building each as a ``JSONObject`` first was a third of locd's time doing it (perf under `locd-bench`).
+    /// ``json(timestamp:)`` in an `event` parameter. A thousand apps' sessions expiring send 100,000 of these
+    /// in a second, and building each as a ``JSONObject`` first was a third of locd's time doing it (perf
+    /// under `locd-bench`).
     func frame(timestamp: Double) -> VarlinkEncodedReply {
         VarlinkEncodedReply { bytes in
             bytes.append(contentsOf: "{\"event\":{\"kind\":".utf8)

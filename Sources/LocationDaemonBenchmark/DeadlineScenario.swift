@@ -56,9 +56,9 @@ struct DeadlineScenario {
         let spare = try driver.helloClients(path: daemon.socketPath, count: 1, timeout: 30) { _ in "bench.sync" }[0]
         var watching = false
         var lingerAt: [String: Double] = [:]
-        // Ends are appended to an array written through once beforehand: inserting them into a dictionary
-        // reserved for all of them faulted in a fresh page at most inserts of the first thousand, and the
-        // benchmark, busy with that, read the first expiries' events milliseconds late (perf).
+        // Ends are appended to an array written through once beforehand: inserted into a dictionary reserved
+        // for all of them, most of the first thousand faulted in a fresh page, and the benchmark, busy with
+        // that, read the first expiries' events milliseconds late (perf).
         var ended = Array(repeating: (id: "", at: 0.0), count: sessions)
         ended.removeAll(keepingCapacity: true)
         var lateness = Latencies()

@@ -15,8 +15,8 @@ import Glibc
 /// event loop for 5–15 ms every few thousand session writes, and every expiry due meanwhile waited. The
 /// writer's connection hands its commits' log size to ``committed(logPages:)`` instead (`sqlite3_wal_hook`,
 /// which also turns the automatic checkpoint off). Once the log has grown by ``threshold`` pages, a passive
-/// checkpoint runs here when no commit has come for ``quietPeriod``, or at once when the log has passed
-/// ``limit`` pages. A passive checkpoint never waits for the writer nor makes it wait, but copying and syncing
+/// checkpoint runs here when no commit has come for ``quietPeriod``, or at once when ``limit`` pages wait to
+/// be copied. A passive checkpoint never waits for the writer nor makes it wait, but copying and syncing
 /// alongside a burst of commits slowed them (a thousand apps' sessions expiring, `locd-bench`). While commits
 /// keep coming the log cannot start over, as each checkpoint copies only what was committed before it began;
 /// once they stop, the log is copied whole and the writer's next commit starts it again from its beginning.

@@ -19,28 +19,50 @@ import Testing
         )
     }
 
+    /// A store that wants a checkpoint every 20 pages, and the sessions committed to it, 50 at a time.
+    final class Burst {
+        let store: LocationStore
+        private(set) var written: [SessionSnapshot] = []
+        var checkpointer: Checkpointer { store.checkpointer }
+
+        init(directory: String, quiet: Duration = .milliseconds(100)) throws {
+            store = try LocationStore(
+                directory: directory,
+                bootID: "boot-a",
+                checkpointPages: 20,
+                checkpointQuiet: quiet
+            )
+        }
+
+        /// Commits 50 sessions spread over 7 apps.
+        func commit() throws {
+            let batch = (0..<50).map { CheckpointTests.session(written.count + $0, app: $0 % 7) }
+            try store.apply(batch.map(Persist.session))
+            written += batch
+        }
+
+        /// Nothing committed was lost on the way.
+        func expectEverySessionLoads() throws {
+            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+        }
+    }
+
     @Test("R2: commits never checkpoint; the checkpointer does, and the log starts over once it has")
     func checkpointsOffTheWriter() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a", checkpointPages: 20)
-            let checkpointer = store.checkpointer
-            var written: [SessionSnapshot] = []
-            func commitBatch() throws {
-                let batch = (0..<50).map { Self.session(written.count + $0, app: ($0 * 7) % 13) }
-                try store.apply(batch.map(Persist.session))
-                written += batch
-            }
+            let burst = try Burst(directory: directory)
+            let checkpointer = burst.checkpointer
 
             // Held back, the checkpointer cannot run: the log only grows, so no commit checkpointed.
             checkpointer.waitUntilIdle()
             let opening = checkpointer.completed
             checkpointer.queue.suspend()
             var sizes: [Int] = []
-            for _ in 0..<200 where checkpointer.logPages < checkpointer.threshold * 4 {
-                try commitBatch()
+            for _ in 0..<200 where checkpointer.logPages < checkpointer.limit {
+                try burst.commit()
                 sizes.append(checkpointer.logPages)
             }
-            try #require(checkpointer.logPages >= checkpointer.threshold * 4)
+            try #require(checkpointer.logPages >= checkpointer.limit)
             #expect(sizes == sizes.sorted())
             #expect(checkpointer.completed == opening)
 
@@ -49,12 +71,10 @@ import Testing
             checkpointer.waitUntilIdle()
             #expect(checkpointer.completed == opening + 1)
             let before = checkpointer.logPages
-            try commitBatch()
+            try burst.commit()
             #expect(checkpointer.logPages < before)
             #expect(checkpointer.logPages < checkpointer.threshold)
-
-            // Nothing committed was lost on the way.
-            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+            try burst.expectEverySessionLoads()
         }
     }
 
@@ -62,60 +82,38 @@ import Testing
     func waitsForQuietUpToTheLimit() throws {
         try TemporaryDirectory.with { directory in
             // A quiet period longer than the test: only the limit can start a checkpoint here.
-            let store = try LocationStore(
-                directory: directory,
-                bootID: "boot-a",
-                checkpointPages: 20,
-                checkpointQuiet: .seconds(3600)
-            )
-            let checkpointer = store.checkpointer
-            var written: [SessionSnapshot] = []
-            func commitBatch() throws {
-                let batch = (0..<50).map { Self.session(written.count + $0, app: $0 % 7) }
-                try store.apply(batch.map(Persist.session))
-                written += batch
-            }
+            let burst = try Burst(directory: directory, quiet: .seconds(3600))
+            let checkpointer = burst.checkpointer
             let opening = checkpointer.completed
-            while checkpointer.logPages < checkpointer.threshold { try commitBatch() }
+            while checkpointer.logPages < checkpointer.threshold { try burst.commit() }
             try #require(checkpointer.logPages < checkpointer.limit)
             checkpointer.drain()
             #expect(checkpointer.isActive, "a checkpoint is wanted")
             #expect(checkpointer.completed == opening, "but waits for a quiet moment")
 
-            while checkpointer.logPages < checkpointer.limit { try commitBatch() }
+            while checkpointer.logPages < checkpointer.limit { try burst.commit() }
             // The waiting checkpoint looks at the log's size again within milliseconds, and runs.
             checkpointer.waitUntilIdle()
             #expect(checkpointer.completed == opening + 1)
             let before = checkpointer.logPages
-            try commitBatch()
+            try burst.commit()
             #expect(checkpointer.logPages < before, "the whole log was copied, so it starts over")
-            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+            try burst.expectEverySessionLoads()
         }
     }
 
     @Test("R2: what a checkpoint could not copy is copied once the store is quiet, and the log starts over")
     func copiesTheRestWhenQuiet() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(
-                directory: directory,
-                bootID: "boot-a",
-                checkpointPages: 20,
-                checkpointQuiet: .milliseconds(10)
-            )
-            let checkpointer = store.checkpointer
-            var written: [SessionSnapshot] = []
-            func commitBatch() throws {
-                let batch = (0..<50).map { Self.session(written.count + $0, app: $0 % 7) }
-                try store.apply(batch.map(Persist.session))
-                written += batch
-            }
-            try commitBatch()
+            let burst = try Burst(directory: directory, quiet: .milliseconds(10))
+            let checkpointer = burst.checkpointer
+            try burst.commit()
             // A reader's snapshot keeps a checkpoint from copying what was committed after it was taken, as a
             // burst of commits racing a checkpoint does.
-            let reader = try DatabaseQueue(path: store.path)
+            let reader = try DatabaseQueue(path: burst.store.path)
             try reader.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions")
-                while checkpointer.logPages < checkpointer.limit { try commitBatch() }
+                while checkpointer.logPages < checkpointer.limit { try burst.commit() }
                 // The checkpoint starts within milliseconds of the limit.
                 while checkpointer.completed == 0 { checkpointer.drain() }
                 #expect(checkpointer.isActive, "a checkpoint left pages behind and tries again")
@@ -123,9 +121,9 @@ import Testing
             // No commit comes now; a later try copies the rest on its own.
             checkpointer.waitUntilIdle()
             let before = checkpointer.logPages
-            try commitBatch()
+            try burst.commit()
             #expect(checkpointer.logPages < before)
-            #expect(try store.load().sessions == written.sorted { $0.id < $1.id })
+            try burst.expectEverySessionLoads()
         }
     }
 
