@@ -57,8 +57,10 @@ public final class VarlinkConnection {
     private var nextSerial: UInt64 = 1
     private var ready = false
     public private(set) var isClosed = false
-    /// Bytes handed to the socket and not yet written.
-    public private(set) var pendingWriteBytes = 0
+    /// Bytes not yet written to the socket: those the channel holds, and those queued for the next flush.
+    public var pendingWriteBytes: Int {
+        unflushedBytes + ((try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0)
+    }
     /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``).
     private var backlog: [ByteBuffer] = []
     /// The policy of the replies in ``backlog`` (a connection carries one stream at a time).
@@ -144,7 +146,9 @@ public final class VarlinkConnection {
         }
     }
 
-    private var isLagging: Bool { pendingWriteBytes >= server.limits.lagThreshold }
+    /// Whether the peer is behind: its channel went past the lag threshold and has not yet come back under half
+    /// of it (the channel's write-buffer water marks), or this turn queued more than the threshold for it.
+    private var isLagging: Bool { !channel.isWritable || unflushedBytes >= server.limits.lagThreshold }
 
     private func hold(_ frame: ByteBuffer, policy: StreamBacklog) {
         backlogPolicy = policy
@@ -189,12 +193,15 @@ public final class VarlinkConnection {
     /// system call each (10,000 expiries' events, or a burst of replies, cost one flush per connection).
     func write(frame buffer: ByteBuffer) {
         let size = buffer.readableBytes
-        if pendingWriteBytes + size > server.maximumWriteBuffer {
-            server.log("closing connection \(id): \(pendingWriteBytes + size) bytes unread, over max-write-buffer")
-            close()
-            return
+        // A writable channel holds at most the lag threshold: only past that is the exact count asked for.
+        if !channel.isWritable || unflushedBytes + size + server.limits.lagThreshold > server.maximumWriteBuffer {
+            let pending = pendingWriteBytes + size
+            if pending > server.maximumWriteBuffer {
+                server.log("closing connection \(id): \(pending) bytes unread, over max-write-buffer")
+                close()
+                return
+            }
         }
-        pendingWriteBytes += size
         // A turn's frames leave in one buffer with the one promise of the flush. The first is kept as it came,
         // so a frame shared by thousands of streams is not copied for a connection that gets only it; a
         // second one starts a buffer of the connection's own, and the rest are appended to it: a stream that
@@ -216,19 +223,24 @@ public final class VarlinkConnection {
         server.needsFlush(self)
     }
 
-    /// Hands the frames written since the last flush to the socket, and counts them written when they are.
+    /// Hands the frames written since the last flush to the socket.
+    ///
+    /// No promise: what stays unwritten is the channel's to count (``pendingWriteBytes``), and its water marks
+    /// say when the peer falls behind and catches up (``writabilityChanged()``). A promise per flush, with its
+    /// future and callback, cost more than the rest of the flush apart from the system call.
     func flush() {
         guard let last = unflushedFrame else { return }
-        let size = unflushedBytes
         unflushedFrame = nil
         unflushedCount = 0
         unflushedBytes = 0
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { [self] _ in
-            pendingWriteBytes -= size
-            if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
-        }
-        channel.writeAndFlush(last, promise: promise)
+        channel.writeAndFlush(last, promise: nil)
+        // Held back because this turn's frames alone passed the threshold, and all of them went out at once.
+        if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
+    }
+
+    /// The channel crossed a water mark; once the peer has caught up, the held replies go out.
+    func writabilityChanged() {
+        if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
     }
 
     /// Closes the connection; ``VarlinkServerDelegate/closed(_:)`` follows.
@@ -304,6 +316,11 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             VarlinkReply(error: error).write(to: &text)
             connection.write(text)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        connection?.writabilityChanged()
+        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -42,7 +42,7 @@ public struct VarlinkLimits: Sendable, Hashable {
 
     /// Unwritten bytes past which a connection counts as lagging and its stream replies are held back:
     /// 64 KiB (far beyond what a reading client leaves unwritten), or half of `max-write-buffer` if smaller.
-    var lagThreshold: Int { min(65_536, maximumWriteBuffer / 2) }
+    var lagThreshold: Int { max(1, min(65_536, maximumWriteBuffer / 2)) }
 }
 
 /// The loop-bound heart of a server: connections, `org.varlink.service`, and routing to the delegate.
@@ -189,8 +189,12 @@ public final class VarlinkServer {
     private func bootstrap() -> ServerBootstrap {
         let bound = NIOLoopBound(core, eventLoop: eventLoop)
         let maximum = core.limits.maximumMessageBytes
+        // A connection lags once its channel holds more than the lag threshold unwritten, and stops lagging once
+        // it holds less than half of it (``VarlinkConnection/isLagging``).
+        let threshold = core.limits.lagThreshold
         return ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 1024)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handlers: [ChannelHandler] = [

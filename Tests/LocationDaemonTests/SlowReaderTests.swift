@@ -71,4 +71,16 @@ struct SlowReaderTests {
         #expect(try watched.watcher.next(until: { $0.flags.contains("authorizationDeniedGlobally") }).flags.count == 2)
         #expect(daemon.stop() == 0)
     }
+
+    @Test("PROTOCOL: with max-write-buffer = 1 every reply is over it: each connection is closed, locd runs on")
+    func smallestWriteBuffer() throws {
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-write-buffer = 1\n")
+        try daemon.start()
+        for _ in 0..<3 {
+            let client = try daemon.connect()
+            _ = try client.send(VarlinkCall(method: "org.varlink.service.GetInfo"))
+            #expect(throws: VarlinkClient.ClientError.closed) { _ = try client.receive() }
+        }
+        #expect(daemon.stop() == 0)
+    }
 }
