@@ -21,4 +21,27 @@ import Varlink
         #expect(call.interface == interface)
         #expect(call.memberName == member)
     }
+
+    @Test("PROTOCOL: a call whose method is changed splits the new name")
+    func renamedCallSplitsAgain() {
+        var call = VarlinkCall(method: "io.locd.App.CreateSession")
+        call.method = "io.locd.Admin.Status"
+        #expect(call.interface == "io.locd.Admin")
+        #expect(call.memberName == "Status")
+        #expect(call == VarlinkCall(method: "io.locd.Admin.Status"))
+    }
+
+    @Test("PROTOCOL: of a key given twice in a call, the first counts, as in the object's subscript")
+    func repeatedKeysFirstCounts() throws {
+        let text = #"{"method":"io.locd.App.Status","more":true,"method":"x.Y","parameters":{"a":1},"more":false}"#
+        let call = try VarlinkCall.decode(Array(text.utf8)).get()
+        #expect(call.method == "io.locd.App.Status")
+        #expect(call.interface == "io.locd.App")
+        #expect(call.more)
+        #expect(call.parameters["a"] == .int(1))
+        // The first `oneway` is checked, not a later good one.
+        let refused = VarlinkCall.decode(Array(#"{"method":"a.B","oneway":3,"oneway":true}"#.utf8))
+        #expect(throws: VarlinkError.self) { try refused.get() }
+        if case .failure(let error) = refused { #expect(error.parameters["parameter"] == .string("oneway")) }
+    }
 }
