@@ -1,13 +1,13 @@
 import GRDB
 import LocationCore
 
-// One `Persist` as one statement, prepared once per connection and cached by GRDB, its parameters bound by
-// `StatementBinder`.
+// One `Persist` as one statement, prepared once on the writer's connection (`WriteStatement`), its parameters
+// bound by `StatementBinder`.
 extension LocationStore {
     func apply(_ write: Persist, _ db: Database) throws {
         switch write {
         case .record(let appID, let record):
-            try db.run(Self.upsertRecord) {
+            try run(.upsertRecord, db) {
                 $0.bind(appID)
                 $0.bind(record.status.rawValue)
                 $0.bind(record.provisional)
@@ -17,9 +17,9 @@ extension LocationStore {
                 $0.bind(record.alwaysDecision.rawValue)
             }
         case .locationServices(let enabled):
-            try db.run(Self.updateLocationServices) { $0.bind(enabled) }
+            try run(.updateLocationServices, db) { $0.bind(enabled) }
         case .session(let session):
-            try db.run(Self.upsertSession) {
+            try run(.upsertSession, db) {
                 $0.bind(session.id.description)
                 $0.bind(session.appID)
                 $0.bind(session.kind.rawValue)
@@ -30,12 +30,12 @@ extension LocationStore {
                 $0.bind(bootID)
             }
         case .sessionRemoved(let appID, let id):
-            try db.run(Self.deleteSession) {
+            try run(.deleteSession, db) {
                 $0.bind(appID)
                 $0.bind(id.description)
             }
         case .app(let app):
-            try db.run(Self.upsertApp) {
+            try run(.upsertApp, db) {
                 $0.bind(app.appID)
                 $0.bind(app.state.rawValue)
                 $0.bind(app.graceEnds?.nanoseconds)
@@ -44,7 +44,7 @@ extension LocationStore {
                 $0.bind(bootID)
             }
         case .prompt(let prompt):
-            try db.run(Self.upsertPrompt) {
+            try run(.upsertPrompt, db) {
                 $0.bind(prompt.id.description)
                 $0.bind(prompt.appID)
                 $0.bind(prompt.kind.rawValue)
@@ -53,9 +53,9 @@ extension LocationStore {
                 $0.bind(bootID)
             }
         case .promptRemoved(let id):
-            try db.run(Self.deletePrompt) { $0.bind(id.description) }
+            try run(.deletePrompt, db) { $0.bind(id.description) }
         case .condition(let stored):
-            try db.run(Self.upsertCondition) {
+            try run(.upsertCondition, db) {
                 $0.bind(stored.appID)
                 $0.bind(stored.monitor)
                 $0.bind(stored.identifier)
@@ -67,7 +67,7 @@ extension LocationStore {
                 $0.bind(stored.position)
             }
         case .conditionRemoved(let appID, let monitor, let identifier):
-            try db.run(Self.deleteCondition) {
+            try run(.deleteCondition, db) {
                 $0.bind(appID)
                 $0.bind(monitor)
                 $0.bind(identifier)
@@ -75,7 +75,7 @@ extension LocationStore {
         }
     }
 
-    static let upsertRecord = """
+    fileprivate static let upsertRecord = """
         INSERT INTO records (app_id, status, provisional, one_time, accuracy, temporary_full_accuracy, always_decision)
         VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (app_id) DO UPDATE SET
@@ -84,9 +84,9 @@ extension LocationStore {
             always_decision = excluded.always_decision
         """
 
-    static let updateLocationServices = "UPDATE settings SET location_services_enabled = ? WHERE id = 1"
+    fileprivate static let updateLocationServices = "UPDATE settings SET location_services_enabled = ? WHERE id = 1"
 
-    static let upsertSession = """
+    fileprivate static let upsertSession = """
         INSERT INTO sessions (id, app_id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (app_id, id) DO UPDATE SET
@@ -95,9 +95,9 @@ extension LocationStore {
             boot_id = excluded.boot_id
         """
 
-    static let deleteSession = "DELETE FROM sessions WHERE app_id = ? AND id = ?"
+    fileprivate static let deleteSession = "DELETE FROM sessions WHERE app_id = ? AND id = ?"
 
-    static let upsertApp = """
+    fileprivate static let upsertApp = """
         INSERT INTO apps (app_id, state, grace_ends, relaunch_ends, in_use_at_termination, boot_id)
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (app_id) DO UPDATE SET
@@ -105,7 +105,7 @@ extension LocationStore {
             in_use_at_termination = excluded.in_use_at_termination, boot_id = excluded.boot_id
         """
 
-    static let upsertPrompt = """
+    fileprivate static let upsertPrompt = """
         INSERT INTO prompts (id, app_id, kind, purpose_key, raised_at, boot_id)
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET
@@ -113,9 +113,9 @@ extension LocationStore {
             raised_at = excluded.raised_at, boot_id = excluded.boot_id
         """
 
-    static let deletePrompt = "DELETE FROM prompts WHERE id = ?"
+    fileprivate static let deletePrompt = "DELETE FROM prompts WHERE id = ?"
 
-    static let upsertCondition = """
+    fileprivate static let upsertCondition = """
         INSERT INTO conditions (app_id, monitor, identifier, latitude, longitude, radius, state, state_date, position)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (app_id, monitor, identifier) DO UPDATE SET
@@ -123,5 +123,31 @@ extension LocationStore {
             state = excluded.state, state_date = excluded.state_date, position = excluded.position
         """
 
-    static let deleteCondition = "DELETE FROM conditions WHERE app_id = ? AND monitor = ? AND identifier = ?"
+    fileprivate static let deleteCondition =
+        "DELETE FROM conditions WHERE app_id = ? AND monitor = ? AND identifier = ?"
+}
+
+/// The statements the store writes with: each is prepared once on the writer's connection and kept
+/// (``LocationStore/statement(_:_:)``), not looked up in GRDB's cache by its text, whose hashing was a
+/// tenth of a session write.
+enum WriteStatement: Int, CaseIterable {
+    case begin, commit
+    case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
+    case upsertCondition, deleteCondition
+
+    var sql: String {
+        switch self {
+        case .begin: "BEGIN IMMEDIATE"
+        case .commit: "COMMIT"
+        case .upsertRecord: LocationStore.upsertRecord
+        case .updateLocationServices: LocationStore.updateLocationServices
+        case .upsertSession: LocationStore.upsertSession
+        case .deleteSession: LocationStore.deleteSession
+        case .upsertApp: LocationStore.upsertApp
+        case .upsertPrompt: LocationStore.upsertPrompt
+        case .deletePrompt: LocationStore.deletePrompt
+        case .upsertCondition: LocationStore.upsertCondition
+        case .deleteCondition: LocationStore.deleteCondition
+        }
+    }
 }

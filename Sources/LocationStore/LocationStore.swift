@@ -29,6 +29,16 @@ package final class LocationStore: Sendable {
     /// Whether the connection's `synchronous` is `FULL` (else `NORMAL`), to switch it only when it changes.
     /// Only read and written inside `queue`'s serialized access; the mutex makes that visible to the compiler.
     private let synchronousIsFull = Mutex(false)
+    /// The writer's statements, by ``WriteStatement`` raw value, prepared on first use. Touched only inside
+    /// `queue`'s serialized access, which is what makes the unchecked access safe; finalized in `deinit`,
+    /// before the connection closes.
+    nonisolated(unsafe) private var statements: [Statement?] = Array(
+        repeating: nil,
+        count: WriteStatement.allCases.count
+    )
+    /// Where ``StatementBinder`` puts a statement's text parameters while it runs: used, like ``statements``,
+    /// only inside `queue`'s serialized access.
+    nonisolated(unsafe) let bindScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
 
     /// Opens (creating) `directory/locd.sqlite` in WAL mode, creating `directory` (0700) if needed.
     ///
@@ -71,7 +81,19 @@ package final class LocationStore: Sendable {
     }
 
     deinit {
-        queue.inDatabase { checkpointer.detach(from: $0) }
+        queue.inDatabase { db in
+            statements = []
+            checkpointer.detach(from: db)
+        }
+        bindScratch.deallocate()
+    }
+
+    /// `write`'s statement on the writer's connection `db`: call only inside `queue`'s access.
+    func statement(_ write: WriteStatement, _ db: Database) throws -> Statement {
+        if let prepared = statements[write.rawValue] { return prepared }
+        let prepared = try db.makeStatement(sql: write.sql)
+        statements[write.rawValue] = prepared
+        return prepared
     }
 
     /// Checks that the file is a locd store (or a new, empty file), turns WAL on and migrates the schema.
@@ -193,8 +215,8 @@ package final class LocationStore: Sendable {
     ///
     /// SQLite refuses to change `synchronous` inside a transaction, and a prepared `PRAGMA synchronous` takes
     /// effect when prepared, not when run, so the pragma is executed afresh, and only when the level changes.
-    /// `BEGIN` and `COMMIT` are cached statements: GRDB's `inTransaction` parses them at every call, which
-    /// cost more than the event's writes.
+    /// `BEGIN` and `COMMIT` are prepared once (``WriteStatement``): GRDB's `inTransaction` parses them at every
+    /// call, which cost more than the event's writes.
     private func transaction<T>(durable: Bool, operation: String, _ body: (Database) throws -> T) throws -> T {
         do {
             return try queue.writeWithoutTransaction { db in
@@ -204,10 +226,10 @@ package final class LocationStore: Sendable {
                         isFull = durable
                     }
                 }
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+                try run(.begin, db)
                 do {
                     let result = try body(db)
-                    try db.cachedStatement(sql: "COMMIT").execute()
+                    try run(.commit, db)
                     return result
                 } catch {
                     // SQLite has already rolled back after some failures (a full disk, an I/O error).

@@ -7,21 +7,40 @@ import GRDBSQLite
 /// `DatabaseValue`s before binding them: more than SQLite's own work for the store's small writes, which
 /// run for every session created, lingering or ended. The store's statements are fixed, so their parameters
 /// are bound here, on the statement GRDB prepared and caches (``Database/run(_:_:)``).
+///
+/// Text is copied into `scratch`, which outlives the statement's run, and bound there without SQLite taking a
+/// copy of its own (a `malloc` and a `free` per parameter); text that does not fit is bound as a copy.
 struct StatementBinder {
     private let statement: SQLiteStatement
+    private let scratch: UnsafeMutableRawBufferPointer
+    private var used = 0
     private var index: Int32 = 0
     /// The first `sqlite3_bind_*` that failed, if any.
     private(set) var failure: Int32?
 
-    init(_ statement: SQLiteStatement) {
+    /// - Parameter scratch: memory that stays unchanged until the statement has run and been reset.
+    init(_ statement: SQLiteStatement, scratch: UnsafeMutableRawBufferPointer) {
         self.statement = statement
+        self.scratch = scratch
     }
 
     mutating func bind(_ text: String) {
         index += 1
         var text = text
         let code = text.withUTF8 { bytes in
-            // An empty buffer may have no address, which SQLite would take for NULL.
+            if let start = scratch.baseAddress, bytes.count <= scratch.count - used {
+                // Never a null address, so empty text stays empty text, not NULL.
+                let copy = start + used
+                if let source = bytes.baseAddress { copy.copyMemory(from: source, byteCount: bytes.count) }
+                used += bytes.count
+                return sqlite3_bind_text(
+                    statement,
+                    index,
+                    copy.assumingMemoryBound(to: CChar.self),
+                    Int32(bytes.count),
+                    nil
+                )
+            }
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
                 return sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
             }
@@ -74,24 +93,24 @@ struct StatementBinder {
 /// SQLite copies a value bound with this destructor before the bind returns.
 private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
-extension Database {
-    /// Runs the write `sql`, prepared once and cached, with the parameters `bind` binds in order; throws
+extension LocationStore {
+    /// Runs `write` on the writer's connection `db`, with the parameters `bind` binds in order; throws
     /// SQLite's error as GRDB would, with its result code and message.
-    func run(_ sql: String, _ bind: (inout StatementBinder) -> Void) throws {
-        let statement = try cachedStatement(sql: sql).sqliteStatement
+    func run(_ write: WriteStatement, _ db: Database, _ bind: (inout StatementBinder) -> Void = { _ in }) throws {
+        let statement = try self.statement(write, db).sqliteStatement
         // Binding replaces every parameter; the reset only clears what a failed run may have left.
         sqlite3_reset(statement)
-        var binder = StatementBinder(statement)
+        var binder = StatementBinder(statement, scratch: bindScratch)
         bind(&binder)
         if let failure = binder.failure {
             sqlite3_reset(statement)
-            throw DatabaseError(resultCode: ResultCode(rawValue: failure), message: lastErrorMessage, sql: sql)
+            throw DatabaseError(resultCode: ResultCode(rawValue: failure), message: db.lastErrorMessage, sql: write.sql)
         }
         let code = sqlite3_step(statement)
-        let message = code == SQLITE_DONE ? nil : lastErrorMessage
+        let message = code == SQLITE_DONE ? nil : db.lastErrorMessage
         sqlite3_reset(statement)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: write.sql)
         }
     }
 }

@@ -22,6 +22,44 @@ import Testing
         }
     }
 
+    @Test("R2: text of any length comes back as written: empty, non-ASCII, past the binder's scratch, many in a row")
+    func textParameters() throws {
+        try TemporaryDirectory.with { directory in
+            // The binder copies a statement's text into 4 KiB of scratch and binds the rest as copies: these
+            // fill it, pass it alone, and pass it together.
+            let long = String(repeating: "ü", count: 1_500)  // 3,000 bytes: two of them do not fit together
+            let longer = String(repeating: "a", count: 5_000)
+            var writes: [Persist] = []
+            for (number, (appID, purposeKey)) in [
+                ("com.ex.a", ""), ("", "Navigation"), (long, long), ("com.ex.b", longer), (longer, "ナビ"),
+            ].enumerated() {
+                writes.append(
+                    .session(
+                        SessionSnapshot(
+                            id: SessionID(epoch: 3, number: UInt64(number)),
+                            appID: appID,
+                            kind: .explicit,
+                            requirement: .whenInUse,
+                            purposeKey: purposeKey,
+                            ownerPID: 1,
+                            lingerEnds: nil
+                        )
+                    )
+                )
+            }
+            do {
+                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                try store.apply(writes)
+                // The same statements again, their scratch reused, with other text.
+                try store.apply([writes[1], writes[3]])
+            }
+            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            #expect(loaded == Samples.expected(after: writes))
+            #expect(loaded.sessions.first { $0.id.number == 0 }?.purposeKey == "")
+            #expect(loaded.sessions.first { $0.id.number == 3 }?.purposeKey == longer)
+        }
+    }
+
     @Test("R2: an empty store loads as a core with no history, location services on")
     func emptyStore() throws {
         try TemporaryDirectory.with { directory in
