@@ -36,7 +36,7 @@ package struct SessionID: Hashable, Comparable, Codable, Sendable, CustomStringC
         self.init(epoch: parsed.epoch, number: parsed.number)
     }
 
-    package var description: String { "s\(epoch)-\(number)" }
+    package var description: String { epochIDText(prefix: UInt8(ascii: "s"), epoch, number) }
 
     package static func < (lhs: SessionID, rhs: SessionID) -> Bool {
         (lhs.epoch, lhs.number) < (rhs.epoch, rhs.number)
@@ -58,10 +58,36 @@ package struct PromptID: Hashable, Comparable, Codable, Sendable, CustomStringCo
         self.init(epoch: parsed.epoch, number: parsed.number)
     }
 
-    package var description: String { "p\(epoch)-\(number)" }
+    package var description: String { epochIDText(prefix: UInt8(ascii: "p"), epoch, number) }
 
     package static func < (lhs: PromptID, rhs: PromptID) -> Bool {
         (lhs.epoch, lhs.number) < (rhs.epoch, rhs.number)
+    }
+}
+
+/// Spells `<prefix><epoch>-<number>` digit by digit: every session written to the store, replied or ended
+/// spells its id, and string interpolation cost more than the rest of a session's store write.
+private func epochIDText(prefix: UInt8, _ epoch: UInt32, _ number: UInt64) -> String {
+    // One prefix, up to 10 digits, a dash, up to 20 digits: at most 32 bytes.
+    String(unsafeUninitializedCapacity: 32) { buffer in
+        var end = 0
+        func append(_ value: UInt64) {
+            let start = end
+            var rest = value
+            repeat {
+                buffer[end] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                end += 1
+            } while rest > 0
+            buffer[start..<end].reverse()
+        }
+        buffer[0] = prefix
+        end = 1
+        append(UInt64(epoch))
+        buffer[end] = UInt8(ascii: "-")
+        end += 1
+        append(number)
+        return end
     }
 }
 

@@ -157,6 +157,24 @@ struct WireNameTests {
         #expect(DiagnosticMask(flagNames: ["authorizationDenied", "AuthorizationDenied"]) == nil)
     }
 
+    // MARK: Ids
+
+    /// Pairs of (epoch, number) at the edges of each digit count, up to the largest of each.
+    static let idParts: [(UInt32, UInt64)] = [
+        (0, 0), (1, 9), (9, 10), (10, 99), (3, 12), (12_345, 1_000_000), (UInt32.max, 0), (0, UInt64.max),
+        (UInt32.max, UInt64.max),
+    ]
+
+    @Test("S3: session and prompt ids are spelled s<epoch>-<n> and p<epoch>-<n> and parse back", arguments: idParts)
+    func idSpelling(epoch: UInt32, number: UInt64) {
+        let session = SessionID(epoch: epoch, number: number)
+        #expect(session.description == "s" + String(epoch) + "-" + String(number))
+        #expect(SessionID(session.description) == session)
+        let prompt = PromptID(epoch: epoch, number: number)
+        #expect(prompt.description == "p" + String(epoch) + "-" + String(number))
+        #expect(PromptID(prompt.description) == prompt)
+    }
+
     // MARK: Errors
 
     /// One sample of every ``LocationError`` case, with PROTOCOL.md's name and parameters and what its
