@@ -28,6 +28,9 @@ final class SessionManager: VarlinkServerDelegate {
     private let clock = DaemonClock()
     private let eventLoop: EventLoop
     private let logger: Logger
+    /// Whether lifecycle events are logged: the level is set once, at start, and asking the log handler for
+    /// it at every write cost more than the check. Below info nothing is written, nor worth remembering.
+    private let journals: Bool
     private let store: StateStore?
     private let facts: DaemonFacts
     /// The location provider, started and stopped by the core's `provider(running:)` actions (U3).
@@ -76,6 +79,7 @@ final class SessionManager: VarlinkServerDelegate {
         self.provider = provider
         self.eventLoop = eventLoop
         self.logger = logger
+        journals = logger.logLevel <= .info
     }
 
     // MARK: VarlinkServerDelegate
@@ -230,8 +234,7 @@ final class SessionManager: VarlinkServerDelegate {
 
     /// Lifecycle events as structured log entries: `LOCD_APP`, `LOCD_SESSION` and a fixed `MESSAGE_ID`.
     private func journal(_ write: Persist) {
-        // The level is set once, at start: below info, nothing here is written, nor worth remembering.
-        guard logger.logLevel <= .info else { return }
+        guard journals else { return }
         switch write {
         case .record(let appID, let record):
             logger.info(
@@ -319,6 +322,10 @@ final class SessionManager: VarlinkServerDelegate {
         var shared: [StreamMessage: VarlinkEncodedReply] = [:]
         for action in messages {
             switch action {
+            case .reply(let call, .empty):
+                connections[call.client.raw]?.reply(call.serial, VarlinkEncodedReply.empty)
+            case .reply(let call, .session(let session)):
+                connections[call.client.raw]?.reply(call.serial, session.replyFrame)
             case .reply(let call, let reply):
                 connections[call.client.raw]?.reply(call.serial, parameters(of: reply))
             case .fail(let call, let error):

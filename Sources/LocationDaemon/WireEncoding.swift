@@ -66,6 +66,57 @@ extension SessionView {
     }
 }
 
+extension SessionView {
+    /// The final reply carrying this session, written straight into its frame: the text of ``json`` in a
+    /// `session` parameter. Every `CreateSession` is answered with one; building it as a ``JSONObject``
+    /// first was a fifth of what the daemon did for the call beyond reading and writing the socket.
+    var replyFrame: VarlinkEncodedReply {
+        VarlinkEncodedReply(continues: false) { bytes in
+            bytes.append(contentsOf: "{\"session\":{\"id\":".utf8)
+            appendQuoted(id, to: &bytes)
+            bytes.append(contentsOf: ",\"appId\":".utf8)
+            JSONValue.writeString(appID, into: &bytes)
+            bytes.append(contentsOf: ",\"kind\":".utf8)
+            JSONValue.writeString(kind.rawValue, into: &bytes)
+            bytes.append(contentsOf: ",\"authorization\":".utf8)
+            JSONValue.writeString(requirement.rawValue, into: &bytes)
+            if let purposeKey {
+                bytes.append(contentsOf: ",\"fullAccuracyPurposeKey\":".utf8)
+                JSONValue.writeString(purposeKey, into: &bytes)
+            }
+            bytes.append(contentsOf: ",\"state\":".utf8)
+            JSONValue.writeString(state.rawValue, into: &bytes)
+            bytes.append(contentsOf: ",\"diagnostic\":".utf8)
+            diagnostic.write(into: &bytes)
+            if let deadline {
+                bytes.append(contentsOf: ",\"deadline\":".utf8)
+                JSONValue.int(deadline.nanoseconds).write(into: &bytes)
+            }
+            if let remaining {
+                bytes.append(contentsOf: ",\"remainingSeconds\":".utf8)
+                JSONValue.double(max(0, remaining.seconds)).write(into: &bytes)
+            }
+            bytes.append(contentsOf: "}}".utf8)
+        }
+    }
+}
+
+extension DiagnosticMask {
+    /// The text of ``json``, written without building it.
+    func write(into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "{\"flags\":[".utf8)
+        var first = true
+        for (bit, name) in DiagnosticMask.names.enumerated() where rawValue & (1 << bit) != 0 {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            JSONValue.writeString(name, into: &bytes)
+        }
+        bytes.append(contentsOf: "],\"mask\":".utf8)
+        appendDecimal(UInt64(rawValue), to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
 extension PromptView {
     func json(clock: DaemonClock) -> JSONValue {
         var object: JSONObject = [
@@ -126,12 +177,8 @@ extension AdminEvent {
                 JSONValue.writeString(appID, into: &bytes)
             }
             if let sessionID {
-                // `s<epoch>-<number>`, digits only: nothing to escape.
-                bytes.append(contentsOf: ",\"sessionId\":\"s".utf8)
-                appendDecimal(UInt64(sessionID.epoch), to: &bytes)
-                bytes.append(UInt8(ascii: "-"))
-                appendDecimal(sessionID.number, to: &bytes)
-                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: ",\"sessionId\":".utf8)
+                appendQuoted(sessionID, to: &bytes)
             }
             bytes.append(contentsOf: ",\"detail\":".utf8)
             JSONValue.writeString(detail, into: &bytes)
@@ -140,6 +187,15 @@ extension AdminEvent {
             bytes.append(contentsOf: "}}".utf8)
         }
     }
+}
+
+/// Appends `"s<epoch>-<number>"`: digits only, nothing to escape.
+private func appendQuoted(_ id: SessionID, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: "\"s".utf8)
+    appendDecimal(UInt64(id.epoch), to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    appendDecimal(id.number, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
 }
 
 /// Appends the decimal digits of `value`, without a `String` in between.

@@ -93,13 +93,23 @@ public struct VarlinkEncodedReply: Sendable {
     /// frame's bytes: the text ``init(_:)`` writes for the same object, without building the object first,
     /// for messages sent by the thousand.
     package init(continuing parameters: (inout [UInt8]) -> Void) {
+        self.init(continues: true, parameters: parameters)
+    }
+
+    /// A reply, final or not, its parameters object written by `parameters` straight into the frame's bytes,
+    /// as ``init(continuing:)`` does: for replies sent at every call of a busy method.
+    package init(continues: Bool, parameters: (inout [UInt8]) -> Void) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         bytes.append(contentsOf: "{\"parameters\":".utf8)
         parameters(&bytes)
-        bytes.append(contentsOf: ",\"continues\":true}".utf8)
+        if continues { bytes.append(contentsOf: ",\"continues\":true".utf8) }
+        bytes.append(UInt8(ascii: "}"))
         bytes.append(0)
         frame = ByteBuffer(bytes: bytes)
-        continues = true
+        self.continues = continues
     }
+
+    /// The final reply with no parameters, encoded once and shared: every `InvalidateSession` gets it.
+    public static let empty = VarlinkEncodedReply(VarlinkReply(parameters: [:]))
 }

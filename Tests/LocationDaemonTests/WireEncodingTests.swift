@@ -88,4 +88,39 @@ import Varlink
             }
         }
     }
+
+    @Test("PROTOCOL: a session reply written straight into its frame is the text of its Session object")
+    func sessionReplyFrame() {
+        var random = SplitMix64(seed: 2_024)
+        for _ in 0..<2_000 {
+            let session = SessionView(
+                id: SessionID(epoch: UInt32.random(in: 0...UInt32.max, using: &random), number: random.next()),
+                appID: FrameWriterTests.string(&random),
+                kind: SessionKind.allCases.randomElement(using: &random)!,
+                requirement: Requirement.allCases.randomElement(using: &random)!,
+                purposeKey: Bool.random(using: &random) ? FrameWriterTests.string(&random) : nil,
+                state: SessionState.allCases.randomElement(using: &random)!,
+                diagnostic: DiagnosticMask(rawValue: UInt16.random(in: 0..<(1 << 14), using: &random)),
+                deadline: Bool.random(using: &random)
+                    ? Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random)) : nil,
+                remaining: Bool.random(using: &random)
+                    ? Span(nanoseconds: Int64.random(in: -1_000_000_000...1 << 50, using: &random)) : nil
+            )
+            let generic = VarlinkEncodedReply(VarlinkReply(parameters: ["session": session.json]))
+            let direct = session.replyFrame
+            #expect(!direct.continues)
+            #expect(
+                String(decoding: direct.frame.readableBytesView, as: UTF8.self)
+                    == String(decoding: generic.frame.readableBytesView, as: UTF8.self)
+            )
+        }
+    }
+
+    @Test("PROTOCOL: the shared empty reply is a final reply with empty parameters")
+    func emptyReply() {
+        let generic = VarlinkEncodedReply(VarlinkReply(parameters: [:]))
+        #expect(!VarlinkEncodedReply.empty.continues)
+        #expect(VarlinkEncodedReply.empty.frame == generic.frame)
+        #expect(String(decoding: generic.frame.readableBytesView, as: UTF8.self) == "{\"parameters\":{}}\0")
+    }
 }
