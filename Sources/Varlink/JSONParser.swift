@@ -10,16 +10,25 @@
 struct JSONParser {
     static let maximumDepth = 512
 
-    private let bytes: [UInt8]
+    /// The text, lent for the parse only.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
-    private init(_ bytes: [UInt8]) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// The one JSON value `bytes` hold, surrounded by optional whitespace; `nil` when they are not JSON.
+    ///
+    /// Bytes held in one piece (a frame in its `ByteBuffer`, an array) are parsed where they are; others are
+    /// copied into an array first.
     static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        var parser = JSONParser(Array(bytes))
+        if let value = bytes.withContiguousStorageIfAvailable({ parse(buffer: $0) }) { return value }
+        return Array(bytes).withUnsafeBufferPointer { parse(buffer: $0) }
+    }
+
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> JSONValue? {
+        var parser = JSONParser(buffer)
         if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.position = 3 }
         guard let value = parser.value(depth: 0) else { return nil }
         parser.skipWhitespace()
@@ -73,6 +82,8 @@ struct JSONParser {
                 return .object(JSONObject(fields))
             }
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\""), let key = string() else { return nil }
+            // Room for a call's fields at once, rather than regrowing the array as they come.
+            if fields.isEmpty { fields.reserveCapacity(4) }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { return nil }
             position += 1
@@ -133,7 +144,7 @@ struct JSONParser {
                 // Most strings have no escape: made straight from their bytes, with no copy in between. ASCII
                 // needs no validation, which costs a generic call into the standard library per string.
                 guard !decoded.isEmpty else {
-                    let run = bytes[runStart..<position]
+                    let run = UnsafeBufferPointer(rebasing: bytes[runStart..<position])
                     return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
                 }
                 decoded.append(contentsOf: bytes[runStart..<position])
@@ -225,7 +236,7 @@ struct JSONParser {
             }
             guard digits() > 0 else { return nil }
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         if integral, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else { return nil }
         return .double(value)
