@@ -32,8 +32,9 @@ public protocol VarlinkServerDelegate: AnyObject {
 
 /// What a connection may do with a stream's `continues` replies while its peer is not reading.
 ///
-/// A connection lags once more than ``VarlinkLimits/lagThreshold`` bytes wait to be written. Its held
-/// replies go out, in order, as soon as the peer catches up, and before any final reply.
+/// A connection lags once more than ``VarlinkLimits/lagThreshold`` bytes wait to be written, and has caught
+/// up once fewer than half as many do. Its held replies then go out, in order, and always before any final
+/// reply.
 public enum StreamBacklog: Sendable, Hashable {
     /// Every reply is written; a peer that never reads is closed at `max-write-buffer`.
     case keepAll
