@@ -6,7 +6,7 @@ import GRDBSQLite
 /// GRDB's `execute(arguments:)` boxes each parameter in an existential and builds an array of
 /// `DatabaseValue`s before binding them: more than SQLite's own work for the store's small writes, which
 /// run for every session created, lingering or ended. The store's statements are fixed, so their parameters
-/// are bound here, on the statement GRDB prepared and caches (``Database/run(_:_:)``).
+/// are bound here, on the statement the store prepared once and keeps (``LocationStore/run(_:_:_:)``).
 ///
 /// Text is copied into `scratch`, which outlives the statement's run, and bound there without SQLite taking a
 /// copy of its own (a `malloc` and a `free` per parameter); text that does not fit is bound as a copy.

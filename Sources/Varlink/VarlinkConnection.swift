@@ -203,7 +203,7 @@ public final class VarlinkConnection {
                 return
             }
         }
-        // A turn's frames leave in one buffer with the one promise of the flush. The first is kept as it came,
+        // A turn's frames leave in one buffer, in the one write of the flush. The first is kept as it came,
         // so a frame shared by thousands of streams is not copied for a connection that gets only it; a
         // second one starts a buffer of the connection's own, and the rest are appended to it: a stream that
         // gets thousands of events in one turn hands the channel one write, not thousands.
