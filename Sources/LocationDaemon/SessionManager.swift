@@ -322,12 +322,8 @@ final class SessionManager: VarlinkServerDelegate {
         var shared: [StreamMessage: VarlinkEncodedReply] = [:]
         for action in messages {
             switch action {
-            case .reply(let call, .empty):
-                connections[call.client.raw]?.reply(call.serial, VarlinkEncodedReply.empty)
-            case .reply(let call, .session(let session)):
-                connections[call.client.raw]?.reply(call.serial, session.replyFrame)
             case .reply(let call, let reply):
-                connections[call.client.raw]?.reply(call.serial, parameters(of: reply))
+                connections[call.client.raw]?.reply(call.serial, encode(reply))
             case .fail(let call, let error):
                 connections[call.client.raw]?.fail(call.serial, error.varlinkError)
             case .emit(let call, let message):
@@ -361,23 +357,27 @@ final class SessionManager: VarlinkServerDelegate {
         return VarlinkEncodedReply(VarlinkReply(parameters: parameters(of: message, call: call), continues: true))
     }
 
-    private func parameters(of reply: Reply) -> JSONObject {
+    /// A reply's frame. The two every churning client gets are not built as objects: `InvalidateSession`'s
+    /// empty reply is encoded once and shared, and a session is written straight into its frame.
+    private func encode(_ reply: Reply) -> VarlinkEncodedReply {
+        let parameters: JSONObject
         switch reply {
         case .empty:
-            return [:]
-        case .hello(let authorization, let lingering):
-            return ["authorization": authorization.json, "lingeringSessions": .array(lingering.map(\.json))]
-        case .authorization(let authorization):
-            return ["authorization": authorization.json]
+            return .empty
         case .session(let session):
-            return ["session": session.json]
+            return session.replyFrame
+        case .hello(let authorization, let lingering):
+            parameters = ["authorization": authorization.json, "lingeringSessions": .array(lingering.map(\.json))]
+        case .authorization(let authorization):
+            parameters = ["authorization": authorization.json]
         case .sessions(let sessions):
-            return ["sessions": .array(sessions.map(\.json))]
+            parameters = ["sessions": .array(sessions.map(\.json))]
         case .apps(let apps):
-            return ["apps": .array(apps.map(\.json))]
+            parameters = ["apps": .array(apps.map(\.json))]
         case .status(let status):
-            return ["status": daemonStatus(status)]
+            parameters = ["status": daemonStatus(status)]
         }
+        return VarlinkEncodedReply(VarlinkReply(parameters: parameters))
     }
 
     private func parameters(of message: StreamMessage, call: CallID) -> JSONObject {

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import LocationCore
-import Synchronization
 
 /// The daemon's durable memory (SEMANTICS §10): authorization records and the global switch, kept across
 /// boots, and this boot's apps, sessions and prompts, kept across daemon restarts.
@@ -26,18 +25,17 @@ package final class LocationStore: Sendable {
     let queue: DatabaseQueue
     /// Checkpoints the log off the writer's thread.
     let checkpointer: Checkpointer
+    // The writer connection's own state, touched only inside `queue`'s serialized access, which is what makes
+    // the unchecked access safe.
     /// Whether the connection's `synchronous` is `FULL` (else `NORMAL`), to switch it only when it changes.
-    /// Only read and written inside `queue`'s serialized access; the mutex makes that visible to the compiler.
-    private let synchronousIsFull = Mutex(false)
-    /// The writer's statements, by ``WriteStatement`` raw value, prepared on first use. Touched only inside
-    /// `queue`'s serialized access, which is what makes the unchecked access safe; finalized in `deinit`,
+    nonisolated(unsafe) private var synchronousIsFull = false
+    /// The writer's statements, by ``WriteStatement`` raw value, prepared on first use; finalized in `deinit`,
     /// before the connection closes.
     nonisolated(unsafe) private var statements: [Statement?] = Array(
         repeating: nil,
         count: WriteStatement.allCases.count
     )
-    /// Where ``StatementBinder`` puts a statement's text parameters while it runs: used, like ``statements``,
-    /// only inside `queue`'s serialized access.
+    /// Where ``StatementBinder`` puts a statement's text parameters while it runs.
     nonisolated(unsafe) let bindScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
 
     /// Opens (creating) `directory/locd.sqlite` in WAL mode, creating `directory` (0700) if needed.
@@ -220,11 +218,9 @@ package final class LocationStore: Sendable {
     private func transaction<T>(durable: Bool, operation: String, _ body: (Database) throws -> T) throws -> T {
         do {
             return try queue.writeWithoutTransaction { db in
-                try synchronousIsFull.withLock { isFull in
-                    if isFull != durable {
-                        try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-                        isFull = durable
-                    }
+                if synchronousIsFull != durable {
+                    try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+                    synchronousIsFull = durable
                 }
                 try run(.begin, db)
                 do {

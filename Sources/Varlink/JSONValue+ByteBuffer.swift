@@ -61,6 +61,11 @@ extension JSONObject {
 extension VarlinkReply {
     /// The reply's JSON text and its NUL: the same text as ``write(to:)``.
     func frameBytes() -> [UInt8] {
+        Self.frameBytes(error: error, continues: continues) { parameters.write(into: &$0) }
+    }
+
+    /// A reply's text around the parameters object `parameters` writes, and its NUL.
+    static func frameBytes(error: String?, continues: Bool, _ parameters: (inout [UInt8]) -> Void) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         bytes.append(UInt8(ascii: "{"))
@@ -70,7 +75,7 @@ extension VarlinkReply {
             bytes.append(UInt8(ascii: ","))
         }
         bytes.append(contentsOf: "\"parameters\":".utf8)
-        parameters.write(into: &bytes)
+        parameters(&bytes)
         if continues { bytes.append(contentsOf: ",\"continues\":true".utf8) }
         bytes.append(UInt8(ascii: "}"))
         bytes.append(0)
@@ -99,14 +104,7 @@ public struct VarlinkEncodedReply: Sendable {
     /// A reply, final or not, its parameters object written by `parameters` straight into the frame's bytes,
     /// as ``init(continuing:)`` does: for replies sent at every call of a busy method.
     package init(continues: Bool, parameters: (inout [UInt8]) -> Void) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        bytes.append(contentsOf: "{\"parameters\":".utf8)
-        parameters(&bytes)
-        if continues { bytes.append(contentsOf: ",\"continues\":true".utf8) }
-        bytes.append(UInt8(ascii: "}"))
-        bytes.append(0)
-        frame = ByteBuffer(bytes: bytes)
+        frame = ByteBuffer(bytes: VarlinkReply.frameBytes(error: nil, continues: continues, parameters))
         self.continues = continues
     }
 

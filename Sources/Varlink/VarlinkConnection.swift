@@ -235,11 +235,11 @@ public final class VarlinkConnection {
         unflushedCount = 0
         unflushedBytes = 0
         channel.writeAndFlush(last, promise: nil)
-        // Held back because this turn's frames alone passed the threshold, and all of them went out at once.
-        if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
+        // Replies held because this turn's frames alone passed the threshold go out if all of them did.
+        writabilityChanged()
     }
 
-    /// The channel crossed a water mark; once the peer has caught up, the held replies go out.
+    /// The channel crossed a water mark, or took a flush: once the peer has caught up, the held replies go out.
     func writabilityChanged() {
         if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
     }
