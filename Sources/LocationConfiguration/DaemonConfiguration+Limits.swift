@@ -1,3 +1,5 @@
+import LocationCore
+
 extension DaemonConfiguration {
     /// The `[limits]` table: positive integers that bound what one app or peer can make the daemon hold.
     package struct Limits: Hashable, Sendable {
@@ -5,8 +7,16 @@ extension DaemonConfiguration {
         package var maxSessionsPerApp = 64
         /// `max-clients-per-app` = 32 (S5).
         package var maxClientsPerApp = 32
-        /// `max-connections` = 4096: connections past it are accepted and closed at once.
+        /// `max-connections` = 4096: connections past it are refused with an error and closed at once (F10), and
+        /// lowered at start to what the open-file limit leaves room for (F14).
         package var maxConnections = 4096
+        /// `max-connections-per-uid` = 256: what one unprivileged uid may hold (F11). An app holds one control
+        /// connection and one per open stream, so a desktop's apps stay far below it.
+        package var maxConnectionsPerUID = 256
+        /// `admin-reserve` = 16: connections beyond `max-connections` that only administrators may use (F12).
+        package var adminReserve = 16
+        /// `idle-timeout` = 10 seconds: a connection that sends no call in that time after it opened is closed (F13).
+        package var idleTimeout: Span = .seconds(10)
         /// `max-message-bytes` = 1 MiB: a larger message closes its connection.
         package var maxMessageBytes = 1_048_576
         /// `max-queued-updates` = 64: an update stream keeps at most this many, dropping the oldest.
@@ -15,5 +25,27 @@ extension DaemonConfiguration {
         package var maxWriteBuffer = 4_194_304
 
         package init() {}
+
+        /// Descriptors kept for everything but connections: standard streams, the event loop, the listener,
+        /// the store's database, WAL and shared memory, the journal, the provider, files read on reload.
+        package static let descriptorReserve = 64
+
+        /// The open-file limit these limits need: every connection, the admin reserve, and ``descriptorReserve``.
+        package var openFilesWanted: Int {
+            let (sum, overflow) = maxConnections.addingReportingOverflow(adminReserve + Self.descriptorReserve)
+            return overflow ? Int.max : sum
+        }
+
+        /// The limits lowered to fit an open-file limit of `openFiles` (F14): `max-connections` and `admin-reserve`
+        /// shrink so that every connection has a descriptor and ``descriptorReserve`` stay free; `nil` when they
+        /// already fit. The reserve keeps at most half of what is left, and `max-connections` at least 1.
+        package func fitted(toOpenFiles openFiles: Int) -> Limits? {
+            guard openFiles < openFilesWanted else { return nil }
+            let available = max(0, openFiles - Self.descriptorReserve)
+            var fitted = self
+            fitted.adminReserve = min(adminReserve, available / 2)
+            fitted.maxConnections = max(1, min(maxConnections, available - fitted.adminReserve))
+            return fitted
+        }
     }
 }

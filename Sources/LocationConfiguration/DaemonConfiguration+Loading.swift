@@ -93,8 +93,8 @@ extension DaemonConfiguration {
     ]
     private static let lifecycleKeys = ["background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout"]
     private static let limitsKeys = [
-        "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-message-bytes", "max-queued-updates",
-        "max-write-buffer",
+        "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
+        "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer",
     ]
     private static let providerKeys = [
         "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
@@ -152,6 +152,11 @@ extension DaemonConfiguration {
         if let value = try limit("max-sessions-per-app") { limits.maxSessionsPerApp = value }
         if let value = try limit("max-clients-per-app") { limits.maxClientsPerApp = value }
         if let value = try limit("max-connections") { limits.maxConnections = value }
+        if let value = try limit("max-connections-per-uid") { limits.maxConnectionsPerUID = value }
+        if let value = try document.integer(table + ["admin-reserve"], in: 0...Int.max, expected: "an integer >= 0") {
+            limits.adminReserve = value
+        }
+        if let span = try Self.seconds(document, table + ["idle-timeout"]) { limits.idleTimeout = span }
         if let value = try limit("max-message-bytes") { limits.maxMessageBytes = value }
         if let value = try limit("max-queued-updates") { limits.maxQueuedUpdates = value }
         if let value = try limit("max-write-buffer") { limits.maxWriteBuffer = value }

@@ -38,6 +38,9 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxSessionsPerApp == 64)
         #expect(configuration.limits.maxClientsPerApp == 32)
         #expect(configuration.limits.maxConnections == 4096)
+        #expect(configuration.limits.maxConnectionsPerUID == 256)
+        #expect(configuration.limits.adminReserve == 16)
+        #expect(configuration.limits.idleTimeout == .seconds(10))
         #expect(configuration.limits.maxMessageBytes == 1_048_576)
         #expect(configuration.limits.maxQueuedUpdates == 64)
         #expect(configuration.limits.maxWriteBuffer == 4_194_304)
@@ -93,6 +96,9 @@ struct DaemonConfigurationTests {
                 max-sessions-per-app = 4
                 max-clients-per-app = 2
                 max-connections = 10
+                max-connections-per-uid = 3
+                admin-reserve = 0
+                idle-timeout = 0.25
                 max-message-bytes = 4096
                 max-queued-updates = 8
                 max-write-buffer = 65536
@@ -109,6 +115,9 @@ struct DaemonConfigurationTests {
         #expect(configuration.appsDirectories == ["/opt/apps.d"])
         #expect(configuration.adminGroup == "wheel")
         #expect(configuration.limits.maxConnections == 10)
+        #expect(configuration.limits.maxConnectionsPerUID == 3)
+        #expect(configuration.limits.adminReserve == 0)
+        #expect(configuration.limits.idleTimeout == .seconds(0.25))
         #expect(configuration.limits.maxMessageBytes == 4096)
         #expect(configuration.limits.maxQueuedUpdates == 8)
         #expect(configuration.limits.maxWriteBuffer == 65536)
@@ -285,6 +294,51 @@ struct DaemonConfigurationTests {
         )
     }
 
+    @Test("F10–F13: the connection limits reject a zero, negative or wrong-typed value, naming file, line and key")
+    func outOfRangeConnectionLimits() {
+        #expect(
+            failure("[limits]\nmax-connections-per-uid = 0")
+                == "/etc/locd/locd.toml:2: key limits.max-connections-per-uid: expected a positive integer, found 0"
+        )
+        #expect(
+            failure("[limits]\nadmin-reserve = -1")
+                == "/etc/locd/locd.toml:2: key limits.admin-reserve: expected an integer >= 0, found -1"
+        )
+        #expect(
+            failure("[limits]\nidle-timeout = 0")
+                == "/etc/locd/locd.toml:2: key limits.idle-timeout: expected a number of seconds > 0, found 0"
+        )
+        #expect(
+            failure("[limits]\nidle-timeout = \"10s\"")
+                == "/etc/locd/locd.toml:2: key limits.idle-timeout: expected a number of seconds > 0, found string"
+        )
+    }
+
+    @Test("F14: the connection limits are lowered to fit the open-file limit, keeping descriptors for the rest")
+    func fittedToOpenFiles() throws {
+        var limits = DaemonConfiguration.Limits()
+        // Room for all of them: nothing changes.
+        #expect(limits.openFilesWanted == 4096 + 16 + 64)
+        #expect(limits.fitted(toOpenFiles: 4176) == nil)
+        #expect(limits.fitted(toOpenFiles: 1_048_576) == nil)
+        // systemd's default soft limit of 1024: 960 descriptors for connections, 16 of them the reserve.
+        let fitted = try #require(limits.fitted(toOpenFiles: 1024))
+        #expect(fitted.maxConnections == 944)
+        #expect(fitted.adminReserve == 16)
+        #expect(fitted.maxConnections + fitted.adminReserve + DaemonConfiguration.Limits.descriptorReserve == 1024)
+        // A tiny limit: the reserve takes at most half of what is left, and one connection is always allowed.
+        limits.adminReserve = 40
+        let small = try #require(limits.fitted(toOpenFiles: 100))
+        #expect(small.adminReserve == 18)
+        #expect(small.maxConnections == 18)
+        let none = try #require(limits.fitted(toOpenFiles: 10))
+        #expect(none.maxConnections == 1)
+        #expect(none.adminReserve == 0)
+        // The other limits are left alone.
+        #expect(small.maxConnectionsPerUID == limits.maxConnectionsPerUID)
+        #expect(small.idleTimeout == limits.idleTimeout)
+    }
+
     @Test("§11: out-of-range provider values name file, line, key and what is allowed")
     func outOfRangeProvider() {
         #expect(
@@ -336,8 +390,8 @@ struct DaemonConfigurationTests {
         #expect(
             failure("[limits]\nmax-sessions = 5")
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
-                + "max-sessions-per-app, max-clients-per-app, max-connections, max-message-bytes, max-queued-updates, "
-                + "max-write-buffer"
+                + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
+                + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")
