@@ -50,8 +50,8 @@ package final class Daemon: Service {
     }
 
     package func run() async throws {
-        let configuration = try Self.configuration(options)
-        Self.raiseOpenFileLimit(to: configuration.limits.maxConnections + 64)
+        var configuration = try Self.configuration(options)
+        configuration.limits = fitToOpenFileLimit(configuration.limits)
         let manifests = loadManifests(configuration)
         let bootID = (try? LocationStore.currentBootID()) ?? "unknown-boot"
         let store: LocationStore
@@ -81,6 +81,9 @@ package final class Daemon: Service {
         let socketPath = configuration.socketPath(uid: getuid(), environment: options.environment)
         let limits = VarlinkLimits(
             maximumConnections: configuration.limits.maxConnections,
+            maximumConnectionsPerUID: configuration.limits.maxConnectionsPerUID,
+            adminReserve: configuration.limits.adminReserve,
+            idleTimeout: .nanoseconds(configuration.limits.idleTimeout.nanoseconds),
             maximumMessageBytes: configuration.limits.maxMessageBytes,
             maximumWriteBuffer: configuration.limits.maxWriteBuffer,
             maximumQueuedReplies: configuration.limits.maxQueuedUpdates
@@ -117,6 +120,7 @@ package final class Daemon: Service {
                 delegate: manager,
                 logger: { logger.warning("\($0)") }
             )
+            server.isPrivileged = { [unowned manager] peer in manager.mayAdminister(peer) }
             return NIOLoopBound(Running(manager: manager, server: server, provider: provider), eventLoop: loop)
         }.get()
 
@@ -184,12 +188,30 @@ package final class Daemon: Service {
         return loaded.manifests
     }
 
-    /// Lifts the soft limit on open files as far as `max-connections` needs (and the hard limit allows).
-    private static func raiseOpenFileLimit(to wanted: Int) {
+    /// Lifts the soft limit on open files as far as the limits need (and the hard limit allows), then lowers
+    /// `max-connections` and `admin-reserve` to what that limit leaves room for, with a line saying so (F14):
+    /// past the limit `accept` fails and no one is served, so the daemon refuses those connections itself.
+    private func fitToOpenFileLimit(_ limits: DaemonConfiguration.Limits) -> DaemonConfiguration.Limits {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < rlim_t(wanted) else { return }
-        limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
-        setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return limits }
+        let wanted = limits.openFilesWanted
+        if limit.rlim_cur < rlim_t(wanted) {
+            var raised = limit
+            raised.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
+            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { limit = raised }
+        }
+        let openFiles = limit.rlim_cur >= rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+        guard let fitted = limits.fitted(toOpenFiles: openFiles) else { return limits }
+        logger.warning(
+            """
+            the open-file limit is \(openFiles) (hard limit \(limit.rlim_max)), too low for max-connections \
+            \(limits.maxConnections) and admin-reserve \(limits.adminReserve): lowered max-connections to \
+            \(fitted.maxConnections) and admin-reserve to \(fitted.adminReserve), keeping \
+            \(DaemonConfiguration.Limits.descriptorReserve) descriptors for everything else; raise LimitNOFILE= \
+            (or ulimit -n) to \(wanted) to serve them all
+            """
+        )
+        return fitted
     }
 
     /// Sends `WATCHDOG=1` at half of `WATCHDOG_USEC` while the service runs, each time only after the event

@@ -110,6 +110,11 @@ final class SessionManager: VarlinkServerDelegate {
         run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded))
     }
 
+    /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
+    func mayAdminister(_ peer: PeerCredentials) -> Bool {
+        identity.refusalToAdminister(peer: peer) == nil
+    }
+
     func closed(_ connection: VarlinkConnection) {
         connections.removeValue(forKey: connection.id)
         monitorNames = monitorNames.filter { $0.key.client.raw != connection.id }

@@ -84,12 +84,14 @@ public final class VarlinkConnection {
 
     func becameReady(_ credentials: PeerCredentials?) {
         self.credentials = credentials
+        guard server.admit(self) else { return }
         ready = true
         server.delegate?.opened(self)
         dispatchNext()
     }
 
     func enqueue(_ call: VarlinkCall) {
+        server.heard(from: self)
         queue.append((nextSerial, call))
         nextSerial += 1
         dispatchNext()

@@ -22,7 +22,14 @@ public struct VarlinkServiceInfo: Sendable, Hashable {
 
 /// The limits of PROTOCOL.md "Limits and bad input".
 public struct VarlinkLimits: Sendable, Hashable {
+    /// Connections open at once for peers that are not privileged (`max-connections`, F10).
     public var maximumConnections: Int
+    /// Connections one peer uid may hold unless it is privileged (`max-connections-per-uid`, F11).
+    public var maximumConnectionsPerUID: Int
+    /// Connections beyond ``maximumConnections`` that only privileged peers may use (`admin-reserve`, F12).
+    public var adminReserve: Int
+    /// How long a connection may stay open without sending a call (`idle-timeout`, F13).
+    public var idleTimeout: TimeAmount
     public var maximumMessageBytes: Int
     public var maximumWriteBuffer: Int
     /// How many unwritten ``StreamBacklog/dropOldest`` replies a lagging connection keeps (`max-queued-updates`).
@@ -30,11 +37,17 @@ public struct VarlinkLimits: Sendable, Hashable {
 
     public init(
         maximumConnections: Int = 4096,
+        maximumConnectionsPerUID: Int = 256,
+        adminReserve: Int = 16,
+        idleTimeout: TimeAmount = .seconds(10),
         maximumMessageBytes: Int = 1 << 20,
         maximumWriteBuffer: Int = 4 << 20,
         maximumQueuedReplies: Int = 64
     ) {
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerUID = maximumConnectionsPerUID
+        self.adminReserve = adminReserve
+        self.idleTimeout = idleTimeout
         self.maximumMessageBytes = maximumMessageBytes
         self.maximumWriteBuffer = maximumWriteBuffer
         self.maximumQueuedReplies = maximumQueuedReplies
@@ -58,6 +71,17 @@ final class VarlinkServerCore {
     /// Connections written to in this event-loop turn, flushed together after it.
     private var unflushed: [VarlinkConnection] = []
     private var unflushedIDs: Set<UInt64> = []
+    /// Whether a peer may use the admin reserve and is free of the per-uid limit (F12); asked only of a peer
+    /// the ordinary limits would refuse, from the credentials fixed when it connected.
+    var isPrivileged: (PeerCredentials) -> Bool = { $0.uid == 0 || $0.uid == geteuid() }
+    /// The uid of every admitted connection, by connection id (a peer without credentials counts as `UInt32.max`).
+    private var admitted: [UInt64: UInt32] = [:]
+    /// Admitted connections per uid.
+    private var heldByUID: [UInt32: Int] = [:]
+    /// The idle-timeout timers of admitted connections that have not sent a call yet (F13).
+    private var silent: [UInt64: Scheduled<Void>] = [:]
+    /// Refusals, idle closes and failed accepts come in floods: one line per kind and interval (F10, F15).
+    private var floodLog = RateLimitedLog(interval: .seconds(10))
 
     var maximumWriteBuffer: Int { limits.maximumWriteBuffer }
 
@@ -94,10 +118,14 @@ final class VarlinkServerCore {
         for connection in batch { connection.flush() }
     }
 
-    /// A new connection, or `nil` past `max-connections` (it is closed at once, never left hanging).
+    /// Connections accepted whose credentials are still being read; they are admitted or refused at once.
+    private static let maximumUnadmitted = 16
+
+    /// A new connection, not yet admitted: ``admit(_:)`` decides once its credentials are read. `nil` (it is
+    /// closed at once) only if connections pile up unadmitted, which a working loop never lets happen.
     func accept(_ channel: Channel) -> VarlinkConnection? {
-        guard connections.count < limits.maximumConnections else {
-            log("refusing a connection: \(connections.count) open, max-connections is \(limits.maximumConnections)")
+        guard connections.count - admitted.count < Self.maximumUnadmitted else {
+            log("refusing a connection: \(connections.count - admitted.count) connections wait for their credentials")
             return nil
         }
         let connection = VarlinkConnection(id: nextID, channel: channel, server: self)
@@ -106,8 +134,123 @@ final class VarlinkServerCore {
         return connection
     }
 
+    /// Admits a connection whose credentials are read, or refuses it (F10–F12): past `max-connections`, or past
+    /// `max-connections-per-uid` for its uid, only a privileged peer gets in, and then only up to
+    /// `max-connections` + `admin-reserve`. A refused peer gets `io.locd.App.LimitExceeded` and is closed.
+    /// - Returns: whether the connection may be served.
+    func admit(_ connection: VarlinkConnection) -> Bool {
+        let uid = connection.credentials?.uid ?? .max
+        let held = heldByUID[uid, default: 0]
+        let total = admitted.count
+        let ordinary = total < limits.maximumConnections && held < limits.maximumConnectionsPerUID
+        if !ordinary {
+            let privileged = connection.credentials.map(isPrivileged) ?? false
+            guard privileged && total < limits.maximumConnections + limits.adminReserve else {
+                refuse(connection, uid: uid, held: held, total: total, privileged: privileged)
+                return false
+            }
+        }
+        admitted[connection.id] = uid
+        heldByUID[uid] = held + 1
+        let id = connection.id
+        silent[id] = eventLoop.assumeIsolated().scheduleTask(in: limits.idleTimeout) { [self] in
+            closeSilent(id)
+        }
+        return true
+    }
+
+    private func refuse(_ connection: VarlinkConnection, uid: UInt32, held: Int, total: Int, privileged: Bool) {
+        let perUID = !privileged && held >= limits.maximumConnectionsPerUID
+        let limit: String
+        let maximum: Int
+        let message: String
+        if perUID {
+            limit = "max-connections-per-uid"
+            maximum = limits.maximumConnectionsPerUID
+            message =
+                "uid \(uid) already holds \(held) connections to locd, the most max-connections-per-uid allows: "
+                + "close connections you do not use, or ask the administrator to raise [limits] max-connections-per-uid"
+        } else {
+            limit = "max-connections"
+            maximum = privileged ? limits.maximumConnections + limits.adminReserve : limits.maximumConnections
+            message =
+                "locd already holds \(total) connections, the most max-connections allows: try again later, "
+                + "or ask the administrator to raise [limits] max-connections (and locd's open-file limit)"
+        }
+        let error = VarlinkError(
+            name: "io.locd.App.LimitExceeded",
+            parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum)), "message": .string(message)]
+        )
+        var text = ""
+        VarlinkReply(error: error).write(to: &text)
+        connections.removeValue(forKey: connection.id)
+        connection.write(text)
+        connection.close()
+        let pid = connection.credentials?.pid ?? 0
+        logFlood(limit) {
+            "refusing a connection from uid \(uid) (pid \(pid)): \(limit) is \(maximum) "
+                + "(\(held) held by the uid, \(total) in all)"
+        }
+    }
+
+    /// The connection sent a call: it is no longer silent, so the idle timeout no longer applies (F13).
+    func heard(from connection: VarlinkConnection) {
+        silent.removeValue(forKey: connection.id)?.cancel()
+    }
+
+    private func closeSilent(_ id: UInt64) {
+        guard silent.removeValue(forKey: id) != nil, let connection = connections[id] else { return }
+        let uid = admitted[id] ?? .max
+        logFlood("idle-timeout") {
+            "closing connection \(id) of uid \(uid): no call within idle-timeout (\(Self.describe(limits.idleTimeout))) "
+                + "of connecting"
+        }
+        connection.close()
+    }
+
+    /// `accept` failed (F15): out of descriptors or memory, accepting again at once would only fail again and spin
+    /// the loop, so `listener` stops accepting for a while (NIO's `AcceptBackoffHandler` asks this).
+    /// - Returns: how long to pause, or `nil` for a peer that went away before it was accepted.
+    func acceptFailed(_ error: IOError, listener: Channel) -> TimeAmount? {
+        if error.errnoCode == ECONNABORTED || error.errnoCode == EINTR { return nil }
+        let pause = TimeAmount.milliseconds(500)
+        logFlood("accept") {
+            "accepting a connection failed: \(error); pausing accepts for \(Self.describe(pause)) "
+                + "with \(connections.count) connections open (raise locd's open-file limit or lower max-connections)"
+        }
+        pauseReading(listener, for: pause)
+        return pause
+    }
+
+    /// Takes the listener off the event loop's watch list for `pause`.
+    ///
+    /// `AcceptBackoffHandler` delays the next read the pipeline asks for. But a failed accept leaves the channel's
+    /// read pending, so it stays registered for readability and the pipeline asks for no read: the connection
+    /// still waiting in the listen queue wakes the loop again at once, and it fails again, at full CPU. Turning
+    /// `autoRead` off unregisters the listener; turning it on after the pause registers it again.
+    private func pauseReading(_ listener: Channel, for pause: TimeAmount) {
+        guard let options = listener.syncOptions, (try? options.getOption(.autoRead)) == true else { return }
+        try? options.setOption(.autoRead, value: false)
+        eventLoop.assumeIsolated().scheduleTask(in: pause) {
+            try? listener.syncOptions?.setOption(.autoRead, value: true)
+        }
+    }
+
+    private func logFlood(_ kind: String, _ message: () -> String) {
+        if let line = floodLog.line(kind, at: .now(), message) { log(line) }
+    }
+
+    private static func describe(_ amount: TimeAmount) -> String {
+        let milliseconds = amount.nanoseconds / 1_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+
     func release(_ connection: VarlinkConnection) {
+        silent.removeValue(forKey: connection.id)?.cancel()
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        guard let uid = admitted.removeValue(forKey: connection.id) else { return }
+        let held = heldByUID[uid, default: 1] - 1
+        heldByUID[uid] = held > 0 ? held : nil
         delegate?.closed(connection)
     }
 
@@ -186,6 +329,13 @@ public final class VarlinkServer {
     /// Open connections.
     public var connectionCount: Int { core.connections.count }
 
+    /// Whether a peer may use the admin reserve and is free of `max-connections-per-uid` (F12), from the
+    /// credentials fixed when it connected. By default root and locd's own uid.
+    public var isPrivileged: (PeerCredentials) -> Bool {
+        get { core.isPrivileged }
+        set { core.isPrivileged = newValue }
+    }
+
     private func bootstrap() -> ServerBootstrap {
         let bound = NIOLoopBound(core, eventLoop: eventLoop)
         let maximum = core.limits.maximumMessageBytes
@@ -194,6 +344,14 @@ public final class VarlinkServer {
         let threshold = core.limits.lagThreshold
         return ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 1024)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let backoff = AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+                        bound.value.acceptFailed(error, listener: channel)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(backoff)
+                }
+            }
             .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
