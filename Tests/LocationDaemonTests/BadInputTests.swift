@@ -132,9 +132,11 @@ struct BadInputTests {
         }
     }
 
-    @Test("PROTOCOL: past max-connections a connection is accepted and closed at once; others are served")
+    @Test("F10: past max-connections a connection is answered LimitExceeded and closed at once; others are served")
     func connectionFlood() throws {
-        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-connections = 64\n")
+        // No admin reserve: the test's own connections are root's.
+        let limits = "\n[limits]\nmax-connections = 64\nadmin-reserve = 0\n"
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + limits)
         try daemon.start()
         let other = try bystander(daemon)
         var held: [VarlinkClient] = []
@@ -142,6 +144,10 @@ struct BadInputTests {
         // Each held connection is accepted: it answers.
         #expect(try held.last!.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
         let refused = try daemon.connect()
+        let refusal = try refused.receive()
+        #expect(refusal.error == "io.locd.App.LimitExceeded")
+        #expect(refusal.parameters["limit"] == .string("max-connections"))
+        #expect(refusal.parameters["maximum"] == .int(64))
         #expect(refused.isClosedByPeer(within: 5))
         held.removeAll()
         // The 63 closes and a new connection may reach the daemon in either order: the new one is served
@@ -159,7 +165,7 @@ struct BadInputTests {
 /// Many connections at once, past `max-connections`.
 @Suite("Connection load", .serialized)
 struct ConnectionLoadTests {
-    @Test("PROTOCOL: 5000 connections: the first max-connections are served, the rest closed at once")
+    @Test("F10, F12: 5000 connections: max-connections and admin-reserve are served, the rest refused at once")
     func fiveThousandConnections() throws {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
@@ -175,11 +181,13 @@ struct ConnectionLoadTests {
         )
         var clients: [VarlinkClient] = []
         for _ in 0..<5000 { clients.append(try daemon.connect()) }
-        // Connections are accepted in the order they were made: the bystander and 4095 more fit in 4096.
-        for client in clients.prefix(4095) {
+        // Connections are accepted in the order they were made. The test runs as root, an administrator: the
+        // bystander and 4111 more fit in 4096 and the admin reserve of 16.
+        for client in clients.prefix(4111) {
             #expect(try client.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
         }
-        for client in clients.dropFirst(4095) {
+        for client in clients.dropFirst(4111) {
+            #expect((try? client.receive())?.parameters["limit"] == .string("max-connections"))
             #expect(client.isClosedByPeer(within: 5))
         }
         clients.removeAll()

@@ -102,11 +102,17 @@ final class DaemonProcess {
     }
 
     /// Starts the daemon and waits for its `READY=1`.
+    /// - Parameter launcher: a command that execs the daemon in the same process (`prlimit --nofile=…`).
     @discardableResult
-    func start(extraArguments: [String] = [], environment: [String: String] = [:]) throws -> [String] {
+    func start(
+        extraArguments: [String] = [],
+        environment: [String: String] = [:],
+        launcher: [String] = []
+    ) throws -> [String] {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--config", configPath, "--log-level", "debug"] + extraArguments
+        let command = launcher + [Self.binary, "--config", configPath, "--log-level", "debug"] + extraArguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         env.removeValue(forKey: "INVOCATION_ID")
@@ -157,6 +163,9 @@ final class DaemonProcess {
     private func collectOutput() {
         errorOutput = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
+
+    /// What the daemon has printed on stderr so far, while it runs.
+    var logSoFar: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Where the daemon's stderr goes, across every start.
     private var logPath: String { directory.appendingPathComponent("locd.stderr").path }

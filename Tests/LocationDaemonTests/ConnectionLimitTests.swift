@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SEMANTICS §12.2: hostile local users holding connections and descriptors, against the real daemon.
+@Suite("Connection limits", .serialized)
+struct ConnectionLimitTests {
+    private static let refusedPerUID = "io.locd.App.LimitExceeded max-connections-per-uid"
+    private static let refusedTotal = "io.locd.App.LimitExceeded max-connections"
+
+    @Test(
+        "F11, F12: a uid holding more than max-connections-per-uid locks out neither root's locctl nor another uid",
+        .enabled(if: getuid() == 0, "running clients as other users needs root")
+    )
+    func perUIDLimit() throws {
+        let daemon = try DaemonProcess(settings: Self.limits("max-connections = 16\nmax-connections-per-uid = 8"))
+        try daemon.start()
+        let nobody = try ConnectionHolder(socket: daemon.socketPath, uid: 65534)
+        let opened = try nobody.open(20)
+        #expect(opened.filter { $0 == "ok" }.count == 8, "\(opened)")
+        #expect(opened.filter { $0 == Self.refusedPerUID }.count == 12, "\(opened)")
+
+        let status = try LocctlBinary.run(["status"], socket: daemon.socketPath)
+        #expect(status.status == 0, "locctl status: \(status.errors)")
+        let other = try ConnectionHolder(socket: daemon.socketPath, uid: 65533)
+        #expect(try other.open(2) == ["ok", "ok"])
+        let app = try daemon.app("com.ex.maps")
+        #expect(try app.call("io.locd.App.ListSessions")["sessions"]?.arrayValue == [])
+
+        #expect(daemon.stop() == 0)
+        // Twelve refusals in a burst make one log line, not twelve.
+        let lines = daemon.errorOutput.split(separator: "\n").filter {
+            $0.contains("refusing a connection from uid 65534") && $0.contains("max-connections-per-uid")
+        }
+        #expect(lines.count == 1, "\(lines)")
+    }
+
+    @Test(
+        "F10, F12: with max-connections held by unprivileged uids, root gets in through admin-reserve and no further",
+        .enabled(if: getuid() == 0, "running clients as other users needs root")
+    )
+    func adminReserve() throws {
+        let settings = Self.limits("max-connections = 8\nmax-connections-per-uid = 4\nadmin-reserve = 2")
+        let daemon = try DaemonProcess(settings: settings)
+        try daemon.start()
+        let first = try ConnectionHolder(socket: daemon.socketPath, uid: 65534)
+        let second = try ConnectionHolder(socket: daemon.socketPath, uid: 65533)
+        #expect(try first.open(4) == Array(repeating: "ok", count: 4))
+        #expect(try second.open(4) == Array(repeating: "ok", count: 4))
+        let third = try ConnectionHolder(socket: daemon.socketPath, uid: 65532)
+        #expect(try third.open(1) == [Self.refusedTotal])
+
+        // Root: two connections of the reserve, then a clear refusal.
+        let admin = try daemon.connect()
+        #expect(try admin.call("io.locd.Admin.Status")["status"]?["locationServicesEnabled"] == .bool(true))
+        let status = try LocctlBinary.run(["status"], socket: daemon.socketPath)
+        #expect(status.status == 0, "locctl status: \(status.errors)")
+        let spare = try daemon.connect()
+        #expect(try spare.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        let beyond = try daemon.connect()
+        let refusal = try beyond.receive()
+        #expect(refusal.error == "io.locd.App.LimitExceeded")
+        #expect(refusal.parameters["limit"] == .string("max-connections"))
+        #expect(refusal.parameters["maximum"] == .int(10))
+        #expect(refusal.parameters["message"]?.stringValue?.contains("raise [limits] max-connections") == true)
+        #expect(beyond.isClosedByPeer(within: 5))
+
+        // Room made by one uid is there for the others (root's two count among the ten open).
+        try first.close(3)
+        #expect(try Self.eventually { try third.open(1) == ["ok"] })
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F13: a connection that sends no call within idle-timeout is closed; a stream or an answered call is kept")
+    func idleTimeout() throws {
+        let daemon = try DaemonProcess(settings: Self.limits("idle-timeout = 0.5"))
+        try daemon.start()
+        let opened = Date()
+        let silent = try daemon.connect()
+        let halfCall = try daemon.connect()
+        try halfCall.sendRaw(Array(#"{"method":"org.varlink.service.GetIn"#.utf8))
+        let answered = try daemon.connect()
+        #expect(try answered.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        let watcher = try daemon.connect()
+        try watcher.send(VarlinkCall(method: "io.locd.Admin.Watch", parameters: [:], more: true))
+
+        #expect(silent.isClosedByPeer(within: 10))
+        #expect(Date().timeIntervalSince(opened) >= 0.45, "closed before idle-timeout")
+        #expect(halfCall.isClosedByPeer(within: 10))
+
+        // Past the timeout, the connection that spoke still answers and the stream still carries events.
+        try answered.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
+        let event = try watcher.next(until: { _ in true })
+        #expect(event["event"] != nil, "\(event)")
+        #expect(try answered.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        #expect(daemon.stop() == 0)
+        #expect(daemon.errorOutput.contains("no call within idle-timeout (500 ms)"))
+    }
+
+    @Test(
+        "F14: an open-file limit below max-connections lowers it at start; clients past it are refused, no spin",
+        .enabled(if: getuid() == 0, "running clients as another user needs root")
+    )
+    func fittedToOpenFiles() throws {
+        let settings = Self.limits("max-connections = 1000\nmax-connections-per-uid = 1000\nadmin-reserve = 4")
+        let daemon = try DaemonProcess(settings: settings)
+        // 100 descriptors, 64 kept for everything else: 32 connections and a reserve of 4.
+        try daemon.start(launcher: ["/usr/bin/prlimit", "--nofile=100:100"])
+        #expect(daemon.logSoFar.contains("lowered max-connections to 32 and admin-reserve to 4"))
+
+        let nobody = try ConnectionHolder(socket: daemon.socketPath, uid: 65534)
+        // More connections than there are descriptors: without the fitting, accept would fail past them.
+        let opened = try nobody.open(80)
+        #expect(opened.filter { $0 == "ok" }.count == 32, "\(opened)")
+        #expect(opened.filter { $0 == Self.refusedTotal }.count == 48, "\(opened)")
+        let cpu = try Self.cpuSeconds(of: daemon.pid, over: 2)
+        #expect(cpu < 0.2, "locd used \(cpu) s of CPU in 2 s")
+
+        let admin = try daemon.connect()
+        #expect(try admin.call("io.locd.Admin.Status")["status"] != nil)
+        try nobody.close(4)
+        #expect(try Self.eventually { try nobody.open(1) == ["ok"] })
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test(
+        "F15: when accept fails for want of descriptors, locd pauses accepting with a log line, then serves again",
+        .enabled(if: getuid() == 0, "lowering another process's open-file limit needs root")
+    )
+    func acceptBackoff() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let nobody = try ConnectionHolder(socket: daemon.socketPath, uid: 65534, replyTimeout: 0.5)
+        #expect(try nobody.open(1) == ["ok"])
+        // Descriptors run out behind locd's back: its soft limit drops to what it holds plus four.
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").count
+        try Self.run("/usr/bin/prlimit", "--pid=\(daemon.pid)", "--nofile=\(held + 4):")
+        let opened = try nobody.open(10)
+        #expect(opened.contains("timeout"), "\(opened)")
+        let cpu = try Self.cpuSeconds(of: daemon.pid, over: 2)
+        #expect(cpu < 0.2, "locd used \(cpu) s of CPU in 2 s")
+        #expect(daemon.logSoFar.contains("accepting a connection failed"))
+        #expect(daemon.logSoFar.contains("pausing accepts for 500 ms"))
+
+        // Descriptors come back: accepting resumes by itself.
+        try Self.run("/usr/bin/prlimit", "--pid=\(daemon.pid)", "--nofile=1024:")
+        try nobody.close(20)
+        #expect(try Self.eventually { try nobody.open(1) == ["ok"] })
+        #expect(daemon.stop() == 0)
+    }
+
+    // MARK: Helpers
+
+    /// The standard test settings with a `[limits]` table.
+    private static func limits(_ lines: String) -> String {
+        DaemonProcess.fastLifecycle + "\n[limits]\n" + lines
+    }
+
+    /// The CPU time (user + system) `pid` uses over `seconds` of wall time.
+    ///
+    /// A liveness check, not a benchmark: an idle locd holding connections has nothing to do and uses well
+    /// under a hundredth of a second per second; an accept loop spinning on `EMFILE` uses all the CPU it is
+    /// given, which is at least a quarter of a core even on a 2-core machine shared by eight busy processes.
+    /// The bound, a tenth of the window, is far from both.
+    private static func cpuSeconds(of pid: Int32, over seconds: Double) throws -> Double {
+        let before = try cpuTicks(of: pid)
+        // A measurement window, not a wait for an event: the CPU is counted over it.
+        Thread.sleep(forTimeInterval: seconds)
+        let after = try cpuTicks(of: pid)
+        return Double(after - before) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// utime + stime of `/proc/PID/stat`, in clock ticks.
+    private static func cpuTicks(of pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name, which is in parentheses and may hold spaces: state is field 3.
+        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
+    /// Polls `condition` every 50 ms for at most 10 s (closes reach the daemon asynchronously).
+    private static func eventually(_ condition: () throws -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
+
+    private static func run(_ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(arguments) exited \(process.terminationStatus)")
+    }
+}
