@@ -753,7 +753,9 @@ private struct Scenario {
     var earliestDeadline: Instant? {
         var all: [Instant] = []
         for session in core.sessions.values { all += [session.lingerEnds].compactMap { $0 } }
-        for app in core.apps.values { all += [app.graceEnds, app.relaunchEnds, app.restartEnds].compactMap { $0 } }
+        for app in core.apps.values {
+            all += [app.graceEnds, app.relaunchEnds, app.restartEnds, app.reconfirmAt].compactMap { $0 }
+        }
         for prompt in core.prompts.values { all += [prompt.timeoutAt].compactMap { $0 } }
         all += [core.stationary.deadline].compactMap { $0 }
         return all.min()
