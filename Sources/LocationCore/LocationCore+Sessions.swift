@@ -79,7 +79,7 @@ extension LocationCore {
         return slot
     }
 
-    /// Ends the lingering sessions of its app that the session in `slot` covers (L4); a process never covers its own.
+    /// Ends the lingering sessions of its app that the session in `slot` covers (L4); a process never covers its own (L8).
     mutating func cover(by slot: Int) {
         let app = sessions[slot].app
         guard apps[app].lingeringSessions > 0 else { return }

@@ -8,7 +8,7 @@ struct SessionEntry {
     let requirement: Requirement
     let purposeKey: String?
     var owner: ClientID?
-    /// The process that owned it last; a process never covers its own lingering sessions (L4).
+    /// The process that owned it last; a process never covers its own lingering sessions (L8).
     var ownerPID: Int32
     var lingerEnds: Instant?
     /// The stream an implicit session belongs to (S10).

@@ -490,7 +490,7 @@ struct LifecycleTests {
         #expect(h.session(covered) == nil)
     }
 
-    @Test("L4: a process never covers its own lingering sessions (a decision of the core)")
+    @Test("L8: a process never covers its own lingering sessions; another process does")
     func processDoesNotCoverItsOwn() {
         // One process with two connections: the library reconnects one of them; the session it left
         // lingering is still that process's to resume, not something a sibling connection replaces.

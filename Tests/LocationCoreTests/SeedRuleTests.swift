@@ -19,11 +19,11 @@ struct SeedRuleTests {
         // com.ex.run: authorized Always, using location in the background.
         h.set(Self.run, .always)
         let run = h.launch(Self.run)
-        _ = h.create(run, .always)!
+        _ = try h.created(run, .always)
         h.call(run, .setAppState(.background))
         // com.ex.maps: a provisional Always (While Using chosen after an Always request).
         let maps = h.launch(Self.maps)
-        _ = h.create(maps, .always)!
+        _ = try h.created(maps, .always)
         try #require(h.answer(Self.maps, .allowWhileUsing) == nil)
         #expect(h.authorization(Self.maps).provisional)
         h.call(maps, .setAppState(.background))
@@ -62,7 +62,7 @@ struct SeedRuleTests {
         let admin = h.connect()
         h.call(admin, .locationButton(appID: Self.bare))
         #expect(h.authorization(Self.bare).oneTime)
-        let session = h.create(app, .whenInUse)!
+        let session = try h.created(app, .whenInUse)
         #expect(h.state(session) == .active)
         let stream = h.call(app, .liveUpdates(.standard))
         #expect(h.error(of: stream) == nil)
@@ -99,7 +99,7 @@ struct SeedRuleTests {
         var h = Harness(configuration: configuration)
         h.set(Self.run, .always)
         let app = h.launch(Self.run)
-        let session = h.create(app, .always)!
+        let session = try h.created(app, .always)
         return (h, app, session)
     }
 
@@ -138,7 +138,7 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).map(\.kind) == [.alwaysReconfirm])
     }
 
-    @Test("P12: background use of a While-Using or provisional grant is not counted, nor anything when it is 0")
+    @Test("P12: background use of a While-Using grant is not counted until it becomes Always; 0 turns counting off")
     func reconfirmOnlyForAlways() throws {
         var h = Harness(configuration: Self.hour)
         h.set(Self.run, .whileUsing)
@@ -148,6 +148,12 @@ struct SeedRuleTests {
         h.call(run, .setAppState(.background))
         h.advance(10_000)
         #expect(h.prompts(Self.run).isEmpty)
+        // The same use counts from the moment the grant is Always.
+        h.set(Self.run, .always)
+        h.advance(3599)
+        #expect(h.prompts(Self.run).isEmpty)
+        h.advance(1)
+        #expect(h.prompts(Self.run).map(\.kind) == [.alwaysReconfirm])
 
         var (off, app, _) = try alwaysApp(CoreConfiguration(alwaysReconfirm: .seconds(0)))
         off.call(app, .setAppState(.background))
@@ -204,7 +210,7 @@ struct SeedRuleTests {
             at: h.now
         )
         let again = h.launch(Self.run)
-        _ = h.create(again, .always)!
+        _ = try h.created(again, .always)
         h.call(again, .setAppState(.background))
         h.advance(1199)
         #expect(h.prompts(Self.run).isEmpty)
@@ -248,7 +254,7 @@ struct SeedRuleTests {
         var h = Harness()
         h.set(Self.maps, .whileUsing)
         let old = h.launch(Self.maps, pid: 42)
-        let kept = h.create(old, .whenInUse)!
+        let kept = try h.created(old, .whenInUse)
         h.core = LocationCore(
             configuration: h.core.configuration,
             manifests: Harness.defaultManifests,
@@ -260,7 +266,7 @@ struct SeedRuleTests {
         // resumed the old one.
         let first = h.launch(Self.maps, pid: 42)
         let second = h.launch(Self.maps, pid: 42)
-        _ = h.create(first, .whenInUse)!
+        _ = try h.created(first, .whenInUse)
         #expect(h.state(kept) == .lingering)
         let resume = h.call(second, .resumeSession(kept.description))
         #expect(h.error(of: resume) == nil)
@@ -288,5 +294,13 @@ struct SeedRuleTests {
         let maps = h.launch(Self.bare)
         let call = h.call(maps, .createSession(.always, purposeKey: nil))
         #expect(h.error(of: call)?.message.contains(Manifest.legacyAlwaysKey) == false)
+    }
+}
+
+extension Harness {
+    /// Creates a session and returns its id; a refused call fails the test instead of trapping.
+    fileprivate mutating func created(_ client: ClientID, _ requirement: Requirement) throws -> SessionID {
+        let id = create(client, requirement)
+        return try #require(id, "CreateSession(\(requirement)) failed: \(last)")
     }
 }
