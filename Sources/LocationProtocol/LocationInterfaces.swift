@@ -110,6 +110,8 @@ public enum LocationInterfaces {
 
         method BeginBackgroundActivity() -> (session: Session)
 
+        # accuracy reduced: approximate locations (the grid cell) even with a precise grant, as
+        # kCLLocationAccuracyReduced; such updates do not set accuracyLimited.
         method LiveUpdates(
           configuration: ?(default, automotiveNavigation, otherNavigation, fitness, airborne),
           accuracy: ?(full, reduced)
@@ -206,6 +208,8 @@ public enum LocationInterfaces {
         )
 
         # appsUsingLocation: apps receiving location right now (the status-bar / Control Centre list).
+        # appsUsingLocationInBackground: those of them in the background under a While-Using grant
+        # (the blue indicator); an app authorized Always is not among them.
         type DaemonStatus (
           version: string,
           pid: int,
