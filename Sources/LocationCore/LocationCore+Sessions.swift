@@ -126,7 +126,8 @@ extension LocationCore {
         sessions[slot].restored = false
         persist(.session(sessions[slot].snapshot))
         announce(.sessionChanged, app: app, session: session.id, "resumed")
-        cover(by: slot)
+        // L4: a resume takes one session back and ends no other: after a restart every process of the app
+        // resumes its own, and one must not end a sibling's before that process has taken it (R3).
         liftSuppression(app, requirement: session.requirement, purposeKey: session.purposeKey)
         refreshInUse(app)
         evaluatePrompts(app)

@@ -55,7 +55,7 @@ struct SessionEntry {
         )
     }
 
-    /// Whether this session, new or resumed, covers a lingering one (L4, S13).
+    /// Whether this new session covers a lingering one (L4, S13); a resumed one covers nothing.
     func covers(_ lingering: SessionEntry) -> Bool {
         guard (kind == .backgroundActivity) == (lingering.kind == .backgroundActivity) else { return false }
         guard requirement >= lingering.requirement else { return false }
