@@ -196,6 +196,28 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).isEmpty)
     }
 
+    @Test("P12: an app cannot reset the count by quitting, relaunching or crashing between stretches of use")
+    func reconfirmCountKeptAcrossRelaunch() throws {
+        var (h, app, _) = try alwaysApp()
+        var client = app
+        // Four stretches of ten minutes in the background, each ended by Goodbye or by a crash (the connection
+        // closes with no Goodbye), then a relaunch as a new process.
+        for round in 0..<4 {
+            h.call(client, .setAppState(.background))
+            h.advance(600)
+            #expect(h.prompts(Self.run).isEmpty, "round \(round)")
+            if round % 2 == 0 { h.call(client, .goodbye) } else { h.disconnect(client) }
+            h.advance(30)
+            client = h.launch(Self.run, pid: Int32(7000 + round))
+            _ = try h.created(client, .always)
+        }
+        h.call(client, .setAppState(.background))
+        h.advance(1199)
+        #expect(h.prompts(Self.run).isEmpty)
+        h.advance(1)
+        #expect(h.prompts(Self.run).map(\.kind) == [.alwaysReconfirm], "2400 s before, 1200 s now")
+    }
+
     @Test("P12: the counted use survives a daemon restart")
     func reconfirmSurvivesRestart() throws {
         var (h, app, _) = try alwaysApp()
