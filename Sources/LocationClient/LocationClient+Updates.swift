@@ -1,3 +1,5 @@
+import Varlink
+
 extension LocationClient {
     /// Live location updates (`CLLocationUpdate.liveUpdates(_:)`): one update at once, then one per delivered fix
     /// or change of the flags.
@@ -6,8 +8,15 @@ extension LocationClient {
     /// long as it runs (unless the manifest sets `CLRequireExplicitServiceSession`; then updates say
     /// ``LocationUpdate/serviceSessionRequired`` instead). Across a daemon restart an identical update is not
     /// repeated. When the app reads slower than updates come, the oldest are dropped past 64.
+    ///
+    /// - Parameters:
+    ///   - configuration: what the updates are for; it sets the distance and time filters.
+    ///   - accuracy: `.reduced` asks for approximate locations even when precise ones are allowed
+    ///     (`desiredAccuracy = kCLLocationAccuracyReduced`): the grid cell a reduced grant would give, without
+    ///     ``LocationUpdate/accuracyLimited``, since the app chose it. `nil` or `.full`: what the grant allows.
     public func liveUpdates(
-        _ configuration: LocationUpdate.LiveConfiguration = .default
+        _ configuration: LocationUpdate.LiveConfiguration = .default,
+        accuracy: LocationUpdate.DesiredAccuracy? = nil
     ) -> LocationStream<
         LocationUpdate
     > {
@@ -16,7 +25,10 @@ extension LocationClient {
             var last: LocationUpdate?
             try await link.follow(
                 "io.locd.App.LiveUpdates",
-                ["configuration": .string(configuration.rawValue)]
+                JSONObject(
+                    [("configuration", .string(configuration.rawValue))]
+                        + (accuracy.map { [("accuracy", JSONValue.string($0.rawValue))] } ?? [])
+                )
             ) { reply, first in
                 let update = try LocationUpdate(wire: reply["update"])
                 // The first update after a reconnection restates the last one; only a new one is news.

@@ -14,6 +14,15 @@ public struct LocationUpdate: Sendable, Hashable {
         case airborne
     }
 
+    /// The accuracy an app asks its live updates to have (`CLLocationManager.desiredAccuracy`, of which locd
+    /// knows the two that change what is sent). Raw values are the wire names.
+    public enum DesiredAccuracy: String, Sendable, Hashable, CaseIterable {
+        /// As precise as the grant allows.
+        case full
+        /// Approximate even with a precise grant (`kCLLocationAccuracyReduced`).
+        case reduced
+    }
+
     /// The fix, or `nil` when the flags hold it back (or the provider has none).
     public var location: Location?
     public var flags: DiagnosticFlags

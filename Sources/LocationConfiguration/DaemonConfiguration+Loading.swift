@@ -91,7 +91,9 @@ extension DaemonConfiguration {
         "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps",
         "lifecycle", "limits", "provider",
     ]
-    private static let lifecycleKeys = ["background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout"]
+    private static let lifecycleKeys = [
+        "background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout", "always-reconfirm",
+    ]
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer",
@@ -140,6 +142,9 @@ extension DaemonConfiguration {
         if let span = try Self.seconds(document, table + ["relaunch-window"]) { lifecycle.relaunchWindow = span }
         if let span = try Self.seconds(document, table + ["relaunch-adopt"]) { lifecycle.relaunchAdopt = span }
         if let span = try Self.seconds(document, table + ["prompt-timeout"]) { lifecycle.promptTimeout = span }
+        if let span = try Self.seconds(document, table + ["always-reconfirm"], zeroAllowed: true) {
+            lifecycle.alwaysReconfirm = span
+        }
     }
 
     private mutating func applyLimits(_ document: TOMLDocument) throws(ConfigurationIssue) {
@@ -258,9 +263,15 @@ extension DaemonConfiguration {
         value.string.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    private static func seconds(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> Span? {
-        let positive = Double.leastNonzeroMagnitude...Double.infinity
-        guard let seconds = try document.number(path, in: positive, expected: "a number of seconds > 0") else {
+    /// A duration in seconds, > 0 (or ≥ 0 with `zeroAllowed`, where 0 turns something off).
+    private static func seconds(
+        _ document: TOMLDocument,
+        _ path: [String],
+        zeroAllowed: Bool = false
+    ) throws(ConfigurationIssue) -> Span? {
+        let range = (zeroAllowed ? 0 : Double.leastNonzeroMagnitude)...Double.infinity
+        let expected = zeroAllowed ? "a number of seconds >= 0 (0 turns it off)" : "a number of seconds > 0"
+        guard let seconds = try document.number(path, in: range, expected: expected) else {
             return nil
         }
         guard seconds <= maximumSeconds else {

@@ -44,6 +44,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             relaunchWindow: lifecycle.relaunchWindow,
             relaunchAdopt: lifecycle.relaunchAdopt,
             promptTimeout: lifecycle.promptTimeout,
+            alwaysReconfirm: lifecycle.alwaysReconfirm,
             maxSessionsPerApp: limits.maxSessionsPerApp,
             maxClientsPerApp: limits.maxClientsPerApp,
             allowUnknownApps: allowUnknownApps,

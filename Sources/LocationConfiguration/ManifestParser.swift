@@ -26,6 +26,7 @@ package enum ManifestParser {
     static let knownKeys: Set<String> = [
         idKey, Manifest.whenInUseKey, Manifest.alwaysKey, Manifest.temporaryKey, accuracyReducedKey,
         explicitSessionKey, explicitSessionSynonym, backgroundModesKey, identityKey, executablesKey, usersKey,
+        Manifest.legacyAlwaysKey,
     ]
 
     /// The app id a manifest at `file` must declare: its name without the directory and `.toml`.
@@ -106,6 +107,15 @@ package enum ManifestParser {
         let modes = collect { () throws(ConfigurationIssue) in
             try document.array([backgroundModesKey], expected: "an array of strings") { $0.string }
         }
+        let legacyAlways = collect { () throws(ConfigurationIssue) in try document.string([Manifest.legacyAlwaysKey]) }
+        if legacyAlways != nil {
+            warnings.append(
+                document.issue(
+                    [Manifest.legacyAlwaysKey],
+                    "the iOS 8 key, not read: use \(Manifest.alwaysKey) (with \(Manifest.whenInUseKey)) instead"
+                )
+            )
+        }
         let identity = collect { () throws(ConfigurationIssue) in try self.identity(document) }
         let executables = collect { () throws(ConfigurationIssue) in
             try document.array([executablesKey], expected: "an array of absolute paths") { value in
@@ -130,6 +140,7 @@ package enum ManifestParser {
             defaultAccuracyReduced: reduced ?? false,
             requireExplicitServiceSession: explicit ?? false,
             backgroundLocation: modes?.contains("location") ?? false,
+            legacyAlwaysUsageDescription: legacyAlways != nil,
             identity: identity ?? .executable,
             executables: executables ?? [],
             users: users ?? []

@@ -55,6 +55,8 @@ package enum Persist: Hashable, Sendable {
     /// A monitored condition was added, replaced or changed state (U4).
     case condition(ConditionSnapshot)
     case conditionRemoved(appID: String, monitor: String, identifier: String)
+    /// An app's background use under Always counted towards re-confirmation (P12); kept across boots.
+    case alwaysUse(appID: String, Span)
 
     /// Whether the write is an authorization decision that must be durable before its reply (R1).
     package var isDecision: Bool {

@@ -2,12 +2,14 @@
 enum PromptKey: Hashable, Sendable {
     case authorization
     case alwaysUpgrade
+    case alwaysReconfirm
     case accuracy(String)
 
     var kind: PromptKind {
         switch self {
         case .authorization: .authorization
         case .alwaysUpgrade: .alwaysUpgrade
+        case .alwaysReconfirm: .alwaysReconfirm
         case .accuracy: .temporaryFullAccuracy
         }
     }
@@ -21,6 +23,7 @@ enum PromptKey: Hashable, Sendable {
         switch kind {
         case .authorization: self = .authorization
         case .alwaysUpgrade: self = .alwaysUpgrade
+        case .alwaysReconfirm: self = .alwaysReconfirm
         case .temporaryFullAccuracy: self = .accuracy(purposeKey ?? "")
         }
     }
@@ -94,6 +97,14 @@ struct AppRuntime {
     /// The end of the window for clients to return after a daemon restart (L7, R3).
     var restartEnds: Instant?
     var inUseAtTermination = false
+    /// A location button's one-time grant is in force (P11): sessions and streams up to `whenInUse` need no
+    /// usage description while it lasts (S2, seed 002).
+    var buttonGrant = false
+    /// Background use under Always counted so far (P12), stored; the running stretch started at ``alwaysUseSince``.
+    var alwaysUse = Span(nanoseconds: 0)
+    var alwaysUseSince: Instant?
+    /// When the count will reach `always-reconfirm`, while it runs (P12).
+    var reconfirmAt: Instant?
     var clients: [ClientID] = []
     /// `LiveUpdates` and `MonitorEvents` streams.
     var locationStreams: [CallID] = []
@@ -150,6 +161,10 @@ struct AppRuntime {
     /// S2: why the app may not create a session of `requirement` (and `purposeKey`), if it may not.
     func declarationFailure(for requirement: Requirement, purposeKey: String?) -> LocationError? {
         guard let manifest else { return declared.declarationFailure(for: requirement, purposeKey: purposeKey) }
+        // P11: under a location button's grant a session up to whenInUse needs no description (seed 002).
+        if buttonGrant && requirement <= .whenInUse {
+            return manifest.declarationFailure(for: .noAuthorization, purposeKey: purposeKey)
+        }
         return manifest.declarationFailure(for: requirement, purposeKey: purposeKey)
     }
 }

@@ -8,6 +8,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var relaunchAdopt: Span
     /// `[lifecycle] prompt-timeout`, default 120 s (P8).
     package var promptTimeout: Span
+    /// `[lifecycle] always-reconfirm`, default 259200 s = 3 days of background use under Always; 0: off (P12).
+    package var alwaysReconfirm: Span
     /// `[limits] max-sessions-per-app`, default 64 (S5).
     package var maxSessionsPerApp: Int
     /// `[limits] max-clients-per-app`, default 32 (S5).
@@ -22,6 +24,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         relaunchWindow: Span = .seconds(10),
         relaunchAdopt: Span = .seconds(5),
         promptTimeout: Span = .seconds(120),
+        alwaysReconfirm: Span = .seconds(259_200),
         maxSessionsPerApp: Int = 64,
         maxClientsPerApp: Int = 32,
         allowUnknownApps: Bool = false,
@@ -31,6 +34,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.relaunchWindow = relaunchWindow
         self.relaunchAdopt = relaunchAdopt
         self.promptTimeout = promptTimeout
+        self.alwaysReconfirm = alwaysReconfirm
         self.maxSessionsPerApp = maxSessionsPerApp
         self.maxClientsPerApp = maxClientsPerApp
         self.allowUnknownApps = allowUnknownApps

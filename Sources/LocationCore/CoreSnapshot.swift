@@ -7,6 +7,8 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
     package var prompts: [PromptSnapshot]
     /// Monitored conditions, kept across boots like records (U4), in the order they were added.
     package var conditions: [ConditionSnapshot]
+    /// Background use under Always counted per app (P12), kept across boots like records; absent is zero.
+    package var alwaysUse: [String: Span]
 
     package init(
         locationServicesEnabled: Bool = true,
@@ -14,7 +16,8 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
         apps: [AppSnapshot] = [],
         sessions: [SessionSnapshot] = [],
         prompts: [PromptSnapshot] = [],
-        conditions: [ConditionSnapshot] = []
+        conditions: [ConditionSnapshot] = [],
+        alwaysUse: [String: Span] = [:]
     ) {
         self.locationServicesEnabled = locationServicesEnabled
         self.records = records
@@ -22,6 +25,7 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
         self.sessions = sessions
         self.prompts = prompts
         self.conditions = conditions
+        self.alwaysUse = alwaysUse
     }
 }
 

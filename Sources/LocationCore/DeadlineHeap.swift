@@ -8,6 +8,8 @@ enum DeadlineKey: Hashable, Sendable {
     case relaunchWindow(Int)
     case restartWindow(Int)
     case promptTimeout(PromptID)
+    /// P12: the app's background use under Always reaches `always-reconfirm` then.
+    case alwaysReconfirm(Int)
     /// D10: the fixes have stayed put for 60 s by then.
     case stationary
 }

@@ -34,7 +34,8 @@ package enum Call: Sendable {
     case listSessions
     case sessionDiagnostics(String)
     case beginBackgroundActivity
-    case liveUpdates(LiveConfiguration)
+    /// `accuracy: reduced` asks for approximate locations even with a precise grant (U5).
+    case liveUpdates(LiveConfiguration, accuracy: PromptAccuracy? = nil)
     case monitorEvents(monitor: String)
     case addCondition(monitor: String, identifier: String, condition: CircularCondition)
     case removeCondition(monitor: String, identifier: String)

@@ -8,7 +8,7 @@ extension LocationCore {
         for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
             guard usesLocation(app) else { continue }
             using.append(app.appID)
-            if app.state == .background || app.state == .terminated { background.append(app.appID) }
+            if showsBackgroundIndicator(app) { background.append(app.appID) }
         }
         return CoreStatus(
             locationServicesEnabled: locationServicesEnabled,
@@ -42,6 +42,16 @@ extension LocationCore {
         return false
     }
 
+    /// Whether an app that uses location shows the background indicator (S12): it is in the background or
+    /// terminated under a While-Using grant — Allow Once and a provisional Always included. An app authorized
+    /// Always does not (seed 004: "青いバーが出るのは WhenInUse を許可されたアプリがバックグラウンドで位置情報を
+    /// 使用しているときだけで、Always の場合は青くならない").
+    func showsBackgroundIndicator(_ app: AppRuntime) -> Bool {
+        guard app.state == .background || app.state == .terminated else { return false }
+        let record = effectiveRecord(app)
+        return record.status == .authorizedWhenInUse || (record.status == .authorizedAlways && record.provisional)
+    }
+
     func appViews() -> [AppView] {
         apps.values.sorted { $0.appID < $1.appID }.compactMap { app in
             guard let manifest = app.manifest else { return nil }
@@ -50,8 +60,7 @@ extension LocationCore {
                 manifest: manifest.source,
                 state: app.state,
                 inUse: app.inUse,
-                usingLocationInBackground: (app.state == .background || app.state == .terminated)
-                    && usesLocation(app),
+                usingLocationInBackground: usesLocation(app) && showsBackgroundIndicator(app),
                 authorization: AuthorizationView(effectiveRecord(app)),
                 clients: app.clients.count,
                 sessions: app.sessionSlots.count
@@ -132,6 +141,9 @@ extension LocationCore {
         granted.oneTime = true
         granted.provisional = false
         changeRecord(app, to: granted, by: .locationButton)
+        apps[app].buttonGrant = true
+        // S2: the button needs no usage description, so the sessions it let in may now be served.
+        markDirty(app)
         reply(call, .authorization(authorizationView(app)))
     }
 

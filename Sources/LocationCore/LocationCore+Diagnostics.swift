@@ -53,6 +53,8 @@ extension LocationCore {
             switch prompts[id]?.key {
             case .authorization: context.authorizationPending = true
             case .alwaysUpgrade: context.upgradePending = true
+            // The grant stays Always while the person is asked whether to keep it: nothing is in progress.
+            case .alwaysReconfirm: break
             case .accuracy(let key): context.accuracyPending.append(key)
             case nil: break
             }

@@ -78,7 +78,8 @@ extension LocationCore {
             if context.record.status.isAuthorized, providerHasFix, let fix = lastFix,
                 mask.isDisjoint(with: .withholdingLocation)
             {
-                let reduced = mask.contains(.accuracyLimited)
+                // U2 for a reduced grant (D8); U5 for a stream that asked for reduced accuracy.
+                let reduced = mask.contains(.accuracyLimited) || delivery.reducedByChoice
                 if changed {
                     location = delivery.current(fix, reduced: reduced, at: now)
                 } else if fixArrived {

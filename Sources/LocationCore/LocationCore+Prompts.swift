@@ -24,8 +24,10 @@ extension LocationCore {
                 || (state == .background && record.status == .authorizedAlways),
             apps[app].declares.hasManifest
         else { return }
-        // S6
-        if foreground && record.status == .notDetermined && mayRaise(.authorization, app: app) {
+        // S6 (S2: never without the description it shows, as for an app a location button let in)
+        if foreground && record.status == .notDetermined && apps[app].declares.whenInUse
+            && mayRaise(.authorization, app: app)
+        {
             raise(.authorization, app: app)
         }
         // S7 (P6: never for a one-time grant)
@@ -81,6 +83,9 @@ extension LocationCore {
                 || (!app.optedOutOfImplicitSessions && !app.locationStreams.isEmpty)
         case .alwaysUpgrade:
             return app.requirementCounts.always > 0
+        case .alwaysReconfirm:
+            // Called for by the use already counted (P12), not by a session that could leave.
+            return true
         case .accuracy(let purpose):
             return app.sessionSlots.contains { sessions.isLive($0) && sessions[$0].purposeKey == purpose }
         }
@@ -92,6 +97,8 @@ extension LocationCore {
         switch key {
         case .authorization:
             return record.status == .notDetermined
+        case .alwaysReconfirm:
+            return record.status == .authorizedAlways && !record.provisional
         case .alwaysUpgrade:
             guard record.alwaysDecision == .undecided else { return false }
             return (record.status == .authorizedWhenInUse && !record.oneTime)
@@ -152,7 +159,8 @@ extension LocationCore {
         else { return }
         let state = apps[app].state
         let p4 = state == .background && prompt.key == .alwaysUpgrade && effectiveRecord(app).provisional
-        if state == .foreground || p4 {
+        // P12: the re-confirmation is about background use, so it is shown in the background.
+        if state == .foreground || p4 || prompt.key == .alwaysReconfirm {
             activate(head)
         }
     }
@@ -185,6 +193,10 @@ extension LocationCore {
         case .answer, .lifecycle:
             break
         }
+        // P11: the button's grant is in force until the record stops being a one-time grant.
+        if !record.oneTime { apps[app].buttonGrant = false }
+        // P12: the count is of use under a confirmed Always grant; any other grant starts it over.
+        if record.status != .authorizedAlways || record.provisional { restartAlwaysUse(app) }
         guard record != apps[app].record else { return }
         apps[app].record = record
         persist(.record(appID: apps[app].appID, record))
@@ -199,7 +211,7 @@ extension LocationCore {
         let manifest = apps[app].declared
         let requirement: Requirement = level == .always ? .always : .whenInUse
         if let key = manifest.missingDescription(for: requirement) {
-            return fail(call, .usageDescriptionMissing(key: key, manifest: manifest.source))
+            return fail(call, manifest.missing(key))
         }
         let status = effectiveRecord(app).status
         if status == .notDetermined {
@@ -288,6 +300,13 @@ extension LocationCore {
             record.alwaysDecision = .declined
         case .allow:
             record.temporaryFullAccuracy = true  // P7
+        case .keepAlways:
+            restartAlwaysUse(app)  // P13: the period starts over
+        case .changeToWhileUsing:
+            record.status = .authorizedWhenInUse  // P13
+            record.provisional = false
+            record.alwaysDecision = .declined
+            restartAlwaysUse(app)
         }
         resolve(id, answer.rawValue)
         // L5: a grant for a use that has already ended (answered after the grace) ends at once.
@@ -315,6 +334,9 @@ extension LocationCore {
             description = manifest.whenInUseUsageDescription ?? ""
         case .alwaysUpgrade:
             options = [.keepWhileUsing, .changeToAlways]
+            description = manifest.alwaysAndWhenInUseUsageDescription ?? manifest.whenInUseUsageDescription ?? ""
+        case .alwaysReconfirm:
+            options = [.keepAlways, .changeToWhileUsing]
             description = manifest.alwaysAndWhenInUseUsageDescription ?? manifest.whenInUseUsageDescription ?? ""
         case .accuracy(let key):
             options = [.allow, .deny]

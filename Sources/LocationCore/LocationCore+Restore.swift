@@ -18,6 +18,12 @@ extension LocationCore {
         for (appID, record) in snapshot.records {
             let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
             apps[app].record = record
+            // P11: a one-time grant of an app that could never be prompted came from a location button.
+            apps[app].buttonGrant = record.oneTime && apps[app].manifest?.whenInUseUsageDescription == nil
+        }
+        for (appID, used) in snapshot.alwaysUse {
+            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
+            apps[app].alwaysUse = used
         }
         let window = now.adding(configuration.relaunchWindow)
         for stored in snapshot.apps {
@@ -116,7 +122,10 @@ extension LocationCore {
             sessions: sessions.values.filter { $0.kind != .implicit }.sorted { $0.id < $1.id }.map(\.snapshot),
             prompts: prompts.values.sorted { $0.id < $1.id }.map(\.snapshot),
             conditions: conditions.flatMap { app, monitored in monitored.entries.map { snapshot(of: $0, app: app) } }
-                .sorted { $0.position < $1.position }
+                .sorted { $0.position < $1.position },
+            alwaysUse: apps.values.reduce(into: [:]) { stored, app in
+                if app.alwaysUse.nanoseconds != 0 { stored[app.appID] = app.alwaysUse }
+            }
         )
     }
 

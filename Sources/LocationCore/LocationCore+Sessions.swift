@@ -7,7 +7,7 @@ extension LocationCore {
         requirement: Requirement,
         purposeKey: String?
     ) {
-        if purposeKey != nil || !apps[app].declares.allow(requirement),
+        if purposeKey != nil || !apps[app].declares.allow(requirement) || apps[app].buttonGrant,
             let failure = apps[app].declarationFailure(for: requirement, purposeKey: purposeKey)
         {
             return fail(call, failure)
@@ -79,7 +79,7 @@ extension LocationCore {
         return slot
     }
 
-    /// Ends the lingering sessions of its app that the session in `slot` covers (L4); a process never covers its own.
+    /// Ends the lingering sessions of its app that the session in `slot` covers (L4); a process never covers its own (L8).
     mutating func cover(by slot: Int) {
         let app = sessions[slot].app
         guard apps[app].lingeringSessions > 0 else { return }
@@ -126,7 +126,8 @@ extension LocationCore {
         sessions[slot].restored = false
         persist(.session(sessions[slot].snapshot))
         announce(.sessionChanged, app: app, session: session.id, "resumed")
-        cover(by: slot)
+        // L4: a resume takes one session back and ends no other: after a restart every process of the app
+        // resumes its own, and one must not end a sibling's before that process has taken it (R3).
         liftSuppression(app, requirement: session.requirement, purposeKey: session.purposeKey)
         refreshInUse(app)
         evaluatePrompts(app)
@@ -167,6 +168,8 @@ extension LocationCore {
         if session.kind != .implicit { persist(.sessionRemoved(appID: session.appID, session.id)) }
         announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
         if session.kind == .backgroundActivity { refreshInUse(app) }
+        // P12: the session may have been the app's use of location in the background.
+        if apps[app].alwaysUseSince != nil { markDirty(app) }
         pruneprompts(app)
         // The others re-evaluate only if the layering moved; in-use and prompt changes mark the app themselves.
         if apps[app].layering != layering { markDirty(app) }
@@ -222,12 +225,14 @@ extension LocationCore {
         _ call: CallID,
         app: Int,
         monitor: String? = nil,
-        live configuration: LiveConfiguration = .standard
+        live configuration: LiveConfiguration = .standard,
+        reducedByChoice: Bool = false
     ) {
         let manifest = apps[app].declared
         let optedOut = manifest.requireExplicitServiceSession
-        if !optedOut, manifest.whenInUseUsageDescription == nil {
-            return fail(call, .usageDescriptionMissing(key: Manifest.whenInUseKey, manifest: manifest.source))
+        // P11: a location button's grant serves streams without a description (seed 002).
+        if !optedOut, manifest.whenInUseUsageDescription == nil, !apps[app].buttonGrant {
+            return fail(call, manifest.missing(Manifest.whenInUseKey))
         }
         var implicit: SessionID?
         if !optedOut && apps[app].explicitDemanding == 0 {
@@ -250,7 +255,8 @@ extension LocationCore {
             monitor == nil ? .liveUpdates(app, implicit: implicit) : .monitorEvents(app, implicit: implicit)
         apps[app].locationStreams.append(call)
         openLocationStreams += 1
-        let delivery = monitor == nil ? LocationDelivery(configuration: configuration) : nil
+        let delivery =
+            monitor == nil ? LocationDelivery(configuration: configuration, reducedByChoice: reducedByChoice) : nil
         openStream(call, StreamEntry(kind: kind, delivery: delivery))
         // The first update at once (U1), with the location if it may carry one.
         refreshLocationStream(call, context: context(of: app))

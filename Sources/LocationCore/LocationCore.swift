@@ -124,6 +124,7 @@ package struct LocationCore {
     /// few actions before them are inserted at its front: moving a global switch's 100k messages in
     /// memory is cheaper than copying them one by one.
     private mutating func finish() -> [Action] {
+        checkAlwaysUse()
         flushDiagnostics()
         if fixArrived { deliverFix() }
         var actions: [Action] = []
@@ -177,7 +178,8 @@ package struct LocationCore {
         case .listSessions: reply(call, .sessions(sessionViews(of: app)))
         case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
         case .beginBackgroundActivity: beginBackgroundActivity(call, app: app)
-        case .liveUpdates(let configuration): startLocationStream(call, app: app, live: configuration)
+        case .liveUpdates(let configuration, let accuracy):
+            startLocationStream(call, app: app, live: configuration, reducedByChoice: accuracy == .reduced)
         case .monitorEvents(let monitor):
             startLocationStream(call, app: app, monitor: monitor)
             startMonitor(call, app: app, monitor: monitor)
@@ -205,6 +207,19 @@ package struct LocationCore {
             answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
         case .watch: startWatch(call)
         default: fail(call, .methodNotFound(method: "\(method)"))
+        }
+    }
+
+    /// P12: starts or stops the count of background use under Always for the apps this event touched.
+    private mutating func checkAlwaysUse() {
+        if everythingDirty {
+            for app in apps.ordered { updateAlwaysUse(app) }
+            return
+        }
+        // Raising a prompt marks its app dirty; that app is one of these, so the list does not grow under us.
+        for index in dirtyApps.indices { updateAlwaysUse(dirtyApps[index]) }
+        for (slot, id) in dirtySessions where sessions.holds(id, at: slot) && !apps[sessions[slot].app].isDirty {
+            updateAlwaysUse(sessions[slot].app)
         }
     }
 

@@ -7,7 +7,8 @@ package enum LocationError: Error, Hashable, Sendable {
     case appUnknown(appID: String)
     case noSuchSession(id: String)
     case sessionInvalidated(id: String)
-    case usageDescriptionMissing(key: String, manifest: String)
+    /// `legacyKey`: a key of an older iOS that the manifest has instead, named so the message can say what replaces it.
+    case usageDescriptionMissing(key: String, manifest: String, legacyKey: String? = nil)
     case unknownPurposeKey(purposeKey: String, manifest: String)
     case limitExceeded(limit: String, maximum: Int)
     case backgroundActivityUnavailable(reason: String)
@@ -50,7 +51,7 @@ package enum LocationError: Error, Hashable, Sendable {
         case .helloRequired, .expectedMore, .permissionDenied: []
         case .appUnknown(let appID), .noSuchApp(let appID): [("appId", .string(appID))]
         case .noSuchSession(let id), .sessionInvalidated(let id), .noSuchPrompt(let id): [("id", .string(id))]
-        case .usageDescriptionMissing(let key, _): [("key", .string(key))]
+        case .usageDescriptionMissing(let key, _, _): [("key", .string(key))]
         case .unknownPurposeKey(let key, _): [("purposeKey", .string(key))]
         case .limitExceeded(let limit, let maximum): [("limit", .string(limit)), ("maximum", .int(maximum))]
         case .backgroundActivityUnavailable(let reason): [("reason", .string(reason))]
@@ -72,8 +73,11 @@ package enum LocationError: Error, Hashable, Sendable {
             "no session \(id) belongs to this app: use an id returned by CreateSession or ListSessions"
         case .sessionInvalidated(let id):
             "session \(id) has ended and cannot be used again: create a new session"
-        case .usageDescriptionMissing(let key, let manifest):
+        case .usageDescriptionMissing(let key, let manifest, nil):
             "add \(key) to \(manifest), then reload locd"
+        case .usageDescriptionMissing(let key, let manifest, let legacy?):
+            "add \(key) to \(manifest), then reload locd: \(legacy) is the iOS 8 key, which locd does not read;"
+                + " use \(Manifest.alwaysKey) (with \(Manifest.whenInUseKey)) instead"
         case .unknownPurposeKey(let key, let manifest):
             "add \(key) to [\(Manifest.temporaryKey)] in \(manifest), then reload locd"
         case .limitExceeded(let limit, let maximum):

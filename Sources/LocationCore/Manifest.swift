@@ -18,6 +18,9 @@ package struct Manifest: Hashable, Codable, Sendable {
     package var defaultAccuracyReduced: Bool
     package var requireExplicitServiceSession: Bool
     package var backgroundLocation: Bool
+    /// The manifest has the iOS 8 `NSLocationAlwaysUsageDescription`, which no rule reads; S2's errors name it
+    /// and the key that replaced it.
+    package var legacyAlwaysUsageDescription: Bool
     package var identity: Identity
     package var executables: [String]
     package var users: [String]
@@ -31,6 +34,7 @@ package struct Manifest: Hashable, Codable, Sendable {
         defaultAccuracyReduced: Bool = false,
         requireExplicitServiceSession: Bool = false,
         backgroundLocation: Bool = false,
+        legacyAlwaysUsageDescription: Bool = false,
         identity: Identity = .executable,
         executables: [String] = [],
         users: [String] = []
@@ -43,6 +47,7 @@ package struct Manifest: Hashable, Codable, Sendable {
         self.defaultAccuracyReduced = defaultAccuracyReduced
         self.requireExplicitServiceSession = requireExplicitServiceSession
         self.backgroundLocation = backgroundLocation
+        self.legacyAlwaysUsageDescription = legacyAlwaysUsageDescription
         self.identity = identity
         self.executables = executables
         self.users = users
@@ -62,6 +67,8 @@ package struct Manifest: Hashable, Codable, Sendable {
     package static let whenInUseKey = "NSLocationWhenInUseUsageDescription"
     package static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
     package static let temporaryKey = "NSLocationTemporaryUsageDescriptionDictionary"
+    /// iOS 8's key for Always, replaced by ``alwaysKey`` in iOS 11 (seed 004 lists it; seed 002 uses the new one).
+    package static let legacyAlwaysKey = "NSLocationAlwaysUsageDescription"
 
     /// The usage-description key a requirement needs and lacks, if any (S2).
     func missingDescription(for requirement: Requirement) -> String? {
@@ -70,10 +77,19 @@ package struct Manifest: Hashable, Codable, Sendable {
         return nil
     }
 
+    /// S2's error for a missing key; it names the iOS 8 key too when the manifest has that instead (S2).
+    func missing(_ key: String) -> LocationError {
+        .usageDescriptionMissing(
+            key: key,
+            manifest: source,
+            legacyKey: legacyAlwaysUsageDescription ? Manifest.legacyAlwaysKey : nil
+        )
+    }
+
     /// S2: why a session of `requirement` (and `purposeKey`) may not be created, if it may not.
     func declarationFailure(for requirement: Requirement, purposeKey: String?) -> LocationError? {
         if let key = missingDescription(for: requirement) {
-            return .usageDescriptionMissing(key: key, manifest: source)
+            return missing(key)
         }
         if let purposeKey, temporaryUsageDescriptions[purposeKey] == nil {
             return .unknownPurposeKey(purposeKey: purposeKey, manifest: source)

@@ -8,7 +8,7 @@ struct SessionEntry {
     let requirement: Requirement
     let purposeKey: String?
     var owner: ClientID?
-    /// The process that owned it last; a process never covers its own lingering sessions (L4).
+    /// The process that owned it last; a process never covers its own lingering sessions (L8).
     var ownerPID: Int32
     var lingerEnds: Instant?
     /// The stream an implicit session belongs to (S10).
@@ -55,7 +55,7 @@ struct SessionEntry {
         )
     }
 
-    /// Whether this session, new or resumed, covers a lingering one (L4, S13).
+    /// Whether this new session covers a lingering one (L4, S13); a resumed one covers nothing.
     func covers(_ lingering: SessionEntry) -> Bool {
         guard (kind == .backgroundActivity) == (lingering.kind == .backgroundActivity) else { return false }
         guard requirement >= lingering.requirement else { return false }

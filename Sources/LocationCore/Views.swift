@@ -62,6 +62,8 @@ package enum PromptKind: String, CaseIterable, Codable, Sendable {
     case authorization
     case alwaysUpgrade
     case temporaryFullAccuracy
+    /// Keep Always? after background use under Always (P12).
+    case alwaysReconfirm
 }
 
 /// The answers a prompt may offer.
@@ -72,6 +74,8 @@ package enum PromptAnswer: String, CaseIterable, Codable, Sendable {
     case keepWhileUsing
     case changeToAlways
     case allow
+    case keepAlways
+    case changeToWhileUsing
 }
 
 /// The accuracy choice on an authorization prompt.

@@ -67,8 +67,11 @@ package enum CallDecoder {
                 try p.only([])
                 return .beginBackgroundActivity
             case "LiveUpdates":
-                try p.only(["configuration"])
-                return .liveUpdates(try p.optionalEnum("configuration") ?? .standard)
+                try p.only(["configuration", "accuracy"])
+                return .liveUpdates(
+                    try p.optionalEnum("configuration") ?? .standard,
+                    accuracy: try p.optionalEnum("accuracy")
+                )
             case "AddCondition":
                 try p.only(["monitor", "identifier", "condition"])
                 return .addCondition(

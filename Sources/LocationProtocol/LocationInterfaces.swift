@@ -110,8 +110,11 @@ public enum LocationInterfaces {
 
         method BeginBackgroundActivity() -> (session: Session)
 
+        # accuracy reduced: approximate locations (the grid cell) even with a precise grant, as
+        # kCLLocationAccuracyReduced; such updates do not set accuracyLimited.
         method LiveUpdates(
-          configuration: ?(default, automotiveNavigation, otherNavigation, fitness, airborne)
+          configuration: ?(default, automotiveNavigation, otherNavigation, fitness, airborne),
+          accuracy: ?(full, reduced)
         ) -> (update: Update)
 
         method AddCondition(monitor: string, identifier: string, condition: CircularCondition) -> ()
@@ -179,10 +182,10 @@ public enum LocationInterfaces {
         type Prompt (
           id: string,
           appId: string,
-          kind: (authorization, alwaysUpgrade, temporaryFullAccuracy),
+          kind: (authorization, alwaysUpgrade, temporaryFullAccuracy, alwaysReconfirm),
           usageDescription: string,
           purposeKey: ?string,
-          options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow),
+          options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing),
           defaultAccuracy: (full, reduced),
           accuracyToggle: bool,
           raisedAt: float
@@ -205,6 +208,8 @@ public enum LocationInterfaces {
         )
 
         # appsUsingLocation: apps receiving location right now (the status-bar / Control Centre list).
+        # appsUsingLocationInBackground: those of them in the background under a While-Using grant
+        # (the blue indicator); an app authorized Always is not among them.
         type DaemonStatus (
           version: string,
           pid: int,
@@ -242,7 +247,7 @@ public enum LocationInterfaces {
         # Registers the caller as an agent while the call is open: the head prompt of each app's queue,
         # pending ones first, then each new one; withdrawn names a prompt sent earlier that is gone.
         method Prompts() -> (prompt: ?Prompt, withdrawn: ?string)
-        method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow), accuracy: ?(full, reduced)) -> ()
+        method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing), accuracy: ?(full, reduced)) -> ()
         # Every state change, as it happens.
         method Watch() -> (event: Event)
         method Reload() -> ()

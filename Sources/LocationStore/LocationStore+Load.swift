@@ -75,6 +75,10 @@ extension LocationStore {
                 )
             )
         }
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM always_use WHERE used != 0") {
+            let fields = StoredRow(row, table: "always_use", path: path)
+            snapshot.alwaysUse[try fields.value("app_id")] = Span(nanoseconds: try fields.value("used"))
+        }
         // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
         snapshot.apps.sort { $0.appID < $1.appID }
         snapshot.sessions.sort { $0.id < $1.id }

@@ -72,6 +72,11 @@ extension LocationStore {
                 $0.bind(monitor)
                 $0.bind(identifier)
             }
+        case .alwaysUse(let appID, let used):
+            try run(.upsertAlwaysUse, db) {
+                $0.bind(appID)
+                $0.bind(used.nanoseconds)
+            }
         }
     }
 
@@ -125,6 +130,11 @@ extension LocationStore {
 
     fileprivate static let deleteCondition =
         "DELETE FROM conditions WHERE app_id = ? AND monitor = ? AND identifier = ?"
+
+    fileprivate static let upsertAlwaysUse = """
+        INSERT INTO always_use (app_id, used) VALUES (?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET used = excluded.used
+        """
 }
 
 /// The statements the store writes with: each is prepared once on the writer's connection and kept
@@ -133,7 +143,7 @@ extension LocationStore {
 enum WriteStatement: Int, CaseIterable {
     case begin, commit
     case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
-    case upsertCondition, deleteCondition
+    case upsertCondition, deleteCondition, upsertAlwaysUse
 
     var sql: String {
         switch self {
@@ -148,6 +158,7 @@ enum WriteStatement: Int, CaseIterable {
         case .deletePrompt: LocationStore.deletePrompt
         case .upsertCondition: LocationStore.upsertCondition
         case .deleteCondition: LocationStore.deleteCondition
+        case .upsertAlwaysUse: LocationStore.upsertAlwaysUse
         }
     }
 }

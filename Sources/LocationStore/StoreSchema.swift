@@ -12,6 +12,9 @@ import GRDB
 ///   lingers writes them all at once (a thousand clients gone at once, then their expiry), and keyed by id
 ///   alone they were spread over the whole table, one page written per session at each commit.
 ///
+/// - `always_use` (v4): each app's background use under Always counted towards re-confirmation (P12), in
+///   nanoseconds; kept across boots, as the use it counts spans days.
+///
 /// Enum columns hold the enums' raw values, the same strings as on the wire. Instants are `CLOCK_BOOTTIME`
 /// nanoseconds. Ids are their wire spelling (`s3-12`, `p3-4`). Tables are `STRICT` so that a value of the
 /// wrong type is refused when written instead of surprising ``LocationStore/load()``.
@@ -105,6 +108,16 @@ enum StoreSchema {
                         SELECT app_id, id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id FROM sessions;
                     DROP TABLE sessions;
                     ALTER TABLE sessions_by_app RENAME TO sessions;
+                    """
+            )
+        }
+        migrator.registerMigration("v4-always-use") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE always_use (
+                        app_id TEXT NOT NULL PRIMARY KEY,
+                        used INTEGER NOT NULL CHECK (used >= 0)
+                    ) STRICT, WITHOUT ROWID;
                     """
             )
         }

@@ -21,7 +21,8 @@ struct AgentCommand: ParsableCommand {
 
             --answer OPTION answers every prompt at once, for demos: the option if the prompt offers \
             it, else the closest one it does (allowWhileUsing falls back to allow and keepWhileUsing, \
-            deny to keepWhileUsing, changeToAlways to allowWhileUsing and allow).
+            deny to keepWhileUsing, changeToAlways to allowWhileUsing and allow; on the prompt that asks whether \
+            to keep Always, granting answers keepAlways and refusing changeToWhileUsing).
 
             Example: locctl agent --answer allowWhileUsing --precise off
             """
@@ -68,6 +69,8 @@ struct AgentCommand: ParsableCommand {
         "keepWhileUsing": "Keep Only While Using",
         "changeToAlways": "Change to Always Allow",
         "allow": "Allow",
+        "keepAlways": "Always Allow",
+        "changeToWhileUsing": "Change to Only While Using",
     ]
 
     /// A prompt as the agent shows it, separate so it can be tested on a fixed prompt.
@@ -79,6 +82,7 @@ struct AgentCommand: ParsableCommand {
             case "authorization": "would like to use your location"
             case "alwaysUpgrade": "would like to use your location also when you are not using the app"
             case "temporaryFullAccuracy": "would like to use your precise location this time"
+            case "alwaysReconfirm": "has been using your location in the background: keep allowing it always?"
             default: "asks about your location"
             }
         var out = style.paint("\(app) \(question)", .bold) + " (\(kind), prompt \(prompt["id"]?.stringValue ?? "?"))\n"

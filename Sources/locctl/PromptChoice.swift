@@ -45,12 +45,14 @@ struct PromptChoice: Equatable, Sendable {
     /// closest in meaning, so that a demo agent set to grant keeps granting and one set to refuse
     /// keeps refusing whatever kind of prompt comes.
     static let fallbacks: [String: [String]] = [
-        "allowWhileUsing": ["allowWhileUsing", "allow", "keepWhileUsing"],
-        "allowOnce": ["allowOnce", "allow", "keepWhileUsing"],
-        "changeToAlways": ["changeToAlways", "allowWhileUsing", "allow"],
-        "allow": ["allow", "allowWhileUsing", "changeToAlways"],
-        "keepWhileUsing": ["keepWhileUsing", "allowWhileUsing", "deny"],
-        "deny": ["deny", "keepWhileUsing"],
+        "allowWhileUsing": ["allowWhileUsing", "allow", "keepWhileUsing", "keepAlways"],
+        "allowOnce": ["allowOnce", "allow", "keepWhileUsing", "keepAlways"],
+        "changeToAlways": ["changeToAlways", "allowWhileUsing", "allow", "keepAlways"],
+        "allow": ["allow", "allowWhileUsing", "changeToAlways", "keepAlways"],
+        "keepWhileUsing": ["keepWhileUsing", "allowWhileUsing", "deny", "changeToWhileUsing"],
+        "deny": ["deny", "keepWhileUsing", "changeToWhileUsing"],
+        "keepAlways": ["keepAlways", "changeToAlways", "allowWhileUsing", "allow"],
+        "changeToWhileUsing": ["changeToWhileUsing", "keepWhileUsing", "deny"],
     ]
 
     /// The answer `agent --answer wanted` gives `prompt`; `nil` when no option fits.

@@ -286,6 +286,23 @@ struct DaemonConfigurationTests {
         )
     }
 
+    @Test("P12: always-reconfirm defaults to 3 days, 0 turns it off, and a negative one is refused")
+    func alwaysReconfirm() throws {
+        #expect(DaemonConfiguration().core.alwaysReconfirm == .seconds(259_200))
+        let off = try DaemonConfiguration.parse(text: "[lifecycle]\nalways-reconfirm = 0", file: "/etc/locd/locd.toml")
+        #expect(off.core.alwaysReconfirm == .seconds(0))
+        let day = try DaemonConfiguration.parse(
+            text: "[lifecycle]\nalways-reconfirm = 86400",
+            file: "/etc/locd/locd.toml"
+        )
+        #expect(day.core.alwaysReconfirm == .seconds(86_400))
+        #expect(
+            failure("[lifecycle]\nalways-reconfirm = -1")
+                == "/etc/locd/locd.toml:2: key lifecycle.always-reconfirm: expected a number of seconds >= 0 "
+                + "(0 turns it off), found -1"
+        )
+    }
+
     @Test("§11: an out-of-range limit names file, line, key and what is allowed")
     func outOfRangeLimits() {
         #expect(
@@ -385,7 +402,7 @@ struct DaemonConfigurationTests {
         #expect(
             failure("[lifecycle]\nbackground-grace = 5\ngrace = 5")
                 == "/etc/locd/locd.toml:3: key lifecycle.grace: unknown key; allowed in [lifecycle]: background-grace, "
-                + "relaunch-window, relaunch-adopt, prompt-timeout"
+                + "relaunch-window, relaunch-adopt, prompt-timeout, always-reconfirm"
         )
         #expect(
             failure("[limits]\nmax-sessions = 5")

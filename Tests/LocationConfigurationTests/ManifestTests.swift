@@ -11,6 +11,30 @@ struct ManifestTests {
         ManifestParser.parse(text: text, file: file)
     }
 
+    @Test("S2: the iOS 8 NSLocationAlwaysUsageDescription is recognised, not read, and named with its replacement")
+    func legacyAlwaysKey() throws {
+        let outcome = parse(
+            """
+            id = "com.ex.maps"
+            NSLocationWhenInUseUsageDescription = "Shows you on the map."
+            NSLocationAlwaysUsageDescription = "Tracks your trips."
+            identity = "any"
+            """
+        )
+        let manifest = try #require(outcome.manifest)
+        #expect(manifest.legacyAlwaysUsageDescription)
+        #expect(manifest.alwaysAndWhenInUseUsageDescription == nil, "the old key does not stand in for the new one")
+        #expect(
+            outcome.warnings.map(\.description) == [
+                "apps.d/com.ex.maps.toml:3: key NSLocationAlwaysUsageDescription: the iOS 8 key, not read: use "
+                    + "NSLocationAlwaysAndWhenInUseUsageDescription (with NSLocationWhenInUseUsageDescription) instead"
+            ]
+        )
+        let error = try #require(manifest.declarationFailure(for: .always, purposeKey: nil))
+        #expect(error.message.contains("NSLocationAlwaysUsageDescription is the iOS 8 key"))
+        #expect(parse("id = \"com.ex.maps\"").manifest?.legacyAlwaysUsageDescription == false)
+    }
+
     // MARK: M1: rejected files name file, line and key
 
     @Test("M1: a manifest that does not parse is rejected, naming file, line and the key written there")

@@ -475,22 +475,29 @@ struct LifecycleTests {
         #expect(h.session(lingering) == nil)
     }
 
-    @Test("L4: a resumed session covers the other lingering sessions of another process")
-    func resumedSessionCovers() {
+    @Test("L4: a resume ends no other session: after a restart two processes of an app each take theirs back")
+    func resumeEndsNoOtherSession() {
         var h = Harness()
         h.set(Self.maps, .whileUsing)
-        let old = h.launch(Self.maps, pid: 10)
-        let kept = h.create(old, .whenInUse)!
-        let covered = h.create(old, .whenInUse)!
-        h.disconnect(old)
-        let new = h.launch(Self.maps, pid: 20)
+        let first = h.launch(Self.maps, pid: 10)
+        let second = h.launch(Self.maps, pid: 20)
+        let firsts = h.create(first, .always)!
+        let seconds = h.create(second, .whenInUse)!
+        // A daemon restart closes both connections at once (R3); each process reconnects and resumes.
+        h.disconnect(first)
+        h.disconnect(second)
+        let firstAgain = h.launch(Self.maps, pid: 10)
+        let secondAgain = h.launch(Self.maps, pid: 20)
 
-        h.call(new, .resumeSession(kept.description))
-        #expect(h.state(kept) == .active)
-        #expect(h.session(covered) == nil)
+        let resumed = h.call(firstAgain, .resumeSession(firsts.description))
+        #expect(h.error(of: resumed) == nil)
+        #expect(h.state(seconds) == .lingering, "an always session resumed does not end a whenInUse one")
+        let taken = h.call(secondAgain, .resumeSession(seconds.description))
+        #expect(h.error(of: taken) == nil)
+        #expect(h.state(firsts) == .active && h.state(seconds) == .active)
     }
 
-    @Test("L4: a process never covers its own lingering sessions (a decision of the core)")
+    @Test("L8: a process never covers its own lingering sessions; another process does")
     func processDoesNotCoverItsOwn() {
         // One process with two connections: the library reconnects one of them; the session it left
         // lingering is still that process's to resume, not something a sibling connection replaces.

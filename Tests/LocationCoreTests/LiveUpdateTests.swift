@@ -125,7 +125,7 @@ struct LiveUpdateTests {
 
     // MARK: U2
 
-    @Test("U2: reduced accuracy sends the quantised point at once, then one location per 15 minutes")
+    @Test("U2: reduced accuracy sends the quantised point at once, then a new cell at most once per 15 minutes")
     func reducedThrottle() throws {
         var (h, _, stream) = authorizedStream(precise: false)
         let first = try #require(h.locations(on: stream).first ?? nil)
@@ -137,9 +137,9 @@ struct LiveUpdateTests {
         #expect(first.horizontalAccuracy == 5000)
         #expect(first.altitude == nil && first.verticalAccuracy == nil && first.speed == nil && first.course == nil)
 
-        // A walk east at 80 m a minute for half an hour, a fix a minute, altitude and speed included.
+        // A walk east at 80 m a minute for 40 minutes, a fix a minute, altitude and speed included.
         var sentAt: [Double] = []
-        for minute in 1...30 {
+        for minute in 1...40 {
             var fix = Self.fix(at: Double(minute * 60), east: 80 * Double(minute))
             fix.altitude = 40
             fix.speed = 1.3
@@ -150,13 +150,39 @@ struct LiveUpdateTests {
                 sentAt.append(Double(minute))
             }
         }
-        #expect(sentAt == [15, 30], "the first at once, then one per 15 minutes")
+        // 1200 m east after 15 minutes is past the cell's edge (1018 m) but within its margin: the same cell,
+        // so nothing goes. 1520 m after 19 minutes has left it: the next cell east goes at once, and nothing
+        // more inside the 15 minutes after it.
+        #expect(sentAt == [19], "the first at once, then only a new cell, at most one per 15 minutes")
         let locations = h.locations(on: stream).compactMap { $0 }
-        // 1200 m east after 15 minutes is past the cell's edge (1018 m) but within its margin: the same cell.
-        #expect(locations[1].longitude == first.longitude)
-        // 2400 m east after 30 minutes has left it: the next cell east, one step of 360/3249° on.
-        #expect(abs(locations[2].longitude - (first.longitude + 360.0 / 3249)) < 1e-9)
-        #expect(locations[2].latitude == first.latitude)
+        #expect(abs(locations[1].longitude - (first.longitude + 360.0 / 3249)) < 1e-9)
+        #expect(locations[1].latitude == first.latitude)
+    }
+
+    @Test("U2: no repeated approximate location while the device stays inside its cell")
+    func reducedNoRepeatInsideCell() throws {
+        var (h, _, stream) = authorizedStream(precise: false)
+        let first = try #require(h.locations(on: stream).first ?? nil)
+        // Two hours of pacing 300 m back and forth inside the cell, a fix a minute: never stationary, never
+        // news. Each quarter hour used to bring the same point again.
+        for minute in 1...120 {
+            deliver(&h, Self.fix(at: Double(minute * 60), east: minute % 2 == 0 ? 0 : 300), after: 60)
+            #expect(h.locations(on: stream).count == 1, "minute \(minute): the place has not changed")
+        }
+        // Then the device leaves the cell: long past the throttle, the new cell goes with that fix.
+        deliver(&h, Self.fix(at: 121 * 60, east: 5000), after: 60)
+        let fresh = try #require(h.messages(to: stream).first)
+        guard case .update(let mask, let location?) = fresh else {
+            Issue.record("expected a fresh location, got \(fresh)")
+            return
+        }
+        #expect(mask == [.accuracyLimited])
+        #expect(abs(location.longitude - (first.longitude + 360.0 / 3249)) < 1e-9)
+        // And walking back inside the quarter hour after it reveals nothing until 15 minutes have passed.
+        deliver(&h, Self.fix(at: 122 * 60), after: 60)
+        #expect(h.messages(to: stream).isEmpty)
+        deliver(&h, Self.fix(at: 137 * 60, north: 20), after: 15 * 60)
+        #expect(h.locations(on: stream).last??.longitude == first.longitude)
     }
 
     @Test("U2: a change of flags inside the throttle repeats the last reduced location, never a fresh one")

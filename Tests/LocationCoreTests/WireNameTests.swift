@@ -83,14 +83,20 @@ struct WireNameTests {
 
     @Test("PROTOCOL: PromptKind spells Prompt.kind")
     func promptKind() throws {
-        try expectWireNames(PromptKind.self, ["authorization", "alwaysUpgrade", "temporaryFullAccuracy"])
+        try expectWireNames(
+            PromptKind.self,
+            ["authorization", "alwaysUpgrade", "temporaryFullAccuracy", "alwaysReconfirm"]
+        )
     }
 
     @Test("PROTOCOL: PromptAnswer spells Prompt.options and AnswerPrompt's answer")
     func promptAnswer() throws {
         try expectWireNames(
             PromptAnswer.self,
-            ["allowWhileUsing", "allowOnce", "deny", "keepWhileUsing", "changeToAlways", "allow"]
+            [
+                "allowWhileUsing", "allowOnce", "deny", "keepWhileUsing", "changeToAlways", "allow", "keepAlways",
+                "changeToWhileUsing",
+            ]
         )
     }
 

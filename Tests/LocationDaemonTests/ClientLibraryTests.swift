@@ -518,6 +518,37 @@ struct ClientLibraryTests {
         // Goodbye ended its session at once: nothing lingers.
         #expect(try sessions(daemon, "com.example.maps").isEmpty)
     }
+
+    @Test("U5: liveUpdates(accuracy: .reduced) gets the grid cell under a precise grant, without accuracyLimited")
+    func voluntaryReducedAccuracy() async throws {
+        let daemon = try DaemonProcess(
+            settings: DaemonProcess.fastLifecycle
+                + "\n[provider]\nkind = \"static\"\nlatitude = 35.681236\nlongitude = 139.767125\n"
+        )
+        try daemon.start()
+        try daemon.connect().call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing"), "precise": .bool(true)]
+        )
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        let reduced = Inbox<LocationUpdate>.collecting(client.liveUpdates(accuracy: .reduced))
+        let precise = Inbox<LocationUpdate>.collecting(client.liveUpdates(.default, accuracy: .full))
+        let cell = try await reduced.first { $0.location != nil }
+        #expect(cell.location?.horizontalAccuracy == 5000)
+        #expect(abs((cell.location?.latitude ?? 0) - 35.685) < 1e-9, "the centre of the Tokyo Station cell")
+        #expect(!cell.accuracyLimited, "the app chose it: no flag")
+        let exact = try await precise.first { $0.location != nil }
+        #expect(exact.location?.latitude == 35.681236)
+        #expect(try await client.authorization.accuracy == .fullAccuracy)
+
+        // On the wire: an accuracy that is not one of the two is refused, naming the parameter.
+        let app = try daemon.app("com.ex.maps")
+        let refused = errorName {
+            _ = try app.stream("io.locd.App.LiveUpdates", ["accuracy": .string("coarse")])
+        }
+        #expect(refused == "org.varlink.service.InvalidParameter")
+        try await client.goodbye()
+    }
 }
 
 // MARK: Helpers

@@ -53,6 +53,31 @@ struct LocctlTests {
         #expect(status["storeHealthy"] == .bool(true))
     }
 
+    @Test("S12: an app authorized Always that uses location in the background is not under \"In the background\"")
+    func statusAlwaysHasNoIndicator() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.connect().call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("always")])
+        try maps.call("io.locd.App.SetAppState", ["state": .string("background")])
+
+        let human = try locctl(["status"], daemon)
+        #expect(human.status == 0)
+        #expect(human.output.contains("      Using location: com.ex.maps\n"))
+        #expect(!human.output.contains("   In the background: com.ex.maps"), "\(human.output)")
+        let json = try locctl(["status", "--json"], daemon)
+        let status = try #require(JSONValue.parse(Array(json.output.utf8)))
+        #expect(status["appsUsingLocation"] == .array([.string("com.ex.maps")]))
+        #expect(status["appsUsingLocationInBackground"] == .array([]))
+        let app = try locctl(["app", "com.ex.maps", "--json"], daemon)
+        let view = try #require(JSONValue.parse(Array(app.output.utf8)))
+        #expect(view["usingLocationInBackground"] == .bool(false))
+    }
+
     @Test("locctl: a daemon that is not there is a clear failure with exit code 1")
     func noDaemon() throws {
         let result = try LocctlBinary.run(["status"], socket: "/nonexistent/io.locd")

@@ -147,17 +147,30 @@ struct ShippedScenarioTests {
         )
     }
 
-    @Test("P1, P4, S12, D4: seeds 004/000: background use needs a background activity or Always; the upgrade asks once")
+    @Test(
+        "P1, P4, S12, D4, P12: seeds 004/000: background use needs a background activity or Always; the upgrade asks once; Always is re-confirmed"
+    )
     func seed004Background() throws {
         let timeline = try run("004-background-always.toml")
         let maps = "com.example.maps"
         #expect(
-            authorization(timeline, maps) == ["2.0 authorizedAlways (whileUsing)", "17.0 authorizedAlways (always)"]
+            authorization(timeline, maps) == [
+                "2.0 authorizedAlways (whileUsing)", "17.0 authorizedAlways (always)",
+                "80.0 authorizedWhenInUse (whileUsing)",
+            ]
         )
+        let reconfirm = try #require(timeline.first { $0.app == maps && $0.promptKind == "alwaysReconfirm" })
+        #expect(reconfirm.time == 77.0, "60 s of background use under Always, counted from 17.0 s")
+        #expect(timeline.filter { $0.promptKind == "alwaysReconfirm" && $0.app != maps }.isEmpty)
         #expect(timeline.first { $0.app == maps && $0.subject == .authorization }?.provisional == true)
         let upgrade = try #require(timeline.first { $0.app == maps && $0.promptKind == "alwaysUpgrade" })
         #expect(upgrade.time == 15.0, "raised in the background when the grace ends")
-        #expect(session(timeline, "trip").last == "2.0 active -authorizationRequestInProgress")
+        #expect(
+            session(timeline, "trip").suffix(2) == [
+                "2.0 active -authorizationRequestInProgress",
+                "80.0 limited +insufficientlyInUse +alwaysAuthorizationDenied",
+            ]
+        )
         let refused = try #require(timeline.first { $0.subject == .error })
         #expect(refused.app == "com.example.weather")
         #expect(refused.error == "io.locd.App.BackgroundActivityUnavailable")

@@ -18,7 +18,13 @@ import Testing
             #expect(loaded.records["com.ex.app0"] == AuthorizationRecord(status: .denied, alwaysDecision: .declined))
             #expect(!loaded.sessions.contains { $0.id == SessionID(epoch: 7, number: 2) })
             #expect(loaded.sessions.last?.id == SessionID(epoch: 7, number: 10))
-            #expect(loaded.prompts.map(\.id) == [PromptID(epoch: .max, number: 9), PromptID(epoch: .max, number: 11)])
+            #expect(
+                loaded.prompts.map(\.id) == [
+                    PromptID(epoch: .max, number: 9), PromptID(epoch: .max, number: 11),
+                    PromptID(epoch: .max, number: 12),
+                ]
+            )
+            #expect(loaded.alwaysUse == ["com.ex.app0": .seconds(86_400.5)], "a count back at zero is not loaded")
         }
     }
 

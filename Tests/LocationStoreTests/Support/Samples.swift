@@ -112,6 +112,9 @@ enum Samples {
             )
         )
         writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined)))
+        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(86_400.5)))
+        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(60)))
+        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(0)))
         writes.append(
             .app(
                 AppSnapshot(
@@ -155,6 +158,9 @@ enum Samples {
                 snapshot.conditions.append(condition)
             case .conditionRemoved(let appID, let monitor, let identifier):
                 snapshot.conditions.removeAll { ($0.appID, $0.monitor, $0.identifier) == (appID, monitor, identifier) }
+            case .alwaysUse(let appID, let used):
+                // A count back at zero is no count: the store loads only the apps that have one.
+                snapshot.alwaysUse[appID] = used.nanoseconds == 0 ? nil : used
             }
         }
         snapshot.apps.sort { $0.appID < $1.appID }
