@@ -21,6 +21,16 @@ import Glibc
 /// keep coming the log cannot start over, as each checkpoint copies only what was committed before it began;
 /// once they stop, the log is copied whole and the writer's next commit starts it again from its beginning.
 ///
+/// The log stays bounded under any load (R5). When a checkpoint finds the log at ``limit`` pages or more, the
+/// passive checkpoint is followed by a `RESTART` one: it takes the writer's lock, copies the few frames
+/// committed since the passive one began, and makes the writer's next commit start the log from its beginning.
+/// The writer waits for that copy and one sync of the database file, a millisecond or so on a disk, once per
+/// ``limit`` pages written: without it, a client creating and ending sessions without pause grew the log by
+/// 50 MB a second, as no passive checkpoint ever caught up with the writer and the log never started over. The
+/// log's file keeps its largest size, about ``limit`` pages (16 MiB), and is reused rather than cut back:
+/// cutting it in the commit that starts the log over (`journal_size_limit`) made that commit, and the
+/// deadlines behind it, late. Start-up cuts back a log an earlier run left long (`wal_checkpoint(TRUNCATE)`).
+///
 /// Durability does not change: a commit is in the log, synced as its level asks, before `apply` returns; the
 /// checkpoint only copies what is already there.
 final class Checkpointer: Sendable {
@@ -32,12 +42,15 @@ final class Checkpointer: Sendable {
     /// How long no commit must have come before a wanted checkpoint runs.
     let quietPeriod: Duration
     private let connection: DatabaseQueue
+    /// The store's files, checked before each checkpoint, as before each commit (R7).
+    private let files: StoreFiles
     /// Where checkpoints run, one at a time; internal so that tests can hold it back.
     let queue = DispatchQueue(label: "locd.store.checkpoint", qos: .utility)
     /// A checkpoint is wanted, waiting for a quiet moment, or running; `idle` is entered while it is.
     private let running = Atomic<Bool>(false)
     private let idle = DispatchGroup()
     private let completedCount = Atomic<Int>(0)
+    private let restartCount = Atomic<Int>(0)
     private let lastLogPages = Atomic<Int>(0)
     /// The frames of the log the last checkpoint had copied.
     private let copiedFrames = Atomic<Int>(0)
@@ -49,16 +62,22 @@ final class Checkpointer: Sendable {
     private static let recheck = Duration.milliseconds(10)
 
     /// Opens a second connection to the store file at `path`, for checkpoints only.
-    init(path: String, threshold: Int, quietPeriod: Duration = .milliseconds(100)) throws {
+    init(path: String, files: StoreFiles, threshold: Int, quietPeriod: Duration = .milliseconds(100)) throws {
         self.threshold = threshold
         self.quietPeriod = quietPeriod
+        self.files = files
         var configuration = Configuration()
         configuration.label = "locd.store.checkpoint"
+        // A `RESTART` checkpoint waits for the writer's commit under way, tens of microseconds.
+        configuration.busyMode = .timeout(2)
         connection = try DatabaseQueue(path: path, configuration: configuration)
     }
 
     /// Checkpoints that have finished.
     var completed: Int { completedCount.load(ordering: .acquiring) }
+
+    /// `RESTART` checkpoints that have finished: the log was at ``limit`` pages.
+    var restarts: Int { restartCount.load(ordering: .relaxed) }
 
     /// The log's size in pages after the writer's last commit.
     var logPages: Int { lastLogPages.load(ordering: .relaxed) }
@@ -129,7 +148,17 @@ final class Checkpointer: Sendable {
     /// store is quiet, not at the start of the next burst, whose commits would then append to the old log.
     private func checkpoint() {
         // A checkpoint that fails (the disk, a lock) changes nothing stored; a later commit's growth wants another.
-        guard let result = try? connection.writeWithoutTransaction(Self.checkpoint) else { return finished() }
+        // Files that changed under the store are not touched at all: SQLite would die writing to an immutable
+        // shared-memory file.
+        guard (try? files.check()) != nil,
+            var result = try? connection.writeWithoutTransaction(Self.checkpoint)
+        else { return finished() }
+        if max(result.walFrameCount, logPages) >= limit,
+            let restarted = try? connection.writeWithoutTransaction({ try $0.checkpoint(.restart) })
+        {
+            result = restarted
+            restartCount.add(1, ordering: .relaxed)
+        }
         copiedFrames.store(result.checkpointedFrameCount, ordering: .relaxed)
         completedCount.add(1, ordering: .releasing)
         // Frames the writer committed while this one copied are in neither count: the log's size as the
