@@ -8,7 +8,7 @@ package struct DamagedStore: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String {
         let kept = setAside.isEmpty ? "nothing to keep" : "kept as " + setAside.joined(separator: ", ")
-        return "the store was damaged: \(reason); started a new store, every record starts over (\(kept); "
-            + "salvage with `sqlite3 FILE .recover`)"
+        return "the store was damaged: \(reason); set aside and started afresh (\(kept); salvage with "
+            + "`sqlite3 FILE .recover`)"
     }
 }

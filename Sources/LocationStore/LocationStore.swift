@@ -70,18 +70,19 @@ package final class LocationStore: Sendable {
         self.path = path
         self.bootID = bootID
         lock = try StateDirectoryLock(directory: directory)
-        var damage = StoreInspection.damage(at: path)
+        let found = StoreInspection.damage(at: path)
+        var damage = found?.reason
         var setAside: [String] = []
-        if damage != nil { setAside = try StoreInspection.setAside(path) }
+        if let found { setAside = try StoreInspection.setAside(path, database: found.database) }
         var configuration = Configuration()
         configuration.label = "locd.store"
         configuration.busyMode = .timeout(busyTimeout)
         do {
             var queue = try DatabaseQueue(path: path, configuration: configuration)
-            if damage == nil, let lost = try Self.lostSchema(queue, path: path) {
+            if found?.database != true, let lost = try Self.lostSchema(queue, path: path) {
                 try queue.close()
-                damage = lost
-                setAside = try StoreInspection.setAside(path)
+                damage = [damage, lost].compactMap { $0 }.joined(separator: "; ")
+                setAside += try StoreInspection.setAside(path, database: true)
                 queue = try DatabaseQueue(path: path, configuration: configuration)
             }
             self.queue = queue

@@ -5,38 +5,39 @@ import Foundation
 ///
 /// SQLite reads a log whose header is not valid (garbage, or cut short) as an empty log, and a database file
 /// emptied to nothing as a new database: either way every record since the last checkpoint, or every record,
-/// would start over without a word. So start-up looks first: a log with an invalid header, or a database that
-/// is gone, empty or without locd's tables while the marker `locd.sqlite.created` (written once the schema
-/// first exists) says this directory held a store, is damage. The files are renamed to
-/// `<name>.damaged-<UTC time>` beside the store, for salvage, and a new store starts; the daemon logs an error
-/// naming them.
+/// would start over without a word. So start-up looks first: a log with an invalid header is set aside (the
+/// database keeps what was checkpointed); a database that is gone, empty or without locd's tables while the
+/// marker `locd.sqlite.created` (written once the schema first exists) says this directory held a store is
+/// set aside with its log, and a new store starts. Set aside is renamed to `<name>.damaged-<UTC time>` beside
+/// the store, for salvage; the daemon logs an error naming the files.
 enum StoreInspection {
     /// The marker's path for the store at `path`.
     static func markerPath(_ path: String) -> String { path + ".created" }
 
-    /// Why the files at `path` (the database) and `path-wal` are damaged, or nil if they look sound. Reads only
-    /// the files' headers.
-    static func damage(at path: String) -> String? {
-        let fileManager = FileManager.default
+    /// Why the files at `path` (the database) and `path-wal` are damaged, and whether the database itself is
+    /// (else only the log is), or nil if they look sound. Reads only the files' headers.
+    static func damage(at path: String) -> (reason: String, database: Bool)? {
         if let header = readPrefix(path + "-wal", count: 32), !header.isEmpty, !validLogHeader(header) {
-            return "its log \(path)-wal has an invalid header (\(header.count < 32 ? "cut short" : "garbage"))"
+            let kind = header.count < 32 ? "cut short" : "garbage"
+            return ("its log \(path)-wal has an invalid header (\(kind)); what it held since the last checkpoint is lost", false)
         }
-        guard fileManager.fileExists(atPath: markerPath(path)) else { return nil }
-        guard let database = readPrefix(path, count: 16) else { return "the file is missing" }
-        if database.isEmpty { return "the file is empty" }
+        guard FileManager.default.fileExists(atPath: markerPath(path)) else { return nil }
+        guard let database = readPrefix(path, count: 16) else { return ("\(path) is missing", true) }
+        if database.isEmpty { return ("\(path) is empty", true) }
         return nil
     }
 
-    /// Renames the database and its log (those that exist) to `<name>.damaged-<time>`, removes the
-    /// shared-memory file (derived from the log) and the marker; returns the new names.
-    static func setAside(_ path: String, now: Date = Date()) throws -> [String] {
+    /// Renames the log, and the database too if `database`, (those that exist) to `<name>.damaged-<time>`,
+    /// removes the shared-memory file (derived from the log) and, with the database, the marker; returns the
+    /// new names.
+    static func setAside(_ path: String, database: Bool, now: Date = Date()) throws -> [String] {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         let stamp = formatter.string(from: now)
         var moved: [String] = []
-        for name in [path, path + "-wal"] where FileManager.default.fileExists(atPath: name) {
+        for name in database ? [path, path + "-wal"] : [path + "-wal"] where FileManager.default.fileExists(atPath: name) {
             let target = "\(name).damaged-\(stamp)"
             guard rename(name, target) == 0 else {
                 throw StoreError.cannotOpen(
@@ -47,7 +48,7 @@ enum StoreInspection {
             moved.append(target)
         }
         unlink(path + "-shm")
-        unlink(markerPath(path))
+        if database { unlink(markerPath(path)) }
         return moved
     }
 
