@@ -184,7 +184,8 @@ struct Plan {
         let scenario = SustainedChurnScenario(clients: sizes.churnClients, seconds: sizes.sustainedSeconds)
         let result = try scenario.run(daemon, logPath: daemon.directory + "/state/locd.sqlite-wal")
         try daemon.checkAlive("sustained churn")
-        let held = "\(sizes.churnClients) clients, \(Format.seconds(sizes.sustainedSeconds)), "
+        let held =
+            "\(sizes.churnClients) clients, \(Format.seconds(sizes.sustainedSeconds)), "
             + "\(Format.count(result.rate)) round trips/s"
         // The log's bound (R5): 4,000 pages of 4 KiB with their frame headers, and half again for the frames
         // written while the checkpoint that starts it over runs.

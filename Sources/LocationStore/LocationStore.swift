@@ -69,7 +69,7 @@ package final class LocationStore: Sendable {
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
         self.path = path
         self.bootID = bootID
-        lock = try StateDirectoryLock(directory: directory)
+        lock = try StateDirectoryLock.acquire(directory: directory)
         let found = StoreInspection.damage(at: path)
         var damage = found?.reason
         var setAside: [String] = []
@@ -87,13 +87,15 @@ package final class LocationStore: Sendable {
             }
             self.queue = queue
             try Self.open(queue, path: path)
-            files = try StoreFiles(path: path)
-            checkpointer = try Checkpointer(
+            let files = try StoreFiles(path: path)
+            let checkpointer = try Checkpointer(
                 path: path,
                 files: files,
                 threshold: checkpointPages,
                 quietPeriod: checkpointQuiet
             )
+            self.files = files
+            self.checkpointer = checkpointer
             try queue.writeWithoutTransaction { db in
                 checkpointer.attach(to: db)
                 // A log left long by an earlier run starts over empty (R5).

@@ -19,7 +19,10 @@ enum StoreInspection {
     static func damage(at path: String) -> (reason: String, database: Bool)? {
         if let header = readPrefix(path + "-wal", count: 32), !header.isEmpty, !validLogHeader(header) {
             let kind = header.count < 32 ? "cut short" : "garbage"
-            return ("its log \(path)-wal has an invalid header (\(kind)); what it held since the last checkpoint is lost", false)
+            return (
+                "its log \(path)-wal has an invalid header (\(kind)); what it held since the last checkpoint is lost",
+                false
+            )
         }
         guard FileManager.default.fileExists(atPath: markerPath(path)) else { return nil }
         guard let database = readPrefix(path, count: 16) else { return ("\(path) is missing", true) }
@@ -37,7 +40,8 @@ enum StoreInspection {
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         let stamp = formatter.string(from: now)
         var moved: [String] = []
-        for name in database ? [path, path + "-wal"] : [path + "-wal"] where FileManager.default.fileExists(atPath: name) {
+        for name in database ? [path, path + "-wal"] : [path + "-wal"]
+        where FileManager.default.fileExists(atPath: name) {
             let target = "\(name).damaged-\(stamp)"
             guard rename(name, target) == 0 else {
                 throw StoreError.cannotOpen(

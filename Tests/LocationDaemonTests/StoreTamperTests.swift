@@ -18,34 +18,49 @@ struct StoreTamperTests {
         return stat(path, &status) == 0 ? Int(status.st_size) : 0
     }
 
-    /// Creates and invalidates sessions on `clients` connections at once until `cycles` are done, sampling the
-    /// log's size every 50 cycles; returns the samples and the cycles done.
+    /// What the churning clients saw, shared between their threads.
+    final class ChurnLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var sizes: [Int] = []
+        private var cycles = 0
+        private var failure: (any Error)?
+
+        func sample(_ size: Int) { lock.withLock { sizes.append(size) } }
+        func cycled() { lock.withLock { cycles += 1 } }
+        func failed(_ error: any Error) { lock.withLock { failure = error } }
+        var result: (samples: [Int], cycles: Int, failure: (any Error)?) { lock.withLock { (sizes, cycles, failure) } }
+    }
+
+    /// Creates and invalidates sessions on `clients` connections at once, a thread each, until `cycles` are
+    /// done, sampling the log's size every 50 cycles; returns the samples and the cycles done.
     static func churn(_ daemon: DaemonProcess, clients: Int, cycles: Int) throws -> (samples: [Int], cycles: Int) {
         let wal = daemon.stateDirectory + "/locd.sqlite-wal"
-        let lock = NSLock()
-        var samples: [Int] = []
-        var done = 0
-        var failure: (any Error)?
-        let apps = try (0..<clients).map { _ in try daemon.app("com.ex.maps") }
-        DispatchQueue.concurrentPerform(iterations: clients) { index in
-            let app = apps[index]
-            do {
-                for cycle in 0..<(cycles / clients) {
-                    let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("none")])
-                    guard let id = created.sessionID else { throw VarlinkClient.ClientError.malformedReply }
-                    try app.call("io.locd.App.InvalidateSession", ["id": .string(id)])
-                    if cycle % 50 == 0 {
-                        let size = fileSize(wal)
-                        lock.withLock { samples.append(size) }
+        let socket = daemon.socketPath
+        let log = ChurnLog()
+        let group = DispatchGroup()
+        for _ in 0..<clients {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let app = try VarlinkClient(path: socket, timeout: 10)
+                    try app.call("io.locd.App.Hello", ["appId": .string("com.ex.maps")])
+                    for cycle in 0..<(cycles / clients) {
+                        let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("none")])
+                        guard let id = created.sessionID else { throw VarlinkClient.ClientError.malformedReply }
+                        try app.call("io.locd.App.InvalidateSession", ["id": .string(id)])
+                        if cycle % 50 == 0 { log.sample(fileSize(wal)) }
+                        log.cycled()
                     }
-                    lock.withLock { done += 1 }
+                } catch {
+                    log.failed(error)
                 }
-            } catch {
-                lock.withLock { failure = error }
-            }
+            }.start()
         }
-        if let failure { throw failure }
-        return (samples, done)
+        group.wait()
+        let result = log.result
+        if let failure = result.failure { throw failure }
+        return (result.samples, result.cycles)
     }
 
     @Test("R5: the store's log stays bounded while clients create and end sessions without pause")
@@ -91,7 +106,10 @@ struct StoreTamperTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string("com.ex.maps"), "setting": .string("always")])
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
         try FileManager.default.removeItem(atPath: daemon.stateDirectory)
 
         admin.timeout = 1.5
@@ -105,7 +123,7 @@ struct StoreTamperTests {
         let status = try daemon.connect().call("io.locd.Admin.Status")["status"]
         #expect(status?["storeHealthy"] == .bool(false))
         // Still serving from memory, and it says so; locctl shows it too.
-        let locctl = try LocctlProcess.run(["status"], socket: daemon.socketPath)
+        let locctl = try LocctlBinary.run(["status"], socket: daemon.socketPath)
         #expect(locctl.output.contains("FAILING"), "locctl status: \(locctl.output)")
         daemon.stop()
         #expect(daemon.errorOutput.contains("deleted or replaced"), "\(daemon.errorOutput)")

@@ -45,19 +45,41 @@ import Testing
         }
     }
 
-    @Test("R6: a second store on the same state directory is refused while the first is open, naming the holder")
-    func secondStoreRefused() throws {
+    @Test("R6: a store whose state directory another process has locked is refused, naming that process")
+    func lockedByAnotherProcess() throws {
         try TemporaryDirectory.with { directory in
-            let first = try LocationStore(directory: directory, bootID: "boot-a")
+            // Another process takes the lock as a locd would, and says so once it holds it.
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            holder.arguments = [
+                "python3", "-c",
+                """
+                import fcntl, os, sys
+                f = open(sys.argv[1], "w"); fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                f.write(str(os.getpid()) + "\\n"); f.flush(); print("locked", flush=True); sys.stdin.read()
+                """,
+                directory + "/lock",
+            ]
+            let input = Pipe()
+            let output = Pipe()
+            holder.standardInput = input
+            holder.standardOutput = output
+            try holder.run()
+            defer {
+                input.fileHandleForWriting.closeFile()
+                holder.waitUntilExit()
+            }
+            try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
             let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
-            guard case .inUse(let path, let holder)? = error else {
+            guard case .inUse(let path, let pid)? = error else {
                 Issue.record("expected inUse, got \(String(describing: error))")
                 return
             }
             #expect(path == directory + "/lock")
-            #expect(holder == String(getpid()))
+            #expect(pid == String(holder.processIdentifier))
             #expect(error?.description.contains("state-dir") == true)
-            try first.apply([.record(appID: "com.ex.maps", record: Self.record)])
+            // Nothing was opened: no store file was created behind the lock.
+            #expect(!FileManager.default.fileExists(atPath: directory + "/locd.sqlite"))
         }
     }
 
@@ -65,12 +87,12 @@ import Testing
     func deletedUnderTheStore() throws {
         try TemporaryDirectory.with { directory in
             let store = try LocationStore(directory: directory, bootID: "boot-a")
-            try store.apply([.record(appID: "com.ex.maps", record: Self.record)])
+            try store.apply([.record(appID: "com.ex.maps", Self.record)])
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
                 try FileManager.default.removeItem(atPath: directory + "/" + name)
             }
             let error = #expect(throws: StoreError.self) {
-                try store.apply([.record(appID: "com.ex.run", record: Self.record)])
+                try store.apply([.record(appID: "com.ex.run", Self.record)])
             }
             guard case .filesChanged(let path, _)? = error else {
                 Issue.record("expected filesChanged, got \(String(describing: error))")
@@ -85,7 +107,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", record: Self.record)])
+                try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
             // Closed cleanly, the log was copied and removed; a hostile user writes one of garbage.
             let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
@@ -115,7 +137,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", record: Self.record)])
+                try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
             #expect(truncate(directory + "/locd.sqlite", 0) == 0)
             let store = try LocationStore(directory: directory, bootID: "boot-a")
@@ -133,12 +155,14 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", record: Self.record)])
+                try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
             try FileManager.default.removeItem(atPath: directory + "/locd.sqlite")
             let empty = Process()
             empty.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            empty.arguments = ["python3", "-c", "import sqlite3; sqlite3.connect('\(directory)/locd.sqlite').execute('VACUUM')"]
+            empty.arguments = [
+                "python3", "-c", "import sqlite3; sqlite3.connect('\(directory)/locd.sqlite').execute('VACUUM')",
+            ]
             try empty.run()
             empty.waitUntilExit()
             try #require(empty.terminationStatus == 0)
