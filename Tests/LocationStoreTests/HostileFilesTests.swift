@@ -114,7 +114,7 @@ import Testing
             try garbage.write(to: URL(fileURLWithPath: directory + "/locd.sqlite-wal"))
             let store = try LocationStore(directory: directory, bootID: "boot-a")
             let aside = try Self.files(in: directory, startingWith: "locd.sqlite-wal.damaged-")
-            #expect(aside.count == 1)
+            try #require(aside.count == 1)
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + aside[0])) == garbage)
             #expect(store.damaged?.description.contains(directory + "/locd.sqlite-wal") == true)
             #expect(try store.load().records["com.ex.maps"] == Self.record)
