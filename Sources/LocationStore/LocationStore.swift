@@ -249,9 +249,15 @@ package final class LocationStore: Sendable {
     /// `BEGIN` and `COMMIT` are prepared once (``WriteStatement``): GRDB's `inTransaction` parses them at every
     /// call, which cost more than the event's writes.
     private func transaction<T>(durable: Bool, operation: String, _ body: (Database) throws -> T) throws -> T {
+        checkpointer.waitForRestart()
         do {
             return try queue.writeWithoutTransaction { db in
                 try files.check()
+                if checkpointer.logPages >= checkpointer.hardLimit {
+                    // The checkpointer's thread was not given the time to start the log over: a commit that
+                    // waits now is better than a log without bound (R5). The next commit starts it over.
+                    _ = try? db.checkpoint(.restart)
+                }
                 if synchronousIsFull != durable {
                     try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
                     synchronousIsFull = durable
