@@ -64,6 +64,7 @@ package final class Daemon: Service {
         } catch {
             throw StartupError(description: "cannot open the store: \(error)", code: .cannotCreate)
         }
+        if let damaged = store.damaged { logger.error("\(damaged)") }
         let clock = DaemonClock()
         let startedAt = clock.now()
         let core = LocationCore(

@@ -3,6 +3,8 @@
 struct BenchSizes {
     var churnClients = 64
     var churnSeconds = 10.0
+    /// How long maximum churn is held while the store's log and locd's memory are sampled (scenario 9).
+    var sustainedSeconds = 60.0
     var fanOutConnections = 10_000
     var fanOutFlips = 20
     var deadlineSessions = 100_000
@@ -18,6 +20,7 @@ struct BenchSizes {
     static let quick = BenchSizes(
         churnClients: 64,
         churnSeconds: 1.5,
+        sustainedSeconds: 1.5,
         fanOutConnections: 500,
         fanOutFlips: 4,
         deadlineSessions: 2_000,

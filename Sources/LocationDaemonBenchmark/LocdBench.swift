@@ -96,5 +96,5 @@ struct LocdBench: ParsableCommand {
 
 /// The scenarios `--only` can pick.
 enum Scenario: String, CaseIterable, ExpressibleByArgument {
-    case startup, idle, churn, fanout, durable, deadlines
+    case startup, idle, churn, sustained, fanout, durable, deadlines
 }

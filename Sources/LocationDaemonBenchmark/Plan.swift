@@ -16,7 +16,7 @@ struct Plan {
             do { try body() } catch { failures.append("\(name): \(error)") }
         }
         if selected.contains(.startup) { attempt("start-up", { try startups(report) }) }
-        if !selected.isDisjoint(with: [.idle, .churn, .fanout, .durable]) {
+        if !selected.isDisjoint(with: [.idle, .churn, .sustained, .fanout, .durable]) {
             attempt("shared daemon", { try sharedDaemon(report, attempt: attempt) })
         }
         if selected.contains(.deadlines) { attempt("deadlines", { try deadlines(report) }) }
@@ -89,6 +89,7 @@ struct Plan {
             }
         }
         if selected.contains(.churn) { attempt("churn") { try churn(daemon, report) } }
+        if selected.contains(.sustained) { attempt("sustained churn") { try sustained(daemon, report) } }
         if selected.contains(.fanout) {
             attempt("fan-out") {
                 let result = try FanOutScenario(connections: sizes.fanOutConnections, flips: sizes.fanOutFlips).run(
@@ -174,6 +175,43 @@ struct Plan {
                 unit: "ratio",
                 target: "≥ 0.5",
                 met: ratio >= 0.5
+            )
+        )
+    }
+
+    /// Scenario 9: the store's log and locd's memory under maximum churn held for a long time.
+    private func sustained(_ daemon: DaemonUnderTest, _ report: Report) throws {
+        let scenario = SustainedChurnScenario(clients: sizes.churnClients, seconds: sizes.sustainedSeconds)
+        let result = try scenario.run(daemon, logPath: daemon.directory + "/state/locd.sqlite-wal")
+        try daemon.checkAlive("sustained churn")
+        let held =
+            "\(sizes.churnClients) clients, \(Format.seconds(sizes.sustainedSeconds)), "
+            + "\(Format.count(result.rate)) round trips/s"
+        // The log's bound (R5): 4,000 pages of 4 KiB with their frame headers, and half again for the frames
+        // written while the checkpoint that starts it over runs.
+        let logBound = 4_000 * (4_096 + 24) * 3 / 2
+        report.add(
+            Figure(
+                scenario: "9 sustained",
+                measure: "locd.sqlite-wal size under maximum churn (\(held))",
+                display: result.log.summary,
+                value: Double(result.log.largest) / 1_048_576,
+                unit: "MiB (max)",
+                target: "< 23.6 MiB, flat",
+                met: result.log.largest < logBound
+            )
+        )
+        // Flat: no more than a quarter above the first sample taken after the first tenth of the run.
+        let settled = result.resident.samples.dropFirst(max(1, result.resident.samples.count / 10)).first ?? 0
+        report.add(
+            Figure(
+                scenario: "9 sustained",
+                measure: "locd RSS under maximum churn (\(held))",
+                display: result.resident.summary,
+                value: Double(result.resident.largest) / 1_048_576,
+                unit: "MiB (max)",
+                target: "flat (max < 1.25 × early)",
+                met: Double(result.resident.largest) < Double(settled) * 1.25
             )
         )
     }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import LocationCore
 
@@ -57,13 +58,20 @@ extension LocationStore {
                 )
             )
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM conditions ORDER BY position") {
+        // Monitor names and identifiers are the clients' own text, which may hold NUL: read as blobs, by length,
+        // as text would be read as a C string and cut at its first NUL (two conditions then merged at a start).
+        let conditions = """
+            SELECT app_id, CAST(monitor AS BLOB) AS monitor, CAST(identifier AS BLOB) AS identifier, latitude,
+                longitude, radius, state, state_date, position
+            FROM conditions ORDER BY position
+            """
+        for row in try Row.fetchAll(db, sql: conditions) {
             let fields = StoredRow(row, table: "conditions", path: path)
             snapshot.conditions.append(
                 ConditionSnapshot(
                     appID: try fields.value("app_id"),
-                    monitor: try fields.value("monitor"),
-                    identifier: try fields.value("identifier"),
+                    monitor: try fields.text("monitor"),
+                    identifier: try fields.text("identifier"),
                     condition: CircularCondition(
                         latitude: try fields.value("latitude"),
                         longitude: try fields.value("longitude"),
@@ -105,6 +113,13 @@ private struct StoredRow {
         } catch {
             throw unreadable(column, "\(row[column] ?? "NULL") is not a \(Value.self)")
         }
+    }
+
+    /// Text stored as a blob (`CAST(column AS BLOB)`), every byte of it, NUL included.
+    func text(_ column: String) throws -> String {
+        let bytes: Data = try value(column)
+        guard let text = String(bytes: bytes, encoding: .utf8) else { throw unreadable(column, "not UTF-8") }
+        return text
     }
 
     func instant(_ column: String) throws -> Instant? {

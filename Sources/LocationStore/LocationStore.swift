@@ -25,6 +25,13 @@ package final class LocationStore: Sendable {
     let queue: DatabaseQueue
     /// Checkpoints the log off the writer's thread.
     let checkpointer: Checkpointer
+    /// The state directory's lock, held as long as the store is open (R6).
+    private let lock: StateDirectoryLock
+    /// The store's files as opened, checked before each commit (R7).
+    let files: StoreFiles
+    /// What start-up found damaged and set aside before starting a new store (R9), if anything; the daemon
+    /// logs it as an error.
+    package let damaged: DamagedStore?
     // The writer connection's own state, touched only inside `queue`'s serialized access, which is what makes
     // the unchecked access safe.
     /// Whether the connection's `synchronous` is `FULL` (else `NORMAL`), to switch it only when it changes.
@@ -62,20 +69,43 @@ package final class LocationStore: Sendable {
         let path = directory.hasSuffix("/") ? directory + "locd.sqlite" : directory + "/locd.sqlite"
         self.path = path
         self.bootID = bootID
+        lock = try StateDirectoryLock.acquire(directory: directory)
+        let found = StoreInspection.damage(at: path)
+        var damage = found?.reason
+        var setAside: [String] = []
+        if let found { setAside = try StoreInspection.setAside(path, database: found.database) }
         var configuration = Configuration()
         configuration.label = "locd.store"
         configuration.busyMode = .timeout(busyTimeout)
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            checkpointer = try Checkpointer(
+            var queue = try DatabaseQueue(path: path, configuration: configuration)
+            if found?.database != true, let lost = try Self.lostSchema(queue, path: path) {
+                try queue.close()
+                damage = [damage, lost].compactMap { $0 }.joined(separator: "; ")
+                setAside += try StoreInspection.setAside(path, database: true)
+                queue = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            self.queue = queue
+            try Self.open(queue, path: path)
+            let files = try StoreFiles(path: path)
+            let checkpointer = try Checkpointer(
                 path: path,
+                files: files,
                 threshold: checkpointPages,
                 quietPeriod: checkpointQuiet
             )
+            self.files = files
+            self.checkpointer = checkpointer
+            try queue.writeWithoutTransaction { db in
+                checkpointer.attach(to: db)
+                // A log left long by an earlier run starts over empty (R5).
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
         } catch {
             throw StoreError(error, path: path, operation: "open")
         }
-        try open()
+        StoreInspection.mark(path)
+        damaged = damage.map { DamagedStore(reason: $0, setAside: setAside) }
     }
 
     deinit {
@@ -95,34 +125,37 @@ package final class LocationStore: Sendable {
     }
 
     /// Checks that the file is a locd store (or a new, empty file), turns WAL on and migrates the schema.
-    private func open() throws {
-        do {
-            try queue.writeWithoutTransaction { db in
-                try checkIdentity(db)
-                // Before WAL: never touch another program's file. WAL is persistent, so this is a no-op after
-                // the first start.
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                guard mode == "wal" else {
-                    throw StoreError.cannotOpen(
-                        path: path,
-                        reason: "SQLite refused WAL mode (journal mode \(mode ?? "?"))"
-                    )
-                }
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                checkpointer.attach(to: db)
+    private static func open(_ queue: DatabaseQueue, path: String) throws {
+        try queue.writeWithoutTransaction { db in
+            try checkIdentity(db, path: path)
+            // Before WAL: never touch another program's file. WAL is persistent, so this is a no-op after
+            // the first start.
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw StoreError.cannotOpen(
+                    path: path,
+                    reason: "SQLite refused WAL mode (journal mode \(mode ?? "?"))"
+                )
             }
-            let migrator = StoreSchema.migrator
-            let applied = try queue.read { try migrator.appliedIdentifiers($0) }
-            let unknown = applied.subtracting(migrator.migrations).sorted()
-            guard unknown.isEmpty else { throw StoreError.newerStore(path: path, unknownMigrations: unknown) }
-            try migrator.migrate(queue)
-        } catch {
-            throw StoreError(error, path: path, operation: "open")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        let migrator = StoreSchema.migrator
+        let applied = try queue.read { try migrator.appliedIdentifiers($0) }
+        let unknown = applied.subtracting(migrator.migrations).sorted()
+        guard unknown.isEmpty else { throw StoreError.newerStore(path: path, unknownMigrations: unknown) }
+        try migrator.migrate(queue)
+    }
+
+    /// Why the store at `path` lost its tables, if it did: it is a new, empty database while the marker says
+    /// this directory held a store (R9).
+    private static func lostSchema(_ queue: DatabaseQueue, path: String) throws -> String? {
+        guard FileManager.default.fileExists(atPath: StoreInspection.markerPath(path)) else { return nil }
+        let objects = try queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_schema") ?? 0 }
+        return objects == 0 ? "the database has no tables, though \(path) held a store" : nil
     }
 
     /// A locd store carries ``StoreSchema/applicationID``; a new file is empty; anything else is not ours.
-    private func checkIdentity(_ db: Database) throws {
+    private static func checkIdentity(_ db: Database, path: String) throws {
         let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         if applicationID == StoreSchema.applicationID { return }
         guard applicationID == 0 else {
@@ -216,8 +249,15 @@ package final class LocationStore: Sendable {
     /// `BEGIN` and `COMMIT` are prepared once (``WriteStatement``): GRDB's `inTransaction` parses them at every
     /// call, which cost more than the event's writes.
     private func transaction<T>(durable: Bool, operation: String, _ body: (Database) throws -> T) throws -> T {
+        checkpointer.waitForRestart()
         do {
             return try queue.writeWithoutTransaction { db in
+                try files.check()
+                if checkpointer.logPages >= checkpointer.hardLimit {
+                    // The checkpointer's thread was not given the time to start the log over: a commit that
+                    // waits now is better than a log without bound (R5). The next commit starts it over.
+                    _ = try? db.checkpoint(.restart)
+                }
                 if synchronousIsFull != durable {
                     try db.execute(sql: durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
                     synchronousIsFull = durable

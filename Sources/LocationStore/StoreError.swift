@@ -19,13 +19,17 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case failed(path: String, operation: String, reason: String)
     /// The kernel's boot id cannot be read.
     case bootIDUnavailable(path: String, reason: String)
+    /// Another process (another locd) holds the state directory's lock, `path`; `holder` is its pid, or empty.
+    case inUse(path: String, holder: String)
+    /// The store's files changed under the running daemon: deleted, replaced, or made unwritable (R7).
+    case filesChanged(path: String, reason: String)
 
     /// The file or directory the error is about.
     package var path: String {
         switch self {
         case .directoryUnavailable(let path, _), .cannotOpen(let path, _), .notAStore(let path, _),
             .damaged(let path, _), .newerStore(let path, _), .unreadable(let path, _), .failed(let path, _, _),
-            .bootIDUnavailable(let path, _):
+            .bootIDUnavailable(let path, _), .inUse(let path, _), .filesChanged(let path, _):
             path
         }
     }
@@ -55,6 +59,13 @@ package enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "other locd uses the same state-dir"
         case .bootIDUnavailable(let path, let reason):
             "cannot read the boot id from \(path): \(reason); locd needs procfs mounted at /proc"
+        case .inUse(let path, let holder):
+            "another locd\(holder.isEmpty ? "" : " (pid \(holder))") holds the state directory's lock \(path); "
+                + "stop it first, or give this one another state-dir (--state-dir) and socket (--socket)"
+        case .filesChanged(let path, let reason):
+            "the store \(path) cannot be trusted: \(reason); locd serves from memory and acknowledges no "
+                + "decision until it is restarted, which starts a new store (restore the state directory from a "
+                + "backup first to keep earlier records)"
         }
     }
 }

@@ -102,6 +102,26 @@ import Testing
         }
     }
 
+    @Test("R5: under commits without pause the log starts over at its limit, so it stays bounded")
+    func boundedWithoutPause() throws {
+        try TemporaryDirectory.with { directory in
+            // Never quiet: only the limit can start a checkpoint, and without one that starts the log over it
+            // grew by every commit (600 commits of 50 sessions: thousands of pages).
+            let burst = try Burst(directory: directory, quiet: .seconds(3600))
+            let checkpointer = burst.checkpointer
+            var largest = 0
+            for _ in 0..<600 {
+                try burst.commit()
+                largest = max(largest, checkpointer.logPages)
+            }
+            // The checkpointer's thread starts the log over at the limit, and the writer itself at half again as
+            // much if that thread was slow to come round; one commit may end past it.
+            #expect(largest < checkpointer.hardLimit + 40, "the log reached \(largest) pages")
+            #expect(checkpointer.restarts >= 1)
+            try burst.expectEverySessionLoads()
+        }
+    }
+
     @Test("R2: what a checkpoint could not copy is copied once the store is quiet, and the log starts over")
     func copiesTheRestWhenQuiet() throws {
         try TemporaryDirectory.with { directory in
