@@ -16,9 +16,9 @@ extension DaemonConfiguration {
         /// `max-pending-writes` = 65536: while more writes wait for the store, calls that may write are
         /// refused with `LimitExceeded` (R13).
         package var maxPendingWrites = 65_536
-        /// `max-held-messages` = 1024: a connection with more replies and stream messages waiting for the
+        /// `max-held-messages` = 16384: a connection with more replies and stream messages waiting for the
         /// store is closed (R13).
-        package var maxHeldMessages = 1024
+        package var maxHeldMessages = 16_384
 
         package init() {}
     }

@@ -63,14 +63,4 @@ package enum Persist: Hashable, Sendable {
         default: false
         }
     }
-
-    /// Whether the write is one a reply acknowledges, so that the reply waits for it even while the store
-    /// fails: a decision (R1) or a session (R2). The rest (app states, prompts, conditions, ended sessions)
-    /// is served from memory while the store fails, and stored at the next successful retry.
-    package var isAcknowledged: Bool {
-        switch self {
-        case .record, .locationServices, .session: true
-        default: false
-        }
-    }
 }

@@ -17,7 +17,7 @@ struct CommitLimits {
     /// `max-pending-writes`: past it, calls that may write are refused until the store catches up.
     var maxPendingWrites = 65_536
     /// `max-held-messages`: a connection with more messages waiting for the store is closed.
-    var maxHeldMessages = 1024
+    var maxHeldMessages = 16_384
 }
 
 /// What the daemon reports about itself beyond the core: the rest of `Admin.Status`.
@@ -177,7 +177,7 @@ final class SessionManager: VarlinkServerDelegate {
     /// Hands one event to the core and carries out what it returns.
     func run(_ event: Event) {
         let actions = core.handle(event, at: clock.now())
-        perform(actions)
+        if case .call = event { perform(actions, answersCall: true) } else { perform(actions, answersCall: false) }
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
@@ -222,14 +222,18 @@ final class SessionManager: VarlinkServerDelegate {
     }
 
     /// Collects an event's actions into the batch of this event-loop turn; timers act at once.
-    private func perform(_ actions: [Action]) {
+    ///
+    /// The event's messages wait for its writes if one is a decision (R1: its reply, and every stream value
+    /// that shows it, R12), or a session the event's reply acknowledges (R2: a call's). A session written
+    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait.
+    private func perform(_ actions: [Action], answersCall: Bool) {
         let first = batchMessages.count
         var waits = false
         for action in actions {
             switch action {
             case .persist(let write):
                 batchWrites.append(write)
-                waits = waits || write.isAcknowledged
+                waits = waits || write.isDecision || (answersCall && write.isSession)
                 journal(write)
             case .armTimer(let instant): arm(instant)
             case .provider(let running): provider.setRunning(running)
@@ -650,5 +654,12 @@ extension Call {
             true
         default: false
         }
+    }
+}
+
+extension Persist {
+    fileprivate var isSession: Bool {
+        if case .session = self { return true }
+        return false
     }
 }

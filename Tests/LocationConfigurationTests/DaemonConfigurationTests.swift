@@ -42,7 +42,7 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxQueuedUpdates == 64)
         #expect(configuration.limits.maxWriteBuffer == 4_194_304)
         #expect(configuration.limits.maxPendingWrites == 65_536)
-        #expect(configuration.limits.maxHeldMessages == 1024)
+        #expect(configuration.limits.maxHeldMessages == 16_384)
 
         #expect(configuration.provider.kind == .fixedPoint)
         #expect(configuration.provider.latitude == 35.681236)

@@ -205,4 +205,38 @@ struct CommitStallTests {
         let created = try other.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         #expect(created.sessionID != nil)
     }
+
+    @Test("R13: a connection that lets more than max-held-messages wait for the store is closed; others are served")
+    func heldMessagesAreBounded() throws {
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-held-messages = 1\n")
+        try daemon.start()
+        let admin = try daemon.connect()
+        let watcher = try daemon.app("com.ex.maps")
+        _ = try watcher.stream("io.locd.App.WatchAuthorization")
+
+        // Two decisions that cannot be stored: the watch has two values waiting, one more than allowed.
+        let lock = try StoreLock(daemon)
+        var deciders: [VarlinkClient] = []
+        for setting in ["never", "whileUsing"] {
+            let decider = try daemon.connect()
+            try decider.send(
+                VarlinkCall(
+                    method: "io.locd.Admin.SetAuthorization",
+                    parameters: ["appId": .string("com.ex.maps"), "setting": .string(setting)]
+                )
+            )
+            deciders.append(decider)
+        }
+        watcher.timeout = 5
+        #expect(throws: VarlinkClient.ClientError.closed) {
+            while true { _ = try watcher.receive() }
+        }
+        admin.timeout = 1
+        #expect(try admin.call("io.locd.Admin.Status")["status"]?["clients"] != nil)
+        lock.release()
+        for decider in deciders {
+            decider.timeout = 10
+            #expect(try decider.receive().error == nil)
+        }
+    }
 }
