@@ -23,6 +23,12 @@ extension DaemonConfiguration {
         package var maxQueuedUpdates = 64
         /// `max-write-buffer` = 4 MiB: a peer that lets more pile up is disconnected.
         package var maxWriteBuffer = 4_194_304
+        /// `max-pending-writes` = 65536: while more writes wait for the store, calls that may write are
+        /// refused with `LimitExceeded` (R13).
+        package var maxPendingWrites = 65_536
+        /// `max-held-messages` = 16384: a connection with more replies and stream messages waiting for the
+        /// store is closed (R13).
+        package var maxHeldMessages = 16_384
 
         package init() {}
 

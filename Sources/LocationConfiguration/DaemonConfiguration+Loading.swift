@@ -96,7 +96,8 @@ extension DaemonConfiguration {
     ]
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
-        "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer",
+        "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
+        "max-held-messages",
     ]
     private static let providerKeys = [
         "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
@@ -165,6 +166,8 @@ extension DaemonConfiguration {
         if let value = try limit("max-message-bytes") { limits.maxMessageBytes = value }
         if let value = try limit("max-queued-updates") { limits.maxQueuedUpdates = value }
         if let value = try limit("max-write-buffer") { limits.maxWriteBuffer = value }
+        if let value = try limit("max-pending-writes") { limits.maxPendingWrites = value }
+        if let value = try limit("max-held-messages") { limits.maxHeldMessages = value }
     }
 
     private mutating func applyProvider(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {

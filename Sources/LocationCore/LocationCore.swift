@@ -286,6 +286,11 @@ package struct LocationCore {
 
     func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
 
+    /// The app `client` said `Hello` for, if it did.
+    package func appID(of client: ClientID) -> String? {
+        clients[client]?.app.map { apps[$0].appID }
+    }
+
     /// The stored (not overlaid) record of an app, as the store holds it.
     package func storedRecord(_ appID: String) -> AuthorizationRecord? { apps.handle(appID).map { apps[$0].record } }
 

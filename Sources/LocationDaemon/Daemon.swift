@@ -58,7 +58,9 @@ package final class Daemon: Service {
         let snapshot: CoreSnapshot
         let epoch: UInt32
         do {
-            store = try LocationStore(directory: configuration.stateDirectory, bootID: bootID, busyTimeout: 0.2)
+            // Commits run off the event loop (R10), so a lock held elsewhere stalls only the replies that wait
+            // for it: wait a while before calling the store failed and serving from memory.
+            store = try LocationStore(directory: configuration.stateDirectory, bootID: bootID, busyTimeout: 2)
             snapshot = try store.load()
             epoch = try store.nextEpoch()
         } catch {
@@ -102,6 +104,10 @@ package final class Daemon: Service {
                 manifests: manifests,
                 adminGroup: configuration.adminGroup,
                 store: StoreAdapter(store),
+                limits: CommitLimits(
+                    maxPendingWrites: configuration.limits.maxPendingWrites,
+                    maxHeldMessages: configuration.limits.maxHeldMessages
+                ),
                 facts: facts,
                 provider: provider,
                 eventLoop: loop,
@@ -174,10 +180,12 @@ package final class Daemon: Service {
         }
         notifier.stopping()
         logger.info("stopping", metadata: MessageID.stopping.metadata)
-        try? await loop.submit {
+        try? await loop.flatSubmit {
             running.value.manager.beginStopping()
             running.value.provider.shutdown()
             running.value.server.close()
+            // What the committer has or gathered is stored before the process ends.
+            return running.value.manager.finishCommits()
         }.get()
         try? await group.shutdownGracefully()
     }
@@ -274,7 +282,7 @@ final class Running {
 }
 
 /// The SQLite store as the session manager's ``StateStore``.
-final class StoreAdapter: StateStore {
+final class StoreAdapter: StateStore, Sendable {
     private let store: LocationStore
 
     init(_ store: LocationStore) {

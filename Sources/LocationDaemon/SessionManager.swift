@@ -5,9 +5,19 @@ import SystemdSupport
 import Varlink
 
 /// Where the daemon's writes go (SEMANTICS §10); the SQLite store in production.
-protocol StateStore: AnyObject {
+///
+/// Called from the ``Committer``'s thread, never from the event loop.
+protocol StateStore: AnyObject, Sendable {
     /// Applies one event's writes atomically; decisions are durable when it returns (R1).
     func apply(_ writes: [Persist]) throws
+}
+
+/// The bounds of what the daemon keeps while writes wait for the store (SEMANTICS §10, R13).
+struct CommitLimits {
+    /// `max-pending-writes`: past it, calls that may write are refused until the store catches up.
+    var maxPendingWrites = 65_536
+    /// `max-held-messages`: a connection with more messages waiting for the store is closed.
+    var maxHeldMessages = 16_384
 }
 
 /// What the daemon reports about itself beyond the core: the rest of `Admin.Status`.
@@ -20,6 +30,10 @@ struct DaemonFacts {
 /// The daemon's shell: decode a call, hand it to the core, then carry out the actions — store writes
 /// first, then replies and stream messages, then the timer (STYLE: pure core, imperative shell).
 ///
+/// Writes are committed off the loop by a ``Committer``; the messages that must wait for them are held per
+/// connection, in the order the core produced them, and released when the writes they wait for are stored
+/// (R10–R12). Connections with nothing held are served at once.
+///
 /// Loop-bound: every method runs on the server's one event loop, which is what protects the core.
 final class SessionManager: VarlinkServerDelegate {
     private(set) var core: LocationCore
@@ -31,7 +45,6 @@ final class SessionManager: VarlinkServerDelegate {
     /// Whether lifecycle events are logged: the level is set once, at start, and asking the log handler for
     /// it at every write cost more than the check. Below info nothing is written, nor worth remembering.
     private let journals: Bool
-    private let store: StateStore?
     private let facts: DaemonFacts
     /// The location provider, started and stopped by the core's `provider(running:)` actions (U3).
     private let provider: ProviderSupervisor
@@ -41,14 +54,31 @@ final class SessionManager: VarlinkServerDelegate {
     /// The monitor name of each `MonitorEvents` stream, for its events.
     private var monitorNames: [CallID: String] = [:]
     private var timer: Scheduled<Void>?
-    /// Writes that failed and wait for a retry, and the messages held back until they are stored (R1).
-    private var unstoredWrites: [Persist] = []
-    private var heldMessages: [Action] = []
+    private let committer: Committer?
+    private let limits: CommitLimits
+    /// The number of the newest turn that had writes; turns are numbered from 1, 0 means none.
+    private var lastTurn: UInt64 = 0
+    /// Turns with writes a reply acknowledges (a decision or a session) that are not stored yet: the messages
+    /// of the events that made those writes wait for them.
+    private var unreleased: Set<UInt64> = []
+    /// The writes the committer has (or that failed and wait for a retry), and those gathered meanwhile.
+    private var committing: CommitBatch?
+    private var openBatch = CommitBatch()
+    /// Messages waiting for the store, per connection, in the order the core produced them.
+    private var held: [UInt64: CircularBuffer<HeldMessage>] = [:]
+    /// The newest turn with a decision about an app (or the global switch) that is not stored yet: until
+    /// it is, that app's connections see nothing newer than the stored decision (R12).
+    private var undurableDecisions: [String: UInt64] = [:]
+    private var undurableSwitch: UInt64 = 0
+    /// ``finishCommits()`` calls waiting for the last batch.
+    private var drains: [EventLoopPromise<Void>] = []
     private var retry: Scheduled<Void>?
     private(set) var storeHealthy = true
     /// The writes and messages of the current event-loop turn, and whether their flush is scheduled.
     private var batchWrites: [Persist] = []
     private var batchMessages: [Action] = []
+    /// For each of `batchMessages`, whether the event that produced it made a write a reply acknowledges.
+    private var batchMessageWaits: [Bool] = []
     private var flushScheduled = false
     /// Writes past which a turn's batch is committed at once rather than at the end of the turn.
     private static let largeBatch = 256
@@ -66,6 +96,7 @@ final class SessionManager: VarlinkServerDelegate {
         manifests: [Manifest],
         adminGroup: String,
         store: StateStore?,
+        limits: CommitLimits = CommitLimits(),
         facts: DaemonFacts,
         provider: ProviderSupervisor,
         eventLoop: EventLoop,
@@ -74,7 +105,8 @@ final class SessionManager: VarlinkServerDelegate {
         self.core = core
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         self.identity = PeerIdentity(adminGroup: adminGroup)
-        self.store = store
+        committer = store.map { Committer(store: $0) }
+        self.limits = limits
         self.facts = facts
         self.provider = provider
         self.eventLoop = eventLoop
@@ -104,6 +136,9 @@ final class SessionManager: VarlinkServerDelegate {
         {
             return refuse(call, serial: serial, on: connection, reason: reason)
         }
+        if pendingWrites >= limits.maxPendingWrites && !decoded.writesNothing {
+            return connection.fail(serial, storeBehind)
+        }
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[CallID(client: ClientID(connection.id), serial: serial)] = monitor
         }
@@ -117,6 +152,7 @@ final class SessionManager: VarlinkServerDelegate {
 
     func closed(_ connection: VarlinkConnection) {
         connections.removeValue(forKey: connection.id)
+        held.removeValue(forKey: connection.id)
         monitorNames = monitorNames.filter { $0.key.client.raw != connection.id }
         // Connections closed by locd's own stop are not apps ending: the store keeps the state as it was, so
         // that a restart resumes it exactly as after a crash (R2, R3), grace deadlines and all.
@@ -146,7 +182,7 @@ final class SessionManager: VarlinkServerDelegate {
     /// Hands one event to the core and carries out what it returns.
     func run(_ event: Event) {
         let actions = core.handle(event, at: clock.now())
-        perform(actions)
+        if case .call = event { perform(actions, answersCall: true) } else { perform(actions, answersCall: false) }
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
@@ -191,17 +227,26 @@ final class SessionManager: VarlinkServerDelegate {
     }
 
     /// Collects an event's actions into the batch of this event-loop turn; timers act at once.
-    private func perform(_ actions: [Action]) {
+    ///
+    /// The event's messages wait for its writes if one is a decision (R1: its reply, and every stream value
+    /// that shows it, R12), or a session the event's reply acknowledges (R2: a call's). A session written
+    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait.
+    private func perform(_ actions: [Action], answersCall: Bool) {
+        let first = batchMessages.count
+        var waits = false
         for action in actions {
             switch action {
             case .persist(let write):
                 batchWrites.append(write)
+                waits = waits || write.isDecision || (answersCall && write.isSession)
                 journal(write)
             case .armTimer(let instant): arm(instant)
             case .provider(let running): provider.setRunning(running)
             default: batchMessages.append(action)
             }
         }
+        // Only this event's messages wait for its writes, not those of the turn's other events (R10).
+        batchMessageWaits.append(contentsOf: repeatElement(waits, count: batchMessages.count - first))
         // A turn that piles up many writes (a thousand clients gone at once) commits and sends as it goes,
         // so that what each event stamped goes out close to its stamp and later deadlines are not held
         // behind one huge commit. Not while a flush sends: a reply there can start a connection's next
@@ -213,28 +258,198 @@ final class SessionManager: VarlinkServerDelegate {
         eventLoop.assumeIsolated().execute { [self] in flushBatch() }
     }
 
-    /// Commits the turn's writes in one transaction (durable if any is a decision, R1), then sends the
-    /// turn's replies and stream messages in the order the core produced them.
+    /// Hands the turn's writes to the committer, then sends the turn's replies and stream messages, in the
+    /// order the core produced them, each at once or once the writes it waits for are stored (R1, R2, R10).
     private func flushBatch() {
         flushScheduled = false
         isFlushing = true
         defer { isFlushing = false }
         let writes = batchWrites
         let messages = batchMessages
+        let waits = batchMessageWaits
         batchWrites.removeAll(keepingCapacity: true)
         batchMessages.removeAll(keepingCapacity: true)
-        guard !writes.isEmpty else { return send(messages) }
-        if unstoredWrites.isEmpty, store(writes) {
-            return send(messages)
+        batchMessageWaits.removeAll(keepingCapacity: true)
+        var gate: UInt64 = 0
+        if !writes.isEmpty, committer != nil {
+            lastTurn += 1
+            // What no reply acknowledges is served from memory at once, and stored with the batch (R11).
+            if waits.contains(true) {
+                gate = lastTurn
+                unreleased.insert(lastTurn)
+            }
+            for write in writes {
+                switch write {
+                case .record(let appID, _): undurableDecisions[appID] = lastTurn
+                case .locationServices: undurableSwitch = lastTurn
+                default: break
+                }
+            }
+            openBatch.append(writes, turn: lastTurn)
+            commitNext()
         }
-        // The store failed: keep serving from memory, retry, and hold back what acknowledges a decision.
-        unstoredWrites.append(contentsOf: writes)
-        if writes.contains(where: \.isDecision) || !heldMessages.isEmpty {
-            heldMessages.append(contentsOf: messages)
-        } else {
-            send(messages)
+        route(messages, waits: waits, turn: gate)
+    }
+
+    /// Sends each message now, or holds it behind its connection's held messages or the writes it waits for.
+    /// - Parameters:
+    ///   - waits: for each message, whether it waits for the turn's writes.
+    ///   - turn: the turn's number, if its writes hold messages back.
+    private func route(_ messages: [Action], waits: [Bool], turn: UInt64) {
+        guard !messages.isEmpty else { return }
+        let appsWait = undurableSwitch != 0 || !undurableDecisions.isEmpty
+        guard turn != 0 || appsWait || !held.isEmpty else { return send(messages) }
+        var now: [Action] = []
+        for (action, waitsForTurn) in zip(messages, waits) {
+            guard let client = action.client else { continue }
+            var message = HeldMessage(turn: waitsForTurn ? turn : 0, decision: 0, action: action)
+            if appsWait, let appID = core.appID(of: client) {
+                message.decision = max(undurableDecisions[appID] ?? 0, undurableSwitch)
+            }
+            if held[client.raw] == nil && isReleased(message) {
+                now.append(action)
+            } else {
+                hold(message, for: client.raw)
+            }
         }
-        scheduleRetry()
+        send(now)
+    }
+
+    private func isReleased(_ message: HeldMessage) -> Bool {
+        (message.turn == 0 || !unreleased.contains(message.turn))
+            && (message.decision == 0 || !unreleased.contains(message.decision))
+    }
+
+    /// Queues a message for a connection; one that lets `max-held-messages` pile up is closed (R13).
+    private func hold(_ message: HeldMessage, for client: UInt64) {
+        var queue = held.removeValue(forKey: client) ?? CircularBuffer()
+        guard queue.count < limits.maxHeldMessages else {
+            logger.warning(
+                "closing connection \(client): \(queue.count) messages wait for the store, over max-held-messages"
+            )
+            connections[client]?.close()
+            return
+        }
+        queue.append(message)
+        held[client] = queue
+    }
+
+    /// Sends, per connection and in order, the held messages whose writes are stored.
+    private func releaseHeld() {
+        guard !held.isEmpty else { return }
+        var ready: [Action] = []
+        for client in Array(held.keys) {
+            guard var queue = held.removeValue(forKey: client) else { continue }
+            while let first = queue.first, isReleased(first) { ready.append(queue.removeFirst().action) }
+            if !queue.isEmpty { held[client] = queue }
+        }
+        // A reply sent here can start its connection's next call; its messages wait for the next turn.
+        isFlushing = true
+        defer { isFlushing = false }
+        send(ready)
+    }
+
+    // MARK: Committing
+
+    /// Writes not yet stored: those the committer has or that wait for a retry, and those gathered since.
+    private var pendingWrites: Int { openBatch.writes.count + (committing?.writes.count ?? 0) }
+
+    /// The refusal of a call that may write while `max-pending-writes` writes wait for the store (R13).
+    private var storeBehind: VarlinkError {
+        VarlinkError(
+            name: "io.locd.App.LimitExceeded",
+            parameters: [
+                "limit": .string("max-pending-writes"), "maximum": .int(Int64(limits.maxPendingWrites)),
+                "message": .string(
+                    "locd's store is \(pendingWrites) writes behind (max-pending-writes is "
+                        + "\(limits.maxPendingWrites)): retry once Admin.Status reports storeHealthy, and check "
+                        + "the disk of state-dir"
+                ),
+            ]
+        )
+    }
+
+    /// Hands the gathered writes to the committer, unless it has a batch already: they then go together,
+    /// as the next batch, when it is done (group commit).
+    private func commitNext() {
+        guard committing == nil, !openBatch.isEmpty else { return }
+        committing = openBatch
+        openBatch = CommitBatch()
+        submit()
+    }
+
+    private func submit() {
+        guard let committer, let batch = committing else { return }
+        committer.commit(batch.writes, on: eventLoop).assumeIsolated().whenComplete { [self] result in
+            committed(result)
+        }
+    }
+
+    private func committed(_ result: Result<Void, any Error>) {
+        guard let batch = committing else { return }
+        switch result {
+        case .success:
+            committing = nil
+            for turn in batch.turns { unreleased.remove(turn) }
+            let last = batch.lastTurn
+            undurableDecisions = undurableDecisions.filter { $0.value > last }
+            if undurableSwitch <= last { undurableSwitch = 0 }
+            if !storeHealthy {
+                storeHealthy = true
+                logger.notice("store writable again")
+                run(.storeHealth(healthy: true))
+            }
+            releaseHeld()
+            commitNext()
+            if committing == nil { finishDrains() }
+        case .failure(let error):
+            if storeHealthy {
+                logger.error("store write failed, serving from memory and retrying: \(error)")
+                storeHealthy = false
+                // Monitors report persistenceUnavailable (U4); the core's messages go out with the next batch.
+                run(.storeHealth(healthy: false))
+            }
+            // Stopping: one attempt only; what it held is lost as in a crash, and nothing acknowledged it.
+            if drains.isEmpty { scheduleRetry() } else { finishDrains() }
+        }
+    }
+
+    private func scheduleRetry() {
+        guard retry == nil else { return }
+        retry = eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [self] in
+            retry = nil
+            retryNow()
+        }
+    }
+
+    /// Commits the failed batch again, with everything gathered since, in one transaction.
+    private func retryNow() {
+        guard var batch = committing else { return }
+        batch.absorb(openBatch)
+        openBatch = CommitBatch()
+        committing = batch
+        submit()
+    }
+
+    /// Commits what is gathered or waiting for a retry, once, before locd stops; the future completes when the
+    /// last batch is stored or has failed (then it is lost, as in a crash, and nothing acknowledged it).
+    func finishCommits() -> EventLoopFuture<Void> {
+        if flushScheduled { flushBatch() }
+        guard committing != nil || !openBatch.isEmpty else { return eventLoop.makeSucceededVoidFuture() }
+        let promise = eventLoop.makePromise(of: Void.self)
+        drains.append(promise)
+        if let pending = retry {
+            pending.cancel()
+            retry = nil
+            retryNow()
+        }
+        return promise.futureResult
+    }
+
+    private func finishDrains() {
+        let waiting = drains
+        drains = []
+        for promise in waiting { promise.succeed(()) }
     }
 
     /// Lifecycle events as structured log entries: `LOCD_APP`, `LOCD_SESSION` and a fixed `MESSAGE_ID`.
@@ -271,39 +486,6 @@ final class SessionManager: VarlinkServerDelegate {
             logger.notice("location services \(enabled ? "on" : "off")")
         default:
             break
-        }
-    }
-
-    private func store(_ writes: [Persist]) -> Bool {
-        guard let store else { return true }
-        do {
-            try store.apply(writes)
-            if !storeHealthy {
-                storeHealthy = true
-                logger.notice("store writable again")
-                run(.storeHealth(healthy: true))
-            }
-            return true
-        } catch {
-            if storeHealthy {
-                logger.error("store write failed, serving from memory and retrying: \(error)")
-                storeHealthy = false
-                // Monitors report persistenceUnavailable (U4); the core's messages go out with the next batch.
-                run(.storeHealth(healthy: false))
-            }
-            return false
-        }
-    }
-
-    private func scheduleRetry() {
-        guard retry == nil else { return }
-        retry = eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) { [self] in
-            retry = nil
-            guard store(unstoredWrites) else { return scheduleRetry() }
-            unstoredWrites.removeAll()
-            let held = heldMessages
-            heldMessages.removeAll()
-            send(held)
         }
     }
 
@@ -455,5 +637,34 @@ extension StreamMessage {
         case .update: .dropOldest
         case .monitorCondition, .prompt, .withdrawn, .event: .keepAll
         }
+    }
+}
+
+extension Action {
+    /// The connection a reply or stream message goes to.
+    fileprivate var client: ClientID? {
+        switch self {
+        case .reply(let call, _), .fail(let call, _), .emit(let call, _), .end(let call, _): call.client
+        case .persist, .armTimer, .provider: nil
+        }
+    }
+}
+
+extension Call {
+    /// Whether the call only reads: it is answered even while `max-pending-writes` writes wait (R13).
+    fileprivate var writesNothing: Bool {
+        switch self {
+        case .getAuthorization, .watchAuthorization, .listSessions, .sessionDiagnostics, .status, .listApps,
+            .adminListSessions:
+            true
+        default: false
+        }
+    }
+}
+
+extension Persist {
+    fileprivate var isSession: Bool {
+        if case .session = self { return true }
+        return false
     }
 }

@@ -44,6 +44,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxMessageBytes == 1_048_576)
         #expect(configuration.limits.maxQueuedUpdates == 64)
         #expect(configuration.limits.maxWriteBuffer == 4_194_304)
+        #expect(configuration.limits.maxPendingWrites == 65_536)
+        #expect(configuration.limits.maxHeldMessages == 16_384)
 
         #expect(configuration.provider.kind == .fixedPoint)
         #expect(configuration.provider.latitude == 35.681236)
@@ -102,6 +104,8 @@ struct DaemonConfigurationTests {
                 max-message-bytes = 4096
                 max-queued-updates = 8
                 max-write-buffer = 65536
+                max-pending-writes = 100
+                max-held-messages = 16
 
                 [provider]
                 kind = "gpsd"
@@ -121,6 +125,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxMessageBytes == 4096)
         #expect(configuration.limits.maxQueuedUpdates == 8)
         #expect(configuration.limits.maxWriteBuffer == 65536)
+        #expect(configuration.limits.maxPendingWrites == 100)
+        #expect(configuration.limits.maxHeldMessages == 16)
         #expect(configuration.provider.kind == .gpsd)
         #expect(configuration.provider.host == "localhost")
         #expect(configuration.provider.port == 2948)
@@ -408,7 +414,8 @@ struct DaemonConfigurationTests {
             failure("[limits]\nmax-sessions = 5")
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
-                + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer"
+                + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer, max-pending-writes, "
+                + "max-held-messages"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")

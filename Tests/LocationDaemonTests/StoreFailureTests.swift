@@ -38,11 +38,12 @@ struct StoreFailureTests {
         )
         #expect(throws: VarlinkClient.ClientError.timedOut) { _ = try admin.receive() }
 
-        // Still serving: reads answer from memory, and the status says the store is failing.
+        // Still serving: reads answer from memory, and the status says the store is failing (once the commit
+        // has given up waiting for the lock). The app the decision is about hears nothing until it is stored
+        // (R12); another app is answered.
         let observer = try daemon.connect()
-        let status = try observer.call("io.locd.Admin.Status")["status"]
-        #expect(status?["storeHealthy"] == .bool(false))
-        #expect(try app.call("io.locd.App.ListSessions")["sessions"] == .array([]))
+        #expect(try daemon.waitForStore(healthy: false, on: observer))
+        #expect(try daemon.app("com.ex.run").call("io.locd.App.ListSessions")["sessions"] == .array([]))
 
         // The lock goes; the next retry stores the decision and only then is it acknowledged.
         input.fileHandleForWriting.closeFile()
@@ -52,6 +53,9 @@ struct StoreFailureTests {
         #expect(reply.error == nil)
         #expect(reply.parameters["authorization"]?["status"] == .string("authorizedAlways"))
         #expect(try observer.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(true))
+        #expect(
+            try app.call("io.locd.App.GetAuthorization")["authorization"]?["status"] == .string("authorizedAlways")
+        )
         daemon.crash()
         try daemon.start()
         let after = try daemon.app("com.ex.maps")

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import Varlink
+
+/// Another process holding an exclusive SQLite lock on a daemon's store (`Scripts/hold_store_lock.py`): the
+/// daemon's commits wait on it, then fail, until ``release()``.
+final class StoreLock {
+    private let holder = Process()
+    private let input = Pipe()
+
+    init(_ daemon: DaemonProcess) throws {
+        let output = Pipe()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "python3",
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Scripts/hold_store_lock.py").path,
+            daemon.stateDirectory + "/locd.sqlite",
+        ]
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        try #require(said.hasPrefix("locked"))
+    }
+
+    deinit { release() }
+
+    /// Lets go of the lock and waits for the holder to exit.
+    func release() {
+        guard holder.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+    }
+}
+
+extension DaemonProcess {
+    /// Asks `Admin.Status` until `storeHealthy` is `healthy`, for at most `timeout` seconds; returns whether
+    /// it got there.
+    func waitForStore(healthy: Bool, on admin: VarlinkClient, timeout: Double = 10) throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try admin.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(healthy) { return true }
+            // Status is cheap, but not worth asking a thousand times a second.
+            usleep(20_000)
+        }
+        return false
+    }
+}
