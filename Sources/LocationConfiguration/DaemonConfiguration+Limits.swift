@@ -13,6 +13,10 @@ extension DaemonConfiguration {
         package var maxQueuedUpdates = 64
         /// `max-write-buffer` = 4 MiB: a peer that lets more pile up is disconnected.
         package var maxWriteBuffer = 4_194_304
+        /// `max-pipelined-calls` = 64: calls one connection may have waiting before it is no longer read (F4).
+        package var maxPipelinedCalls = 64
+        /// `max-conditions-per-app` = 1000: monitored conditions one app may hold; more are refused (F7).
+        package var maxConditionsPerApp = 1000
 
         package init() {}
     }

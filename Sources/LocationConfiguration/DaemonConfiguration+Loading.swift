@@ -94,7 +94,7 @@ extension DaemonConfiguration {
     private static let lifecycleKeys = ["background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout"]
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-message-bytes", "max-queued-updates",
-        "max-write-buffer",
+        "max-write-buffer", "max-pipelined-calls", "max-conditions-per-app",
     ]
     private static let providerKeys = [
         "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
@@ -155,6 +155,8 @@ extension DaemonConfiguration {
         if let value = try limit("max-message-bytes") { limits.maxMessageBytes = value }
         if let value = try limit("max-queued-updates") { limits.maxQueuedUpdates = value }
         if let value = try limit("max-write-buffer") { limits.maxWriteBuffer = value }
+        if let value = try limit("max-pipelined-calls") { limits.maxPipelinedCalls = value }
+        if let value = try limit("max-conditions-per-app") { limits.maxConditionsPerApp = value }
     }
 
     private mutating func applyProvider(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {

@@ -46,6 +46,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             promptTimeout: lifecycle.promptTimeout,
             maxSessionsPerApp: limits.maxSessionsPerApp,
             maxClientsPerApp: limits.maxClientsPerApp,
+            maxConditionsPerApp: limits.maxConditionsPerApp,
             allowUnknownApps: allowUnknownApps,
             restrictedApps: Set(restrictedApps)
         )

@@ -12,6 +12,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var maxSessionsPerApp: Int
     /// `[limits] max-clients-per-app`, default 32 (S5).
     package var maxClientsPerApp: Int
+    /// `[limits] max-conditions-per-app`, default 1000 (F7).
+    package var maxConditionsPerApp: Int
     /// `allow-unknown-apps`, default false (M3).
     package var allowUnknownApps: Bool
     /// `restricted-apps`, default empty (A1).
@@ -24,6 +26,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         promptTimeout: Span = .seconds(120),
         maxSessionsPerApp: Int = 64,
         maxClientsPerApp: Int = 32,
+        maxConditionsPerApp: Int = 1000,
         allowUnknownApps: Bool = false,
         restrictedApps: Set<String> = []
     ) {
@@ -33,6 +36,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.promptTimeout = promptTimeout
         self.maxSessionsPerApp = maxSessionsPerApp
         self.maxClientsPerApp = maxClientsPerApp
+        self.maxConditionsPerApp = maxConditionsPerApp
         self.allowUnknownApps = allowUnknownApps
         self.restrictedApps = restrictedApps
     }

@@ -83,7 +83,8 @@ package final class Daemon: Service {
             maximumConnections: configuration.limits.maxConnections,
             maximumMessageBytes: configuration.limits.maxMessageBytes,
             maximumWriteBuffer: configuration.limits.maxWriteBuffer,
-            maximumQueuedReplies: configuration.limits.maxQueuedUpdates
+            maximumQueuedReplies: configuration.limits.maxQueuedUpdates,
+            maximumPipelinedCalls: configuration.limits.maxPipelinedCalls
         )
         let loop = group.next()
         let logger = self.logger
