@@ -41,6 +41,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxMessageBytes == 1_048_576)
         #expect(configuration.limits.maxQueuedUpdates == 64)
         #expect(configuration.limits.maxWriteBuffer == 4_194_304)
+        #expect(configuration.limits.maxPipelinedCalls == 64)
+        #expect(configuration.limits.maxConditionsPerApp == 1000)
 
         #expect(configuration.provider.kind == .fixedPoint)
         #expect(configuration.provider.latitude == 35.681236)
@@ -96,6 +98,8 @@ struct DaemonConfigurationTests {
                 max-message-bytes = 4096
                 max-queued-updates = 8
                 max-write-buffer = 65536
+                max-pipelined-calls = 16
+                max-conditions-per-app = 50
 
                 [provider]
                 kind = "gpsd"
@@ -112,6 +116,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxMessageBytes == 4096)
         #expect(configuration.limits.maxQueuedUpdates == 8)
         #expect(configuration.limits.maxWriteBuffer == 65536)
+        #expect(configuration.limits.maxPipelinedCalls == 16)
+        #expect(configuration.limits.maxConditionsPerApp == 50)
         #expect(configuration.provider.kind == .gpsd)
         #expect(configuration.provider.host == "localhost")
         #expect(configuration.provider.port == 2948)
@@ -124,6 +130,7 @@ struct DaemonConfigurationTests {
                     promptTimeout: .seconds(30),
                     maxSessionsPerApp: 4,
                     maxClientsPerApp: 2,
+                    maxConditionsPerApp: 50,
                     allowUnknownApps: true,
                     restrictedApps: ["com.ex.kids"]
                 )
@@ -283,6 +290,14 @@ struct DaemonConfigurationTests {
             failure("[limits]\nmax-sessions-per-app = 0")
                 == "/etc/locd/locd.toml:2: key limits.max-sessions-per-app: expected a positive integer, found 0"
         )
+        #expect(
+            failure("[limits]\nmax-pipelined-calls = 0")
+                == "/etc/locd/locd.toml:2: key limits.max-pipelined-calls: expected a positive integer, found 0"
+        )
+        #expect(
+            failure("[limits]\nmax-conditions-per-app = -1")
+                == "/etc/locd/locd.toml:2: key limits.max-conditions-per-app: expected a positive integer, found -1"
+        )
     }
 
     @Test("§11: out-of-range provider values name file, line, key and what is allowed")
@@ -337,7 +352,7 @@ struct DaemonConfigurationTests {
             failure("[limits]\nmax-sessions = 5")
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-message-bytes, max-queued-updates, "
-                + "max-write-buffer"
+                + "max-write-buffer, max-pipelined-calls, max-conditions-per-app"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")
