@@ -29,6 +29,10 @@ extension DaemonConfiguration {
         /// `max-held-messages` = 16384: a connection with more replies and stream messages waiting for the
         /// store is closed (R13).
         package var maxHeldMessages = 16_384
+        /// `max-pipelined-calls` = 64: calls one connection may have waiting before it is no longer read (F4).
+        package var maxPipelinedCalls = 64
+        /// `max-conditions-per-app` = 1000: monitored conditions one app may hold; more are refused (F7).
+        package var maxConditionsPerApp = 1000
 
         package init() {}
 

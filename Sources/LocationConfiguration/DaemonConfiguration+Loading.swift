@@ -97,7 +97,7 @@ extension DaemonConfiguration {
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
-        "max-held-messages",
+        "max-held-messages", "max-pipelined-calls", "max-conditions-per-app",
     ]
     private static let providerKeys = [
         "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
@@ -168,6 +168,8 @@ extension DaemonConfiguration {
         if let value = try limit("max-write-buffer") { limits.maxWriteBuffer = value }
         if let value = try limit("max-pending-writes") { limits.maxPendingWrites = value }
         if let value = try limit("max-held-messages") { limits.maxHeldMessages = value }
+        if let value = try limit("max-pipelined-calls") { limits.maxPipelinedCalls = value }
+        if let value = try limit("max-conditions-per-app") { limits.maxConditionsPerApp = value }
     }
 
     private mutating func applyProvider(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {

@@ -47,6 +47,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             alwaysReconfirm: lifecycle.alwaysReconfirm,
             maxSessionsPerApp: limits.maxSessionsPerApp,
             maxClientsPerApp: limits.maxClientsPerApp,
+            maxConditionsPerApp: limits.maxConditionsPerApp,
             allowUnknownApps: allowUnknownApps,
             restrictedApps: Set(restrictedApps)
         )

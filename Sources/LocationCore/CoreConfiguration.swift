@@ -14,6 +14,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var maxSessionsPerApp: Int
     /// `[limits] max-clients-per-app`, default 32 (S5).
     package var maxClientsPerApp: Int
+    /// `[limits] max-conditions-per-app`, default 1000 (F7).
+    package var maxConditionsPerApp: Int
     /// `allow-unknown-apps`, default false (M3).
     package var allowUnknownApps: Bool
     /// `restricted-apps`, default empty (A1).
@@ -27,6 +29,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         alwaysReconfirm: Span = .seconds(259_200),
         maxSessionsPerApp: Int = 64,
         maxClientsPerApp: Int = 32,
+        maxConditionsPerApp: Int = 1000,
         allowUnknownApps: Bool = false,
         restrictedApps: Set<String> = []
     ) {
@@ -37,6 +40,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.alwaysReconfirm = alwaysReconfirm
         self.maxSessionsPerApp = maxSessionsPerApp
         self.maxClientsPerApp = maxClientsPerApp
+        self.maxConditionsPerApp = maxConditionsPerApp
         self.allowUnknownApps = allowUnknownApps
         self.restrictedApps = restrictedApps
     }

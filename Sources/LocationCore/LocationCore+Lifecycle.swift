@@ -80,8 +80,9 @@ extension LocationCore {
             for slot in apps[app].sessionSlots where sessions.isLive(slot) && sessions[slot].owner == client {
                 endSession(slot, final: true)
             }
-            for stream in clients[client]!.streams { closeStream(stream, final: true) }
+            let open = clients[client]!.streams
             clients[client]!.streams = []
+            for stream in open { closeStream(stream, final: true) }
             clients[client]!.app = nil
             apps[app].clients.removeAll { $0 == client }
             apps[app].requests.removeAll { $0.client == client }
@@ -103,7 +104,7 @@ extension LocationCore {
     /// A connection closed without `Goodbye`: its sessions linger, and a last client terminates the app (L3).
     mutating func disconnect(_ client: ClientID) {
         guard let entry = clients.removeValue(forKey: client) else { return }
-        for stream in entry.streams { closeStream(stream, final: false) }
+        closeStreams(entry.streams)
         agents.removeAll { $0.client == client }
         watchers.removeAll { $0.client == client }
         guard let app = entry.app else { return }

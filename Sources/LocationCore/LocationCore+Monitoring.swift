@@ -28,6 +28,12 @@ extension LocationCore {
         if let problem = condition.problem {
             return fail(call, .invalidParameter(parameter: "condition", reason: problem))
         }
+        // F7: a new condition past the limit is refused; replacing one the app has is not a new one.
+        let limit = configuration.maxConditionsPerApp
+        if let held = conditions[app], held.count >= limit, held.index(monitor: monitor, identifier: identifier) == nil
+        {
+            return fail(call, .limitExceeded(limit: "max-conditions-per-app", maximum: limit))
+        }
         let index = conditions[app, default: MonitorConditions()].add(
             monitor: monitor,
             identifier: identifier,

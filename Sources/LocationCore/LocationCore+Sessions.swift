@@ -158,11 +158,20 @@ extension LocationCore {
         if !wasMinted(session.id, by: app) { apps[app].endedSessions.insert(session.id) }
         apps[app].count(session.kind, session.requirement, -1)
         if session.requirement >= .whenInUse { demandingSessions -= 1 }
-        for index in session.diagnosticStreams.indices {
-            let call = session.diagnosticStreams[index].call
-            guard streams.removeValue(forKey: call) != nil else { continue }
-            clients[call.client]?.streams.removeAll { $0 == call }
-            messages.append(.end(call, .diagnostic(mask, ended: true)))
+        if session.diagnosticStreams.count == 1 {
+            let call = session.diagnosticStreams[0].call
+            if streams.removeValue(forKey: call) != nil {
+                clients[call.client]?.streams.removeAll { $0 == call }
+                messages.append(.end(call, .diagnostic(mask, ended: true)))
+            }
+        } else if !session.diagnosticStreams.isEmpty {
+            // Each connection's list is pruned once, not searched once per stream (F6).
+            var ended: Set<CallID> = []
+            for stream in session.diagnosticStreams where streams.removeValue(forKey: stream.call) != nil {
+                ended.insert(stream.call)
+                messages.append(.end(stream.call, .diagnostic(mask, ended: true)))
+            }
+            for client in Set(ended.map(\.client)) { clients[client]?.streams.removeAll { ended.contains($0) } }
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
         if session.kind != .implicit { persist(.sessionRemoved(appID: session.appID, session.id)) }
@@ -275,17 +284,52 @@ extension LocationCore {
         clients[call.client]?.streams.append(call)
     }
 
+    /// Closes the streams of a connection that is gone, silently, in time linear in their number (F6).
+    ///
+    /// Closed one by one, each would search its app's or session's list for itself: a connection with
+    /// 200,000 streams on one session took 36 s to close. The lists are pruned once per app and session
+    /// here, against a set of the closing streams, and each stream is then closed without its search.
+    mutating func closeStreams(_ closing: [CallID]) {
+        guard closing.count > 1 else {
+            for call in closing { closeStream(call, final: false) }
+            return
+        }
+        let gone = Set(closing)
+        var appsToPrune: Set<Int> = []
+        var sessionsToPrune: Set<SessionID> = []
+        for call in closing {
+            switch streams[call]?.kind {
+            case .authorization(let app)?, .liveUpdates(let app, _)?, .monitorEvents(let app, _)?:
+                appsToPrune.insert(app)
+            case .sessionDiagnostics(let id)?: sessionsToPrune.insert(id)
+            case .prompts?, .watch?, nil: break
+            }
+        }
+        for app in appsToPrune {
+            apps[app].authorizationWatchers.removeAll { gone.contains($0) }
+            apps[app].locationStreams.removeAll { gone.contains($0) }
+        }
+        for id in sessionsToPrune {
+            guard let slot = sessions.slot(of: id) else { continue }
+            sessions[slot].diagnosticStreams.removeAll { gone.contains($0.call) }
+        }
+        agents.removeAll { gone.contains($0) }
+        watchers.removeAll { gone.contains($0) }
+        for call in closing { closeStream(call, final: false, pruned: true) }
+    }
+
     /// Closes a stream: with a final reply when the daemon ends it, silently when its connection is gone.
-    mutating func closeStream(_ call: CallID, final: Bool) {
+    /// - Parameter pruned: the stream is already out of its app's, session's and connection's lists.
+    mutating func closeStream(_ call: CallID, final: Bool, pruned: Bool = false) {
         guard let entry = streams.removeValue(forKey: call) else { return }
-        clients[call.client]?.streams.removeAll { $0 == call }
+        if !pruned { clients[call.client]?.streams.removeAll { $0 == call } }
         switch entry.kind {
         case .authorization(let app):
-            apps[app].authorizationWatchers.removeAll { $0 == call }
+            if !pruned { apps[app].authorizationWatchers.removeAll { $0 == call } }
             if final { messages.append(.end(call, .authorization(authorizationView(app)))) }
         case .sessionDiagnostics(let id):
             var lastMask: DiagnosticMask = []
-            if let slot = sessions.slot(of: id),
+            if !pruned, let slot = sessions.slot(of: id),
                 let position = sessions[slot].diagnosticStreams.firstIndex(where: { $0.call == call })
             {
                 lastMask = sessions[slot].diagnosticStreams.remove(at: position).lastMask
@@ -293,7 +337,7 @@ extension LocationCore {
             }
             if final { messages.append(.end(call, .diagnostic(lastMask, ended: true))) }
         case .liveUpdates(let app, let implicit), .monitorEvents(let app, let implicit):
-            apps[app].locationStreams.removeAll { $0 == call }
+            if !pruned { apps[app].locationStreams.removeAll { $0 == call } }
             monitorStreams.removeValue(forKey: call)
             openLocationStreams -= 1
             if final {
@@ -310,10 +354,10 @@ extension LocationCore {
             }
             markDirty(app)
         case .prompts:
-            agents.removeAll { $0 == call }
+            if !pruned { agents.removeAll { $0 == call } }
             if final { messages.append(.end(call, nil)) }
         case .watch:
-            watchers.removeAll { $0 == call }
+            if !pruned { watchers.removeAll { $0 == call } }
             if final { messages.append(.end(call, nil)) }
         }
     }

@@ -80,6 +80,8 @@ package enum LocationError: Error, Hashable, Sendable {
                 + " use \(Manifest.alwaysKey) (with \(Manifest.whenInUseKey)) instead"
         case .unknownPurposeKey(let key, let manifest):
             "add \(key) to [\(Manifest.temporaryKey)] in \(manifest), then reload locd"
+        case .limitExceeded(let limit, let maximum) where limit == "max-conditions-per-app":
+            "the app already monitors \(maximum) conditions (\(limit)): remove some first, or raise \(limit) in locd.toml"
         case .limitExceeded(let limit, let maximum):
             "the app already has \(maximum) (\(limit)): end some first, or raise \(limit) in locd.toml"
         case .backgroundActivityUnavailable(let reason):

@@ -61,6 +61,9 @@ struct MonitorConditions {
 
     var isEmpty: Bool { entries.isEmpty }
 
+    /// Conditions across the app's monitors.
+    var count: Int { entries.count }
+
     /// Adds or replaces a condition; a replaced one keeps its place and starts again as `unknown`.
     ///
     /// - Returns: the index of the condition.

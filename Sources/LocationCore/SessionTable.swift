@@ -1,9 +1,12 @@
 /// Every live session, each in a slot of one array, found from its ``SessionID`` without hashing.
 ///
-/// This epoch's sessions are numbered 1, 2, 3…, so an array indexed by number records, for every
-/// session ever created, its app and its slot while it lives: finding a session from a call is an
-/// array read, and "this id has ended" (S3) is "created here, no longer live" rather than an entry
-/// in a set of ended ids. Sessions restored from an earlier epoch are found through a dictionary.
+/// This epoch's sessions are numbered 1, 2, 3…, so an array indexed by number records, for each of the
+/// last ``window`` sessions created, its app and its slot while it lives: finding a session from a call
+/// is an array read, and "this id has ended" (S3) is "created here, no longer live" rather than an entry
+/// in a set of ended ids. The array is a ring: a number that leaves it while its session lives moves to
+/// the dictionary of sessions restored from an earlier epoch, and one whose session has ended is
+/// forgotten, so that memory follows the sessions that live, not those ever created (F9: 8 bytes per
+/// session ever created grew without end, 24 MiB after 3 million).
 ///
 /// Slots are handed to apps in runs of ``chunk``, and an app's freed slot goes back to that app, so
 /// an app's sessions sit together in memory: re-evaluating every session (the global switch) walks
@@ -12,7 +15,7 @@
 /// (``holds(_:at:)``).
 struct SessionTable {
     /// This epoch's record of one session number.
-    private struct Numbered {
+    struct Numbered {
         var app: Int32
         /// The session's slot while it lives, -1 after.
         var slot: Int32
@@ -26,13 +29,26 @@ struct SessionTable {
     /// Each app's vacant slots, by app handle; the lowest is taken first.
     private var free: [[Int]] = []
     static let chunk = 16
-    /// Index `n - 1` for session number `n` of this epoch; 8 bytes per session ever created.
-    private var numbered: [Numbered] = []
-    /// Sessions of other epochs (restored after a restart).
-    private var others: [SessionID: Int] = [:]
+    /// Session number `n` of this epoch at index `(n - 1) % window`, for the last `window` numbers given.
+    private(set) var numbered: [Numbered] = []
+    /// The numbers given so far; those up to `forgotten` have left ``numbered``.
+    private var lastNumber: UInt64 = 0
+    private var forgotten: UInt64 = 0
+    /// Sessions of other epochs (restored after a restart), and live ones older than ``numbered``.
+    private(set) var others: [SessionID: Int] = [:]
+    /// How many session numbers ``numbered`` remembers: 8 bytes each (F9).
+    let window: Int
+    static let defaultWindow = 1 << 20
 
-    init(epoch: UInt32) {
+    init(epoch: UInt32, window: Int = SessionTable.defaultWindow) {
         self.epoch = epoch
+        self.window = max(1, window)
+    }
+
+    /// The entry of number `number` of this epoch, if it is still in the ring.
+    private func ringIndex(_ id: SessionID) -> Int? {
+        guard id.epoch == epoch, id.number > forgotten, id.number <= lastNumber else { return nil }
+        return Int((id.number - 1) % UInt64(window))
     }
 
     private(set) var count = 0
@@ -44,17 +60,17 @@ struct SessionTable {
     var keys: [SessionID] { slots.compactMap { $0.isLive ? $0.id : nil } }
 
     func slot(of id: SessionID) -> Int? {
-        if id.epoch == epoch, id.number >= 1, id.number <= UInt64(numbered.count) {
-            let slot = Int(numbered[Int(id.number - 1)].slot)
+        if let index = ringIndex(id) {
+            let slot = Int(numbered[index].slot)
             if slot >= 0 && slots[slot].id == id { return slot }
         }
         return others.isEmpty ? nil : others[id]
     }
 
-    /// Whether `id` is a session of this epoch created for `app` (live or not).
+    /// Whether `id` is one of the last ``window`` sessions of this epoch, created for `app` (live or not).
     func wasNumbered(_ id: SessionID, for app: Int) -> Bool {
-        id.epoch == epoch && id.number >= 1 && id.number <= UInt64(numbered.count)
-            && numbered[Int(id.number - 1)].app == Int32(truncatingIfNeeded: app)
+        guard let index = ringIndex(id) else { return false }
+        return numbered[index].app == Int32(truncatingIfNeeded: app)
     }
 
     /// The live session `id`, copied out: for queries and tests, not for the rules' hot paths.
@@ -82,8 +98,20 @@ struct SessionTable {
         let slot = vacantSlot(for: app)
         slots[slot] = consume session
         // A restored session keeps to the dictionary even if its id looks like this epoch's next one.
-        if !restored && id.epoch == epoch && id.number == UInt64(numbered.count) + 1 {
-            numbered.append(Numbered(app: Int32(truncatingIfNeeded: app), slot: Int32(truncatingIfNeeded: slot)))
+        if !restored && id.epoch == epoch && id.number == lastNumber + 1 {
+            let entry = Numbered(app: Int32(truncatingIfNeeded: app), slot: Int32(truncatingIfNeeded: slot))
+            if numbered.count < window {
+                numbered.append(entry)
+            } else {
+                // The oldest number leaves the ring: its session, if it lives, is found through the dictionary.
+                forgotten += 1
+                let index = Int((id.number - 1) % UInt64(window))
+                if numbered[index].slot >= 0 {
+                    others[SessionID(epoch: epoch, number: forgotten)] = Int(numbered[index].slot)
+                }
+                numbered[index] = entry
+            }
+            lastNumber = id.number
         } else {
             others[id] = slot
         }
@@ -107,10 +135,8 @@ struct SessionTable {
         var session = SessionEntry.vacant
         swap(&session, &slots[slot])
         let id = session.id
-        if id.epoch == epoch, id.number >= 1, id.number <= UInt64(numbered.count),
-            numbered[Int(id.number - 1)].slot == Int32(truncatingIfNeeded: slot)
-        {
-            numbered[Int(id.number - 1)].slot = -1
+        if let index = ringIndex(id), numbered[index].slot == Int32(truncatingIfNeeded: slot) {
+            numbered[index].slot = -1
         } else {
             others[id] = nil
         }

@@ -89,7 +89,8 @@ package final class Daemon: Service {
             idleTimeout: .nanoseconds(configuration.limits.idleTimeout.nanoseconds),
             maximumMessageBytes: configuration.limits.maxMessageBytes,
             maximumWriteBuffer: configuration.limits.maxWriteBuffer,
-            maximumQueuedReplies: configuration.limits.maxQueuedUpdates
+            maximumQueuedReplies: configuration.limits.maxQueuedUpdates,
+            maximumPipelinedCalls: configuration.limits.maxPipelinedCalls
         )
         let loop = group.next()
         let logger = self.logger

@@ -51,8 +51,9 @@ final class SessionManager: VarlinkServerDelegate {
     private var connections: [UInt64: VarlinkConnection] = [:]
     /// Set by ``beginStopping()``.
     private var isStopping = false
-    /// The monitor name of each `MonitorEvents` stream, for its events.
-    private var monitorNames: [CallID: String] = [:]
+    /// The monitor name of each `MonitorEvents` stream, for its events, by connection then call: a closing
+    /// connection drops its own at once, without a pass over every connection's (F6).
+    private var monitorNames: [UInt64: [UInt64: String]] = [:]
     private var timer: Scheduled<Void>?
     private let committer: Committer?
     private let limits: CommitLimits
@@ -140,7 +141,7 @@ final class SessionManager: VarlinkServerDelegate {
             return connection.fail(serial, storeBehind)
         }
         if case .monitorEvents(let monitor) = decoded {
-            monitorNames[CallID(client: ClientID(connection.id), serial: serial)] = monitor
+            monitorNames[connection.id, default: [:]][serial] = monitor
         }
         run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded))
     }
@@ -153,7 +154,7 @@ final class SessionManager: VarlinkServerDelegate {
     func closed(_ connection: VarlinkConnection) {
         connections.removeValue(forKey: connection.id)
         held.removeValue(forKey: connection.id)
-        monitorNames = monitorNames.filter { $0.key.client.raw != connection.id }
+        monitorNames.removeValue(forKey: connection.id)
         // Connections closed by locd's own stop are not apps ending: the store keeps the state as it was, so
         // that a restart resumes it exactly as after a crash (R2, R3), grace deadlines and all.
         guard !isStopping else { return }
@@ -530,7 +531,11 @@ final class SessionManager: VarlinkServerDelegate {
                 }
                 connection.reply(call.serial, encoded, backlog: message.backlog)
             case .end(let call, let message):
-                monitorNames.removeValue(forKey: call)
+                if monitorNames[call.client.raw]?.removeValue(forKey: call.serial) != nil,
+                    monitorNames[call.client.raw]?.isEmpty == true
+                {
+                    monitorNames.removeValue(forKey: call.client.raw)
+                }
                 let final = message.map { parameters(of: $0, call: call) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
             case .persist, .armTimer, .provider:
@@ -581,7 +586,7 @@ final class SessionManager: VarlinkServerDelegate {
         case .monitor(let mask):
             return [
                 "event": .object([
-                    "monitor": .string(monitorNames[call] ?? ""), "identifier": .string(""),
+                    "monitor": .string(monitorNames[call.client.raw]?[call.serial] ?? ""), "identifier": .string(""),
                     "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
                 ])
             ]

@@ -12,9 +12,14 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object(JSONObject)
 
-    /// Parses one JSON document; `nil` when it is not valid JSON.
+    /// Parses one JSON document, nested at most 512 deep; `nil` when it is not valid JSON.
     public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        JSONParser.parse(bytes)
+        try? JSONParser.parse(bytes, limits: .document).get()
+    }
+
+    /// Parses one JSON document within `limits`, or says why it is refused.
+    public static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits) -> Result<JSONValue, JSONParseError> {
+        JSONParser.parse(bytes, limits: limits)
     }
 
     /// The compact JSON text of the value.

@@ -34,9 +34,15 @@ public struct VarlinkCall: Sendable, Hashable {
     }
 
     /// Decodes a call from one frame, or says which standard error answers it.
+    ///
+    /// The text is held to ``JSONLimits/call`` (F1): a call is a handful of values, and one that is not is
+    /// refused while it is read, whatever it holds. A call with both `more` and `oneway` is refused (F3): it
+    /// would open a stream whose replies nobody is to read.
     public static func decode(_ frame: some Collection<UInt8>) -> Result<VarlinkCall, VarlinkError> {
-        guard let value = JSONValue.parse(frame) else {
-            return .failure(.invalidParameter("", message: "the message is not valid JSON"))
+        let value: JSONValue
+        switch JSONValue.parse(frame, limits: .call) {
+        case .success(let parsed): value = parsed
+        case .failure(let error): return .failure(refusal(error))
         }
         guard case .object(let object) = value else {
             return .failure(.invalidParameter("", message: "a call must be a JSON object"))
@@ -69,14 +75,29 @@ public struct VarlinkCall: Sendable, Hashable {
         {
             return .failure(refusal)
         }
-        return .success(
-            VarlinkCall(
-                method: method,
-                parameters: parameters,
-                more: given.more?.boolValue ?? false,
-                oneway: given.oneway?.boolValue ?? false
-            )
-        )
+        let more = given.more?.boolValue ?? false
+        let oneway = given.oneway?.boolValue ?? false
+        if more && oneway {
+            let message = "\"oneway\" with \"more\" opens a stream nobody reads: drop \"oneway\" and read the replies"
+            return .failure(.invalidParameter("oneway", message: message))
+        }
+        return .success(VarlinkCall(method: method, parameters: parameters, more: more, oneway: oneway))
+    }
+
+    /// The error that answers a call whose text the parser refused.
+    private static func refusal(_ error: JSONParseError) -> VarlinkError {
+        let message: String
+        switch error {
+        case .invalid:
+            return .invalidParameter("", message: "the message is not valid JSON")
+        case .tooDeep(let maximum):
+            message = "the call nests objects and arrays more than \(maximum) deep: no method takes that; flatten it"
+        case .tooManyKeys(let maximum):
+            message = "an object of the call has more than \(maximum) keys: no method takes that many; send fewer"
+        case .tooManyValues(let maximum):
+            message = "the call holds more than \(maximum) values: no method takes that many; split it into calls"
+        }
+        return .invalidParameter("parameters", message: message)
     }
 
     /// The error for a flag given as something other than a bool or `null`.

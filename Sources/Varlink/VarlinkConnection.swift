@@ -53,17 +53,28 @@ public final class VarlinkConnection {
     public private(set) var credentials: PeerCredentials?
     let channel: Channel
     let server: VarlinkServerCore
-    private var queue: [(serial: UInt64, call: VarlinkCall)] = []
+    /// Calls read and waiting for their turn, as their frames: parsed when they are dispatched, so that a
+    /// waiting call costs its bytes and no more, and a bad one is answered in its turn (F4).
+    private var queue = CircularBuffer<(serial: UInt64, frame: ByteBuffer, cost: Int)>(initialCapacity: 4)
+    /// The bytes the frames in ``queue`` hold.
+    private var queuedBytes = 0
+    /// Whether reading from the socket is stopped because ``queue`` is full (F4).
+    private var readingPaused = false
     private var current: UInt64?
     private var nextSerial: UInt64 = 1
     private var ready = false
     public private(set) var isClosed = false
-    /// Bytes not yet written to the socket: those the channel holds, and those queued for the next flush.
+    /// Everything unwritten the connection holds, as memory (F5): the frames the channel holds, the turn's
+    /// frames not yet handed to it (their buffer's whole capacity once they are gathered in one), and the
+    /// replies held back while the peer lags.
     public var pendingWriteBytes: Int {
-        unflushedBytes + ((try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0)
+        unflushedCost + heldBytes + ((try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0)
     }
-    /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``).
+    /// Calls waiting for their turn.
+    public var queuedCalls: Int { queue.count }
+    /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``), and their bytes.
     private var backlog: [ByteBuffer] = []
+    private var heldBytes = 0
     /// The policy of the replies in ``backlog`` (a connection carries one stream at a time).
     private var backlogPolicy = StreamBacklog.keepAll
     /// The newest ``StreamBacklog/keepNewest`` reply written for the current call.
@@ -90,18 +101,58 @@ public final class VarlinkConnection {
         dispatchNext()
     }
 
-    func enqueue(_ call: VarlinkCall) {
+    /// Takes one frame read from the socket; it is dispatched in its turn.
+    ///
+    /// A connection answers one call at a time, and the next waits until the final reply. Frames read in the
+    /// meantime wait here, up to `max-pipelined-calls` of them or `max-message-bytes` in all: then the
+    /// connection stops reading, and the peer's further calls wait in the socket, at its cost (F4). A read
+    /// can hand over more than that at once (what one read of the socket holds, at most a frame's bytes past
+    /// the limit), so the queue holds at most twice `max-message-bytes` and a read's bytes.
+    func enqueue(_ frame: ByteBuffer) {
         server.heard(from: self)
-        queue.append((nextSerial, call))
+        var frame = frame
+        var cost = frame.readableBytes
+        if !queue.isEmpty || current != nil || !ready || isLagging {
+            // A frame that waits gets a buffer of its own: a slice would keep the whole buffer the frames
+            // were read into alive, up to a megabyte for a frame of a few bytes.
+            var own = channel.allocator.buffer(capacity: frame.readableBytes)
+            own.writeImmutableBuffer(frame)
+            frame = own
+            cost = own.capacity
+        }
+        queue.append((nextSerial, frame, cost))
+        queuedBytes += cost
         nextSerial += 1
         dispatchNext()
+        if !readingPaused,
+            queue.count >= server.limits.maximumPipelinedCalls
+                || queuedBytes >= server.limits.maximumMessageBytes
+        {
+            readingPaused = true
+            channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        }
     }
 
+    /// Dispatches the waiting calls in order while no call is being answered and the peer reads its replies:
+    /// a peer that lags gets no new reply to leave unread, so a pipeline that never reads costs the lag
+    /// threshold, not `max-write-buffer` (F5).
     private func dispatchNext() {
-        while ready && !isClosed && current == nil && !queue.isEmpty {
-            let (serial, call) = queue.removeFirst()
-            if !call.oneway { current = serial }
-            server.dispatch(call, serial: serial, on: self)
+        while ready && !isClosed && current == nil && !isLagging, let (serial, frame, cost) = queue.popFirst() {
+            queuedBytes -= cost
+            switch VarlinkCall.decode(frame.readableBytesView) {
+            case .success(let call):
+                if !call.oneway { current = serial }
+                server.dispatch(call, serial: serial, on: self)
+            case .failure(let error):
+                // The framing is intact, so the connection stays usable; the error is this call's reply.
+                write(frame: VarlinkEncodedReply(VarlinkReply(error: error)).frame, final: true)
+            }
+        }
+        if readingPaused && !isClosed && queue.count <= server.limits.maximumPipelinedCalls / 2
+            && queuedBytes <= server.limits.maximumMessageBytes / 2
+        {
+            readingPaused = false
+            channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
         }
     }
 
@@ -141,7 +192,7 @@ public final class VarlinkConnection {
         }
         writeBacklog()
         if policy == .keepNewest { lastWrittenState = frame }
-        write(frame: frame)
+        write(frame: frame, final: !reply.continues)
         if !reply.continues {
             current = nil
             lastWrittenState = nil
@@ -168,6 +219,7 @@ public final class VarlinkConnection {
                 droppedReplies += 1
             }
         }
+        heldBytes = backlog.reduce(0) { $0 + $1.readableBytes }
     }
 
     /// Writes the held replies, oldest first.
@@ -175,6 +227,7 @@ public final class VarlinkConnection {
         guard !backlog.isEmpty else { return }
         let held = backlog
         backlog.removeAll(keepingCapacity: true)
+        heldBytes = 0
         for frame in held {
             if backlogPolicy == .keepNewest { lastWrittenState = frame }
             write(frame: frame)
@@ -186,7 +239,14 @@ public final class VarlinkConnection {
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + 1)
         buffer.writeString(text)
         buffer.writeInteger(UInt8(0))
-        write(frame: buffer)
+        write(frame: buffer, final: true)
+    }
+
+    /// What the turn's frames not yet handed to the channel cost: the one frame as it came, or the whole
+    /// capacity of the buffer they are gathered in.
+    private var unflushedCost: Int {
+        guard let frame = unflushedFrame else { return 0 }
+        return unflushedCount == 1 ? frame.readableBytes : frame.capacity
     }
 
     /// Writes one frame, its NUL included; past the write-buffer limit the connection is closed instead.
@@ -194,13 +254,20 @@ public final class VarlinkConnection {
     /// The frame is queued, not flushed: the server flushes each connection once, after the event-loop
     /// turn that wrote to it, so a turn's replies and stream messages leave in one `writev` instead of a
     /// system call each (10,000 expiries' events, or a burst of replies, cost one flush per connection).
-    func write(frame buffer: ByteBuffer) {
+    ///
+    /// A final reply to a peer that has caught up is written whatever its size (F8): the peer reads it or
+    /// its next call never runs (``dispatchNext()``), so it is the one such reply the connection holds, and
+    /// its size is bounded by what it lists (`max-conditions-per-app`, the apps there are). Stream messages
+    /// and replies to a lagging peer count against `max-write-buffer`.
+    func write(frame buffer: ByteBuffer, final: Bool = false) {
         let size = buffer.readableBytes
+        let limit = server.maximumWriteBuffer
         // A writable channel holds at most the lag threshold: only past that is the exact count asked for.
-        if !channel.isWritable || unflushedBytes + size + server.limits.lagThreshold > server.maximumWriteBuffer {
-            let pending = pendingWriteBytes + size
-            if pending > server.maximumWriteBuffer {
-                server.log("closing connection \(id): \(pending) bytes unread, over max-write-buffer")
+        if !channel.isWritable || unflushedCost + heldBytes + size + server.limits.lagThreshold > limit {
+            let before = pendingWriteBytes
+            let exempt = final && before <= server.limits.lagThreshold
+            if !exempt && before + size > limit {
+                server.log("closing connection \(id): \(before + size) bytes unread, over max-write-buffer")
                 close()
                 return
             }
@@ -231,8 +298,12 @@ public final class VarlinkConnection {
     /// No promise: what stays unwritten is the channel's to count (``pendingWriteBytes``), and its water marks
     /// say when the peer falls behind and catches up (``writabilityChanged()``). A promise per flush, with its
     /// future and callback, cost more than the rest of the flush apart from the system call.
-    func flush() {
-        guard let last = unflushedFrame else { return }
+    ///
+    /// While the channel holds more than the lag threshold the frames stay here, gathered in one buffer:
+    /// handed to the channel one turn at a time, each small frame would cost the channel's bookkeeping and
+    /// a buffer of its own, several times its bytes, uncounted (F5).
+    func flush(force: Bool = false) {
+        guard let last = unflushedFrame, force || channel.isWritable else { return }
         unflushedFrame = nil
         unflushedCount = 0
         unflushedBytes = 0
@@ -243,13 +314,16 @@ public final class VarlinkConnection {
 
     /// The channel crossed a water mark, or took a flush: once the peer has caught up, the held replies go out.
     func writabilityChanged() {
-        if !backlog.isEmpty && !isLagging && !isClosed { writeBacklog() }
+        guard !isClosed else { return }
+        if unflushedFrame != nil && channel.isWritable { server.needsFlush(self) }
+        if !backlog.isEmpty && !isLagging { writeBacklog() }
+        dispatchNext()
     }
 
     /// Closes the connection; ``VarlinkServerDelegate/closed(_:)`` follows.
     public func close() {
         guard !isClosed else { return }
-        flush()
+        flush(force: true)
         isClosed = true
         channel.close(promise: nil)
     }
@@ -257,9 +331,12 @@ public final class VarlinkConnection {
     func markClosed() {
         isClosed = true
         queue.removeAll()
+        queuedBytes = 0
         backlog.removeAll()
+        heldBytes = 0
         unflushedFrame = nil
         unflushedCount = 0
+        unflushedBytes = 0
     }
 }
 
@@ -308,17 +385,7 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let connection else { return }
-        let frame = unwrapInboundIn(data)
-        switch VarlinkCall.decode(frame.readableBytesView) {
-        case .success(let call):
-            connection.enqueue(call)
-        case .failure(let error):
-            // The framing is intact, so the connection stays usable.
-            var text = ""
-            VarlinkReply(error: error).write(to: &text)
-            connection.write(text)
-        }
+        connection?.enqueue(unwrapInboundIn(data))
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -345,7 +412,7 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             ).write(to: &text)
             connection.write(text)
             server.log("closing connection \(connection.id): message over \(tooLarge.maximum) bytes")
-            connection.flush()
+            connection.flush(force: true)
         }
         context.close(promise: nil)
     }

@@ -34,6 +34,9 @@ public struct VarlinkLimits: Sendable, Hashable {
     public var maximumWriteBuffer: Int
     /// How many unwritten ``StreamBacklog/dropOldest`` replies a lagging connection keeps (`max-queued-updates`).
     public var maximumQueuedReplies: Int
+    /// How many calls read from one connection may wait for their turn before it stops reading
+    /// (`max-pipelined-calls`, F4).
+    public var maximumPipelinedCalls: Int
 
     public init(
         maximumConnections: Int = 4096,
@@ -42,7 +45,8 @@ public struct VarlinkLimits: Sendable, Hashable {
         idleTimeout: TimeAmount = .seconds(10),
         maximumMessageBytes: Int = 1 << 20,
         maximumWriteBuffer: Int = 4 << 20,
-        maximumQueuedReplies: Int = 64
+        maximumQueuedReplies: Int = 64,
+        maximumPipelinedCalls: Int = 64
     ) {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerUID = maximumConnectionsPerUID
@@ -51,6 +55,7 @@ public struct VarlinkLimits: Sendable, Hashable {
         self.maximumMessageBytes = maximumMessageBytes
         self.maximumWriteBuffer = maximumWriteBuffer
         self.maximumQueuedReplies = maximumQueuedReplies
+        self.maximumPipelinedCalls = maximumPipelinedCalls
     }
 
     /// Unwritten bytes past which a connection counts as lagging and its stream replies are held back:

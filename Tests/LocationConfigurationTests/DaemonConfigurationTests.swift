@@ -46,6 +46,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxWriteBuffer == 4_194_304)
         #expect(configuration.limits.maxPendingWrites == 65_536)
         #expect(configuration.limits.maxHeldMessages == 16_384)
+        #expect(configuration.limits.maxPipelinedCalls == 64)
+        #expect(configuration.limits.maxConditionsPerApp == 1000)
 
         #expect(configuration.provider.kind == .fixedPoint)
         #expect(configuration.provider.latitude == 35.681236)
@@ -106,6 +108,8 @@ struct DaemonConfigurationTests {
                 max-write-buffer = 65536
                 max-pending-writes = 100
                 max-held-messages = 16
+                max-pipelined-calls = 16
+                max-conditions-per-app = 50
 
                 [provider]
                 kind = "gpsd"
@@ -127,6 +131,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxWriteBuffer == 65536)
         #expect(configuration.limits.maxPendingWrites == 100)
         #expect(configuration.limits.maxHeldMessages == 16)
+        #expect(configuration.limits.maxPipelinedCalls == 16)
+        #expect(configuration.limits.maxConditionsPerApp == 50)
         #expect(configuration.provider.kind == .gpsd)
         #expect(configuration.provider.host == "localhost")
         #expect(configuration.provider.port == 2948)
@@ -139,6 +145,7 @@ struct DaemonConfigurationTests {
                     promptTimeout: .seconds(30),
                     maxSessionsPerApp: 4,
                     maxClientsPerApp: 2,
+                    maxConditionsPerApp: 50,
                     allowUnknownApps: true,
                     restrictedApps: ["com.ex.kids"]
                 )
@@ -315,6 +322,14 @@ struct DaemonConfigurationTests {
             failure("[limits]\nmax-sessions-per-app = 0")
                 == "/etc/locd/locd.toml:2: key limits.max-sessions-per-app: expected a positive integer, found 0"
         )
+        #expect(
+            failure("[limits]\nmax-pipelined-calls = 0")
+                == "/etc/locd/locd.toml:2: key limits.max-pipelined-calls: expected a positive integer, found 0"
+        )
+        #expect(
+            failure("[limits]\nmax-conditions-per-app = -1")
+                == "/etc/locd/locd.toml:2: key limits.max-conditions-per-app: expected a positive integer, found -1"
+        )
     }
 
     @Test("F10–F13: the connection limits reject a zero, negative or wrong-typed value, naming file, line and key")
@@ -415,7 +430,7 @@ struct DaemonConfigurationTests {
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
                 + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer, max-pending-writes, "
-                + "max-held-messages"
+                + "max-held-messages, max-pipelined-calls, max-conditions-per-app"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SEMANTICS §12.1: hostile local clients that send huge calls, open streams nobody reads, pipeline without
+/// reading, or ask for replies larger than the write buffer; none of them may stall or starve another.
+///
+/// The bounded waits below (a reply within 2 s) are liveness checks, not performance assertions: before
+/// these rules the same steps held the event loop for 20 to 36 s.
+@Suite("Hostile load", .serialized)
+struct HostileLoadTests {
+    static let condition: JSONValue = .object([
+        "latitude": .double(35.681236), "longitude": .double(139.767125), "radius": .double(100),
+    ])
+
+    /// A fresh connection answers `GetInfo` within `seconds`.
+    private func answersPromptly(_ daemon: DaemonProcess, within seconds: Double = 2) throws -> Bool {
+        let client = try VarlinkClient(path: daemon.socketPath, timeout: seconds)
+        return try client.call("org.varlink.service.GetInfo")["vendor"] == .string("locd")
+    }
+
+    private func residentKiB(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    @Test("F1: a 1 MiB call of 110,000 parameters is refused at once, naming the limit; nobody waits for it")
+    func wideCall() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let flooder = try daemon.connect()
+        flooder.timeout = 2
+        var frame = Array(#"{"method":"io.locd.App.Hello","parameters":"#.utf8)
+        frame += JSONLimitTests.wideObject(keys: 110_000)
+        frame += Array("}".utf8) + [0]
+        #expect(frame.count < 1 << 20, "the frame fits max-message-bytes")
+        try flooder.sendRaw(frame)
+        // The flooder's own answer bounds how long its call held the loop (20 s before F1).
+        let reply = try flooder.receive()
+        #expect(reply.error == "org.varlink.service.InvalidParameter")
+        let message = reply.parameters["message"]?.stringValue ?? ""
+        #expect(message.contains("256"), "\(message)")
+        #expect(try answersPromptly(daemon))
+        // The connection stays usable.
+        #expect(try flooder.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F2, F3: more with oneway is refused naming oneway, 20,000 times; closing the flooder stalls nobody")
+    func onewayStreams() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let flooder = try daemon.app("com.ex.maps")
+        flooder.timeout = 2
+        let id = try #require(
+            try flooder.call("io.locd.App.CreateSession", ["authorization": .string("none")]).sessionID
+        )
+        let methods: [(String, JSONObject)] = [
+            ("io.locd.App.SessionDiagnostics", ["id": .string(id)]), ("io.locd.App.WatchAuthorization", [:]),
+        ]
+        for (method, parameters) in methods {
+            let frame = Array(
+                VarlinkCall(method: method, parameters: parameters, more: true, oneway: true).serialized.utf8
+            )
+            let batch = 500
+            for _ in 0..<10_000 / batch {
+                try flooder.sendRaw(Array([[UInt8]](repeating: frame + [0], count: batch).joined()))
+                for _ in 0..<batch {
+                    let refused = try flooder.receive()
+                    #expect(refused.error == "org.varlink.service.InvalidParameter")
+                    #expect(refused.parameters["parameter"] == .string("oneway"))
+                }
+            }
+        }
+        // F2: the connection's one stream, then a call queued behind it, answered after the stream's end.
+        let diagnostics = try flooder.stream("io.locd.App.SessionDiagnostics", ["id": .string(id)])
+        #expect(diagnostics["ended"] == .bool(false))
+        try flooder.send(VarlinkCall(method: "io.locd.App.GetAuthorization"))
+        let other = try daemon.app("com.ex.maps")
+        try other.call("io.locd.App.InvalidateSession", ["id": .string(id)])
+        let end = try flooder.next(until: { $0["ended"] == .bool(true) })
+        #expect(end["ended"] == .bool(true))
+        #expect(try flooder.next()["authorization"] != nil, "the queued call runs once the stream has ended")
+        // Closing the flooder frees nothing it should not have held, at once.
+        _ = consume flooder
+        #expect(try answersPromptly(daemon))
+        #expect(try other.call("io.locd.App.ListSessions")["sessions"]?.arrayValue == [])
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F4: calls pipelined behind an open stream stop being read at max-pipelined-calls; memory stays flat")
+    func pipelineBehindStream() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let flooder = try daemon.app("com.ex.maps")
+        _ = try flooder.stream("io.locd.App.WatchAuthorization")
+        let before = try residentKiB(of: daemon.pid)
+        // Calls that wait behind the stream for ever: sent without blocking until 64 MiB are sent, or until
+        // the socket has taken nothing for a second, which only happens once locd stops reading.
+        let call = Array(VarlinkCall(method: "org.varlink.service.GetInfo").serialized.utf8) + [0]
+        let chunk = Array([[UInt8]](repeating: call, count: 65_536 / call.count).joined())
+        let target = 64 << 20
+        var sent = 0
+        while sent < target {
+            var poller = pollfd(fd: flooder.fileDescriptor, events: Int16(POLLOUT), revents: 0)
+            guard poll(&poller, 1, 1000) > 0 else { break }
+            let written = chunk.withUnsafeBytes {
+                send(flooder.fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if written > 0 { sent += written }
+        }
+        let grown = try residentKiB(of: daemon.pid) - before
+        // What locd read: 64 calls or max-message-bytes of them, plus one read past the limit; the rest sits in
+        // the sockets' buffers, a few hundred KiB. 200 MB of them cost 1.1 GiB before F4.
+        #expect(sent < 8 << 20, "locd kept reading a connection whose pipeline was full: \(sent) bytes taken")
+        #expect(grown < 16 << 10, "locd grew by \(grown) KiB holding one connection's pipelined calls")
+        #expect(try answersPromptly(daemon))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F5: a stalled Admin.Watch reader is closed at max-write-buffer, every byte it holds counted")
+    func stalledWatcher() throws {
+        let limit = 1 << 20
+        let daemon = try DaemonProcess(
+            settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-write-buffer = \(limit)\n"
+        )
+        try daemon.start()
+        let admin = try daemon.connect()
+        let watcher = try daemon.connect()
+        try watcher.send(VarlinkCall(method: "io.locd.Admin.Watch", more: true))
+        let before = try residentKiB(of: daemon.pid)
+        var peak = before
+        // Each flip is one turn with one small event (about 130 bytes) that nobody reads: handed to the channel
+        // one by one, each cost its own buffer and the channel's bookkeeping, uncounted.
+        let flips = 10_000
+        for flip in 0..<flips {
+            try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(flip % 2 == 1)])
+            if flip % 100 == 0 { peak = max(peak, try residentKiB(of: daemon.pid)) }
+        }
+        var delivered = 0
+        #expect(throws: VarlinkClient.ClientError.closed) {
+            while true {
+                _ = try watcher.receive()
+                delivered += 1
+            }
+        }
+        #expect(delivered < flips, "all \(delivered) events reached a reader that never read")
+        // Counted, the unwritten frames are at most max-write-buffer, gathered in one buffer, beside the
+        // channel's lag threshold; the daemon grew by 3.4 times max-write-buffer here before F5 (1.4 after).
+        let grown = peak - before
+        #expect(grown < 2 * limit / 1024, "locd grew by \(grown) KiB for a reader closed at \(limit) bytes")
+        #expect(try answersPromptly(daemon))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F7: AddCondition past max-conditions-per-app fails; MonitorEvents of all of them arrives whole")
+    func conditionsPerApp() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        try admin.call(
+            "io.locd.Admin.SetAuthorization",
+            ["appId": .string("com.ex.maps"), "setting": .string("always")]
+        )
+        let app = try daemon.app("com.ex.maps")
+        let count = 1000
+        // Pipelined in batches, so that a turn answers many.
+        for start in stride(from: 0, to: count, by: 50) {
+            for index in start..<start + 50 {
+                try app.send(
+                    VarlinkCall(
+                        method: "io.locd.App.AddCondition",
+                        parameters: [
+                            "monitor": .string("places"), "identifier": .string("c\(index)"),
+                            "condition": Self.condition,
+                        ]
+                    )
+                )
+            }
+            for _ in 0..<50 { #expect(try app.receive().error == nil) }
+        }
+        let refused = try app.receive(
+            after: VarlinkCall(
+                method: "io.locd.App.AddCondition",
+                parameters: ["monitor": .string("other"), "identifier": .string("one"), "condition": Self.condition]
+            )
+        )
+        #expect(refused.error == "io.locd.App.LimitExceeded")
+        #expect(refused.parameters["limit"] == .string("max-conditions-per-app"))
+        #expect(refused.parameters["message"]?.stringValue?.contains("remove some first") == true)
+        // Replacing one the app has is not a new one.
+        try app.call(
+            "io.locd.App.AddCondition",
+            ["monitor": .string("places"), "identifier": .string("c7"), "condition": Self.condition]
+        )
+        let streamer = try daemon.app("com.ex.maps")
+        _ = try streamer.stream("io.locd.App.MonitorEvents", ["monitor": .string("places")])
+        var identifiers: Set<String> = []
+        while identifiers.count < count {
+            identifiers.insert(try streamer.next()["event"]?["identifier"]?.stringValue ?? "")
+        }
+        #expect(identifiers.count == count)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("F8: a ListApps reply larger than max-write-buffer arrives whole to a peer that has caught up")
+    func largeFinalReply() throws {
+        var manifests = DaemonProcess.standardManifests
+        for index in 0..<60 {
+            manifests["com.ex.app\(index)"] = """
+                id = "com.ex.app\(index)"
+                identity = "any"
+                NSLocationWhenInUseUsageDescription = "Shows you on the map"
+                """
+        }
+        let limit = 4096
+        let daemon = try DaemonProcess(
+            manifests: manifests,
+            settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-write-buffer = \(limit)\n"
+        )
+        try daemon.start()
+        let admin = try daemon.connect()
+        let apps = try #require(try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue)
+        #expect(apps.count == 63)
+        #expect(JSONValue.array(apps).serialized.utf8.count > limit, "the reply is larger than max-write-buffer")
+        #expect(try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue == apps, "and the connection stays")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+extension VarlinkClient {
+    /// Sends `call` and reads its reply, an error one included.
+    fileprivate func receive(after call: VarlinkCall) throws -> VarlinkReply {
+        try send(call)
+        return try receive()
+    }
+}
