@@ -308,8 +308,9 @@ public final class VarlinkConnection {
         unflushedCount = 0
         unflushedBytes = 0
         channel.writeAndFlush(last, promise: nil)
-        // Replies held because this turn's frames alone passed the threshold go out if all of them did.
-        writabilityChanged()
+        // Replies held because this turn's frames alone passed the threshold go out if all of them did, and
+        // the next call runs; not when the connection is closing.
+        if !force { writabilityChanged() }
     }
 
     /// The channel crossed a water mark, or took a flush: once the peer has caught up, the held replies go out.

@@ -23,6 +23,11 @@ struct HostileLoadTests {
         return try client.call("org.varlink.service.GetInfo")["vendor"] == .string("locd")
     }
 
+    /// Connections bound to an app by `Hello`.
+    private func clients(_ admin: VarlinkClient) throws -> Int {
+        Int(try admin.call("io.locd.Admin.Status")["status"]?["clients"]?.intValue ?? -1)
+    }
+
     private func residentKiB(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
@@ -120,6 +125,13 @@ struct HostileLoadTests {
         #expect(sent < 8 << 20, "locd kept reading a connection whose pipeline was full: \(sent) bytes taken")
         #expect(grown < 16 << 10, "locd grew by \(grown) KiB holding one connection's pipelined calls")
         #expect(try answersPromptly(daemon))
+        // A connection no longer read is still seen to close: its client and stream go.
+        let admin = try daemon.connect()
+        #expect(try clients(admin) == 1)
+        _ = consume flooder
+        let deadline = Date().addingTimeInterval(10)
+        while try clients(admin) != 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try clients(admin) == 0, "locd did not see the end of a connection it had stopped reading")
         #expect(daemon.stop() == 0)
     }
 
