@@ -53,8 +53,9 @@ package final class LocationStore: Sendable {
     ///   - directory: the state directory (`state-dir`, default `/var/lib/locd`).
     ///   - bootID: this boot's id, normally ``currentBootID()``; state written under another id is stale.
     ///   - busyTimeout: how long a write waits for a lock another connection holds before it fails. The
-    ///     daemon passes a short one: it writes from its one event loop, and a lock held elsewhere must not
-    ///     stall every client (a failed write is retried while the daemon serves from memory, §10).
+    ///     daemon commits on a thread of its own (R10), so a wait holds back only the replies that wait for
+    ///     the write; past it the store reports failing and the write is retried while the daemon serves
+    ///     from memory (§10).
     ///   - checkpointPages: the log's growth, in pages, past which ``Checkpointer`` copies it into the file,
     ///     once the store is quiet (at once when four times as many wait to be copied).
     ///   - checkpointQuiet: how long no commit must have come before a wanted checkpoint runs.
