@@ -5,19 +5,6 @@ import NIOPosix
 import Glibc
 #endif
 
-/// The peer of a Unix socket connection, from `SO_PEERCRED`.
-public struct PeerCredentials: Sendable, Hashable {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-}
-
 /// What a Varlink server does with calls; every method runs on the server's one event loop.
 public protocol VarlinkServerDelegate: AnyObject {
     /// A connection was accepted and its credentials read.
@@ -51,6 +38,8 @@ public enum StreamBacklog: Sendable, Hashable {
 public final class VarlinkConnection {
     public let id: UInt64
     public private(set) var credentials: PeerCredentials?
+    /// The connection's identifying call (its first that is not to `org.varlink.service`) and who wrote it.
+    private var identifyingCall: (serial: UInt64, sender: FrameSender)?
     let channel: Channel
     let server: VarlinkServerCore
     private var queue: [(serial: UInt64, call: VarlinkCall)] = []
@@ -89,7 +78,8 @@ public final class VarlinkConnection {
         dispatchNext()
     }
 
-    func enqueue(_ call: VarlinkCall) {
+    func enqueue(_ call: VarlinkCall, sender: FrameSender? = nil) {
+        if let sender { identifyingCall = (nextSerial, sender) }
         queue.append((nextSerial, call))
         nextSerial += 1
         dispatchNext()
@@ -126,6 +116,14 @@ public final class VarlinkConnection {
     public func fail(_ serial: UInt64, _ error: VarlinkError) {
         guard !isClosed, serial == current else { return }
         send(serial, VarlinkEncodedReply(VarlinkReply(error: error)), policy: .keepAll)
+    }
+
+    /// Who wrote the call `serial`, if it is the connection's identifying call: the first call that is not to
+    /// `org.varlink.service`, read while the connection was being identified (SEMANTICS I4). `nil` for every
+    /// other call, whose writer is not known.
+    public func sender(of serial: UInt64) -> FrameSender? {
+        guard let identifyingCall, identifyingCall.serial == serial else { return nil }
+        return identifyingCall.sender
     }
 
     /// The call that is being answered now, if any.
@@ -255,17 +253,11 @@ public final class VarlinkConnection {
     func markClosed() {
         isClosed = true
         queue.removeAll()
+        identifyingCall = nil
         backlog.removeAll()
         unflushedFrame = nil
         unflushedCount = 0
     }
-}
-
-/// `struct ucred` of `<sys/socket.h>` (hidden behind `_GNU_SOURCE` in Glibc's module): three 32-bit fields.
-struct RawPeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
 }
 
 /// The channel handler that turns frames into calls for one ``VarlinkConnection``.
@@ -273,10 +265,12 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let server: VarlinkServerCore
+    private let identification: IdentificationState
     private var connection: VarlinkConnection?
 
-    init(server: VarlinkServerCore) {
+    init(server: VarlinkServerCore, identification: IdentificationState) {
         self.server = server
+        self.identification = identification
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -286,32 +280,27 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        guard let provider = context.channel as? SocketOptionProvider else {
-            connection.becameReady(nil)
-            return
-        }
-        let future: EventLoopFuture<RawPeerCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET),
-            name: SocketOptionName(SO_PEERCRED)
-        )
-        future.assumeIsolated().whenComplete { result in
-            switch result {
-            case .success(let cred):
-                connection.becameReady(PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid))
-            case .failure:
-                connection.becameReady(nil)
-            }
-        }
+        // The IdentificationHandler before this one has read SO_PEERCRED and SO_PEERGROUPS.
+        connection.becameReady(identification.credentials)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let connection else { return }
         let frame = unwrapInboundIn(data)
+        // Set only while the connection is being identified: the writer of this frame.
+        let sender = identification.frameSender
+        identification.frameSender = nil
         switch VarlinkCall.decode(frame.readableBytesView) {
         case .success(let call):
-            connection.enqueue(call)
+            if let sender, call.interface != "org.varlink.service" {
+                identification.identified = true
+                connection.enqueue(call, sender: sender)
+            } else {
+                connection.enqueue(call)
+            }
         case .failure(let error):
+            if sender != nil { identification.identified = true }
             // The framing is intact, so the connection stays usable.
             var text = ""
             VarlinkReply(error: error).write(to: &text)
