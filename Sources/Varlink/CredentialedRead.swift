@@ -15,15 +15,15 @@ enum CredentialedRead {
 
     /// Reads what is there without blocking, up to `capacity` bytes.
     static func receive(descriptor: Int32, capacity: Int) -> CredentialedRead {
-        var data = [UInt8](repeating: 0, count: capacity)
         // Room for SCM_CREDENTIALS and SCM_PIDFD, and for a few SCM_RIGHTS descriptors a peer may push on us
         // (they are closed at once; the kernel closes those that do not fit).
         var control = [UInt64](repeating: 0, count: 64)
         var controlLength = 0
-        var count = -1
-        repeat {
-            count = data.withUnsafeMutableBytes { dataBytes in
-                control.withUnsafeMutableBytes { controlBytes in
+        var failure: Int32 = 0
+        let data = [UInt8](unsafeUninitializedCapacity: capacity) { dataBytes, initialized in
+            var count = -1
+            repeat {
+                count = control.withUnsafeMutableBytes { controlBytes in
                     var vector = iovec(iov_base: dataBytes.baseAddress, iov_len: dataBytes.count)
                     return withUnsafeMutablePointer(to: &vector) { vectorPointer in
                         var message = msghdr()
@@ -40,14 +40,16 @@ enum CredentialedRead {
                         return count
                     }
                 }
-            }
-        } while count < 0 && errno == EINTR
-        if count < 0 {
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed(errno: errno)
+            } while count < 0 && errno == EINTR
+            failure = count < 0 ? errno : 0
+            initialized = max(0, count)
+        }
+        if failure != 0 {
+            return failure == EAGAIN || failure == EWOULDBLOCK ? .wouldBlock : .failed(errno: failure)
         }
         let sender = control.withUnsafeBytes { writer(in: UnsafeRawBufferPointer(rebasing: $0[..<controlLength])) }
-        guard count > 0 else { return .endOfFile }
-        return .bytes(Array(data[..<count]), sender)
+        guard !data.isEmpty else { return .endOfFile }
+        return .bytes(data, sender)
     }
 
     /// The sender named by the control messages; descriptors passed with `SCM_RIGHTS` are closed.

@@ -21,9 +21,10 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    /// `org.varlink.service` calls read before identification ends without an identifying call.
+    /// `org.varlink.service` calls that may come before the identifying call; one more ends identification
+    /// without one.
     static let maximumServiceCalls = 16
-    private static let readSize = 65_536
+    private static let readSize = 16_384
 
     private let state: IdentificationState
     private let maximumFrameLength: Int
@@ -74,6 +75,10 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         }
         self.context = nil
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
     }
 
     /// The poller saw bytes: read them, here on the event loop where NIO also reads and closes.
@@ -141,7 +146,7 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         state.frameSender = nil
         if state.identified || !context.channel.isActive { return true }
         serviceCalls += 1
-        return serviceCalls >= Self.maximumServiceCalls
+        return serviceCalls > Self.maximumServiceCalls
     }
 
     /// Ends identification: the bytes held go on, NIO reads from here, and this handler leaves the pipeline.
@@ -156,6 +161,8 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
             }
         }
         token = nil
+        // The context holds this handler: kept, it would hold the channel's pipeline for ever.
+        self.context = nil
         let rest = pending
         pending = []
         pendingSender = nil

@@ -139,6 +139,21 @@ struct IdentityBindingTests {
     }
 
     @Test(
+        "I3: a connection whose process exited gets no privilege from the admin-group process that took its pid",
+        .enabled(
+            if: getuid() == 0 && access("/proc/sys/kernel/ns_last_pid", W_OK) == 0,
+            "choosing the next pid needs root"
+        )
+    )
+    func pidReuse() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let lines = try script("pid_reuse_admin.py", [daemon.socketPath])
+        #expect(lines.last?.hasPrefix("reused ") == true, "\(lines)")
+        #expect(reply(lines.first)?.error == "org.varlink.service.PermissionDenied")
+    }
+
+    @Test(
         "I6: a flood of refused Admin calls writes a line and a count, not a line per call",
         .enabled(if: getuid() == 0, "running a client as another user needs root")
     )
