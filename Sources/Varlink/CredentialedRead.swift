@@ -57,6 +57,7 @@ enum CredentialedRead {
         let header = MemoryLayout<cmsghdr>.size
         var credentials: RawPeerCredentials?
         var pidfd: Int32 = -1
+        var writerGone = false
         var offset = 0
         while offset + header <= control.count {
             let length = control.loadUnaligned(fromByteOffset: offset, as: Int.self)
@@ -76,6 +77,9 @@ enum CredentialedRead {
                 case SocketConstants.pidfd where bodyLength >= 4:
                     if pidfd >= 0 { close(pidfd) }
                     pidfd = control.loadUnaligned(fromByteOffset: body, as: Int32.self)
+                    // A kernel that cannot make a pidfd of a writer already reaped (before 6.15) passes the
+                    // error instead: the writer is gone, and its pid may be another process's by now.
+                    if pidfd < 0 { writerGone = true }
                 case SocketConstants.rights:
                     for index in 0..<(bodyLength / 4) {
                         close(control.loadUnaligned(fromByteOffset: body + 4 * index, as: Int32.self))
@@ -90,6 +94,7 @@ enum CredentialedRead {
             if pidfd >= 0 { close(pidfd) }
             return .unknown(reason: "it came without the writer's credentials")
         }
+        if writerGone { return .unknown(reason: "its writer, pid \(credentials.pid), had exited when it was read") }
         return .process(
             MessageSender(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, pidfd: pidfd)
         )
