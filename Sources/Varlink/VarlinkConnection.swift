@@ -90,6 +90,9 @@ public final class VarlinkConnection {
             let (serial, call) = queue.removeFirst()
             if !call.oneway { current = serial }
             server.dispatch(call, serial: serial, on: self)
+            // The delegate has checked the identifying call as it received it: its sender's pidfd goes now,
+            // not with the connection (10,000 connections would hold 10,000 more descriptors).
+            if identifyingCall?.serial == serial { identifyingCall = nil }
         }
     }
 
@@ -120,7 +123,7 @@ public final class VarlinkConnection {
 
     /// Who wrote the call `serial`, if it is the connection's identifying call: the first call that is not to
     /// `org.varlink.service`, read while the connection was being identified (SEMANTICS I4). `nil` for every
-    /// other call, whose writer is not known.
+    /// other call, whose writer is not known, and once the delegate's `received` for it has returned.
     public func sender(of serial: UInt64) -> FrameSender? {
         guard let identifyingCall, identifyingCall.serial == serial else { return nil }
         return identifyingCall.sender

@@ -104,6 +104,24 @@ struct IdentityBindingTests {
         #expect(daemon.errorOutput.contains("written by more than one process"))
     }
 
+    @Test("I4: the writer's pidfd is let go once Hello is checked: an open connection holds one descriptor")
+    func pidfdReleased() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        func descriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").count
+        }
+        let before = try descriptors()
+        // 30 of each app: max-clients-per-app is 32.
+        let clients = try ["com.ex.maps", "com.ex.run", "com.ex.explicit"].flatMap { app in
+            try (0..<30).map { _ in try daemon.app(app) }
+        }
+        let held = try descriptors() - before
+        // One socket per connection, and a few for the store or name lookups; a pidfd each would be 180.
+        #expect(held >= 90 && held < 110, "\(held) descriptors for 90 connections")
+        _ = clients
+    }
+
     @Test("I5: a Hello after the connection's first call is refused with what to do")
     func lateHello() throws {
         let daemon = try DaemonProcess(manifests: Self.manifests)
