@@ -34,6 +34,8 @@ let package = Package(
         .target(
             name: "Varlink",
             dependencies: [
+                "CEpoll",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -5,7 +5,10 @@ import Varlink
 import Glibc
 #endif
 
-/// SEMANTICS §9: who may speak for an app (I1) and who may administer (I3), from peer credentials.
+/// SEMANTICS §9: who may speak for an app (I1, I4) and who may administer (I3), from credentials the kernel
+/// fixed: those of the connection (`SO_PEERCRED`, `SO_PEERGROUPS`, taken at `connect`) and those of the
+/// process that wrote `Hello` (`SCM_CREDENTIALS`, `SCM_PIDFD`). Nothing here asks what a pid is now, except
+/// the executable of a sender whose pidfd proves it still holds that pid.
 struct PeerIdentity {
     /// `admin-group`: members may call `io.locd.Admin`.
     var adminGroup: String
@@ -14,34 +17,87 @@ struct PeerIdentity {
     /// The daemon's own effective uid, which may always administer.
     var daemonUID: UInt32 = geteuid()
 
-    /// I1: whether the peer may say `Hello` as the manifest's app; `nil` when it may, else why not.
-    func refusal(toSpeakFor manifest: Manifest, peer: PeerCredentials?) -> String? {
+    /// Why a call is refused: `reason` goes to the log, `answer` to the caller (I7: it names no file or
+    /// executable of the system).
+    struct Refusal: Hashable {
+        var reason: String
+        var answer: String
+    }
+
+    /// I1, I4: whether `Hello` may bind the connection to the manifest's app; `nil` when it may.
+    /// - Parameters:
+    ///   - peer: the connection's connect-time credentials; `uid` identity is checked against them (a uid
+    ///     cannot change by exec, and `SO_PEERCRED` keeps the one of `connect` even across a setuid exec).
+    ///   - sender: who wrote this `Hello`, if it was the connection's identifying call; `executable` identity
+    ///     is checked against that process, never against the pid that connected.
+    func refusal(toSpeakFor manifest: Manifest, peer: PeerCredentials?, sender: FrameSender?) -> Refusal? {
+        let denied = "this process may not speak for \(manifest.appID) (see locd's log for the reason)"
         switch manifest.identity {
         case .any:
             return nil
         case .uid:
-            guard let peer else { return "peer credentials unavailable" }
+            guard let peer else { return Refusal(reason: "peer credentials unavailable", answer: denied) }
             let allowed = manifest.users.contains { user in
                 if let uid = UInt32(user) { return uid == peer.uid }
                 return uidOf(user: user) == peer.uid
             }
-            return allowed ? nil : "uid \(peer.uid) is not one of the manifest's users (\(manifest.source))"
+            if allowed { return nil }
+            return Refusal(reason: "uid \(peer.uid) is not one of the users of \(manifest.source)", answer: denied)
         case .executable:
-            guard let peer else { return "peer credentials unavailable" }
-            guard let executable = readLink("\(procRoot)/\(peer.pid)/exe") else {
-                return "cannot read \(procRoot)/\(peer.pid)/exe to verify the executable"
+            guard let sender else {
+                return Refusal(
+                    reason: "Hello came after the connection's first call, so the process that sent it is unknown",
+                    answer: "send io.locd.App.Hello as the first call on a new connection (only org.varlink.service "
+                        + "calls may come before it): a later Hello cannot be checked against the process that sent it"
+                )
             }
-            return manifest.executables.contains(executable)
-                ? nil : "executable \(executable) is not one of the manifest's executables (\(manifest.source))"
+            switch sender {
+            case .unknown(let why):
+                return Refusal(reason: "the process that sent Hello is unknown: \(why)", answer: denied)
+            case .process(let process):
+                return refusal(of: process, for: manifest, answer: denied)
+            }
         }
     }
 
-    /// I3: whether the peer may call `io.locd.Admin`; `nil` when it may, else why not.
-    func refusalToAdminister(peer: PeerCredentials?) -> String? {
-        guard let peer else { return "peer credentials unavailable" }
+    /// I4: the executable of the process that sent `Hello`, read while its pidfd proves it still holds its pid.
+    private func refusal(of sender: MessageSender, for manifest: Manifest, answer: String) -> Refusal? {
+        let path = "\(procRoot)/\(sender.pid)/exe"
+        guard let executable = readLink(path) else {
+            return Refusal(reason: "cannot read \(path) of pid \(sender.pid), which sent Hello", answer: answer)
+        }
+        // Read after the link: if the sender still holds its pid now, it held it when the link was read.
+        guard sender.isRunning else {
+            return Refusal(
+                reason: "pid \(sender.pid), which sent Hello, exited before its executable could be checked",
+                answer: answer
+            )
+        }
+        guard manifest.executables.contains(executable) else {
+            return Refusal(
+                reason: "executable \(executable) of pid \(sender.pid), which sent Hello, is not one of the "
+                    + "executables of \(manifest.source)",
+                answer: answer
+            )
+        }
+        return nil
+    }
+
+    /// I3: whether the connection may call `io.locd.Admin`; `nil` when it may. Decided from the uid, gid and
+    /// supplementary groups the peer had when it connected, never from what its pid runs now: a process that
+    /// has exited leaves nothing for a later holder of its pid to inherit.
+    func refusalToAdminister(peer: PeerCredentials?) -> Refusal? {
+        let answer =
+            "this connection may not call io.locd.Admin: connect as root, as locd's user or as a member "
+            + "of locd's admin group (see locd's log for the reason)"
+        guard let peer else { return Refusal(reason: "peer credentials unavailable", answer: answer) }
         if peer.uid == 0 || peer.uid == daemonUID { return nil }
-        if let gid = gidOf(group: adminGroup), peer.gid == gid || groups(of: peer.pid).contains(gid) { return nil }
-        return "uid \(peer.uid) is not root, not locd's own user and not in the \(adminGroup) group"
+        if let gid = gidOf(group: adminGroup), peer.gid == gid || peer.groups.contains(gid) { return nil }
+        return Refusal(
+            reason: "uid \(peer.uid) is not root, not locd's own user and was not in the \(adminGroup) group "
+                + "when it connected",
+            answer: answer
+        )
     }
 
     private func readLink(_ path: String) -> String? {
@@ -49,20 +105,6 @@ struct PeerIdentity {
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Supplementary groups of a process, from `/proc/PID/status`.
-    private func groups(of pid: Int32) -> [UInt32] {
-        guard let file = fopen("\(procRoot)/\(pid)/status", "r") else { return [] }
-        defer { fclose(file) }
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            guard text.hasPrefix("Groups:") else { continue }
-            return text.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-                .compactMap { UInt32($0) }
-        }
-        return []
     }
 
     private func uidOf(user: String) -> UInt32? {

@@ -39,6 +39,8 @@ final class SessionManager: VarlinkServerDelegate {
     private(set) var core: LocationCore
     private var manifests: [String: Manifest]
     private var identity: PeerIdentity
+    /// Which refusals are logged in full, and the count of the others (I6).
+    private var refusals = RefusalLog()
     private let clock = DaemonClock()
     private let eventLoop: EventLoop
     private let logger: Logger
@@ -129,13 +131,17 @@ final class SessionManager: VarlinkServerDelegate {
         case .failure(let error): return connection.fail(serial, error)
         case .success(let method): decoded = method
         }
-        if call.interface == "io.locd.Admin", let reason = identity.refusalToAdminister(peer: connection.credentials) {
-            return refuse(call, serial: serial, on: connection, reason: reason)
+        if call.interface == "io.locd.Admin", let refusal = identity.refusalToAdminister(peer: connection.credentials) {
+            return refuse(call, serial: serial, on: connection, refusal)
         }
         if case .hello(let appID, _) = decoded, let manifest = manifests[appID],
-            let reason = identity.refusal(toSpeakFor: manifest, peer: connection.credentials)
+            let refusal = identity.refusal(
+                toSpeakFor: manifest,
+                peer: connection.credentials,
+                sender: connection.sender(of: serial)
+            )
         {
-            return refuse(call, serial: serial, on: connection, reason: reason)
+            return refuse(call, serial: serial, on: connection, refusal)
         }
         if pendingWrites >= limits.maxPendingWrites && !decoded.writesNothing {
             return connection.fail(serial, storeBehind)
@@ -164,18 +170,52 @@ final class SessionManager: VarlinkServerDelegate {
     /// From here on locd is stopping: closing connections changes nothing in the core or the store.
     func beginStopping() {
         isStopping = true
+        // The refusals counted so far are logged now, not lost with the windows' timers.
+        for (key, count) in refusals.closeAll() { logRefusals(key, count: count) }
     }
 
-    private func refuse(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection, reason: String) {
+    /// Answers `PermissionDenied` with what to do, and logs why (I7); a flood of refusals is logged as a count
+    /// (I6).
+    private func refuse(
+        _ call: VarlinkCall,
+        serial: UInt64,
+        on connection: VarlinkConnection,
+        _ refusal: PeerIdentity.Refusal
+    ) {
         let peer = connection.credentials
+        let app = call.parameters["appId"]?.stringValue ?? ""
+        let key = RefusalLog.Key(
+            uid: peer?.uid ?? UInt32.max,
+            method: call.method,
+            app: call.memberName == "Hello" ? app : ""
+        )
+        let (log, opened) = refusals.record(key)
+        if log {
+            logger.warning(
+                "refused \(call.method): \(refusal.reason)",
+                metadata: MessageID.permissionDenied.metadata.merging([
+                    "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
+                    "locd.app": "\(app)",
+                ]) { $1 }
+            )
+        }
+        if opened {
+            eventLoop.assumeIsolated().scheduleTask(in: .seconds(RefusalLog.window)) { [self] in
+                logRefusals(key, count: refusals.close(key))
+            }
+        }
+        connection.fail(serial, LocationError.permissionDenied(reason: refusal.answer).varlinkError)
+    }
+
+    /// The summary of a window of refusals (I6).
+    private func logRefusals(_ key: RefusalLog.Key, count: Int) {
+        guard count > 0 else { return }
         logger.warning(
-            "refused \(call.method): \(reason)",
+            "refused \(key.method) \(count) more times for uid \(key.uid) in the last \(RefusalLog.window) s",
             metadata: MessageID.permissionDenied.metadata.merging([
-                "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
-                "locd.app": "\(call.parameters["appId"]?.stringValue ?? "")",
+                "locd.uid": "\(key.uid)", "locd.app": "\(key.app)", "locd.refusals": "\(count)",
             ]) { $1 }
         )
-        connection.fail(serial, LocationError.permissionDenied(reason: reason).varlinkError)
     }
 
     // MARK: Running the core
@@ -189,8 +229,8 @@ final class SessionManager: VarlinkServerDelegate {
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
     /// the `SIGHUP` path and the reply waits for it, so a caller that reads state next sees the new one.
     private func reloadCalled(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        if let reason = identity.refusalToAdminister(peer: connection.credentials) {
-            return refuse(call, serial: serial, on: connection, reason: reason)
+        if let refusal = identity.refusalToAdminister(peer: connection.credentials) {
+            return refuse(call, serial: serial, on: connection, refusal)
         }
         if let unknown = call.parameters.keys.first {
             return connection.fail(

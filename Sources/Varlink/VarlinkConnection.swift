@@ -5,19 +5,6 @@ import NIOPosix
 import Glibc
 #endif
 
-/// The peer of a Unix socket connection, from `SO_PEERCRED`.
-public struct PeerCredentials: Sendable, Hashable {
-    public var pid: Int32
-    public var uid: UInt32
-    public var gid: UInt32
-
-    public init(pid: Int32, uid: UInt32, gid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-        self.gid = gid
-    }
-}
-
 /// What a Varlink server does with calls; every method runs on the server's one event loop.
 public protocol VarlinkServerDelegate: AnyObject {
     /// A connection was accepted and its credentials read.
@@ -51,6 +38,8 @@ public enum StreamBacklog: Sendable, Hashable {
 public final class VarlinkConnection {
     public let id: UInt64
     public private(set) var credentials: PeerCredentials?
+    /// The connection's identifying call (its first that is not to `org.varlink.service`) and who wrote it.
+    private var identifyingCall: (serial: UInt64, sender: FrameSender)?
     let channel: Channel
     let server: VarlinkServerCore
     /// Calls read and waiting for their turn, as their frames: parsed when they are dispatched, so that a
@@ -108,8 +97,10 @@ public final class VarlinkConnection {
     /// connection stops reading, and the peer's further calls wait in the socket, at its cost (F4). A read
     /// can hand over more than that at once (what one read of the socket holds, at most a frame's bytes past
     /// the limit), so the queue holds at most twice `max-message-bytes` and a read's bytes.
-    func enqueue(_ frame: ByteBuffer) {
+    /// - Parameter sender: who wrote the frame, when it is the connection's identifying call (SEMANTICS I4).
+    func enqueue(_ frame: ByteBuffer, sender: FrameSender? = nil) {
         server.heard(from: self)
+        if let sender { identifyingCall = (nextSerial, sender) }
         var frame = frame
         var cost = frame.readableBytes
         if !queue.isEmpty || current != nil || !ready || isLagging {
@@ -143,6 +134,9 @@ public final class VarlinkConnection {
             case .success(let call):
                 if !call.oneway { current = serial }
                 server.dispatch(call, serial: serial, on: self)
+                // The delegate has checked the identifying call as it received it: its sender's pidfd goes now,
+                // not with the connection (10,000 connections would hold 10,000 more descriptors).
+                if identifyingCall?.serial == serial { identifyingCall = nil }
             case .failure(let error):
                 // The framing is intact, so the connection stays usable; the error is this call's reply.
                 write(frame: VarlinkEncodedReply(VarlinkReply(error: error)).frame, final: true)
@@ -179,6 +173,14 @@ public final class VarlinkConnection {
     public func fail(_ serial: UInt64, _ error: VarlinkError) {
         guard !isClosed, serial == current else { return }
         send(serial, VarlinkEncodedReply(VarlinkReply(error: error)), policy: .keepAll)
+    }
+
+    /// Who wrote the call `serial`, if it is the connection's identifying call: the first call that is not to
+    /// `org.varlink.service`, read while the connection was being identified (SEMANTICS I4). `nil` for every
+    /// other call, whose writer is not known, and once the delegate's `received` for it has returned.
+    public func sender(of serial: UInt64) -> FrameSender? {
+        guard let identifyingCall, identifyingCall.serial == serial else { return nil }
+        return identifyingCall.sender
     }
 
     /// The call that is being answered now, if any.
@@ -333,6 +335,7 @@ public final class VarlinkConnection {
         isClosed = true
         queue.removeAll()
         queuedBytes = 0
+        identifyingCall = nil
         backlog.removeAll()
         heldBytes = 0
         unflushedFrame = nil
@@ -341,22 +344,17 @@ public final class VarlinkConnection {
     }
 }
 
-/// `struct ucred` of `<sys/socket.h>` (hidden behind `_GNU_SOURCE` in Glibc's module): three 32-bit fields.
-struct RawPeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
 /// The channel handler that turns frames into calls for one ``VarlinkConnection``.
 final class VarlinkConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let server: VarlinkServerCore
+    private let identification: IdentificationState
     private var connection: VarlinkConnection?
 
-    init(server: VarlinkServerCore) {
+    init(server: VarlinkServerCore, identification: IdentificationState) {
         self.server = server
+        self.identification = identification
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -366,27 +364,28 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        guard let provider = context.channel as? SocketOptionProvider else {
-            connection.becameReady(nil)
-            return
-        }
-        let future: EventLoopFuture<RawPeerCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET),
-            name: SocketOptionName(SO_PEERCRED)
-        )
-        future.assumeIsolated().whenComplete { result in
-            switch result {
-            case .success(let cred):
-                connection.becameReady(PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid))
-            case .failure:
-                connection.becameReady(nil)
-            }
-        }
+        // The IdentificationHandler before this one has read SO_PEERCRED and SO_PEERGROUPS.
+        connection.becameReady(identification.credentials)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection?.enqueue(unwrapInboundIn(data))
+        guard let connection else { return }
+        let frame = unwrapInboundIn(data)
+        // Set only while the connection is being identified: the writer of this frame. Its first call that
+        // is not to org.varlink.service identifies it, and ends the phase; so does a frame that is no call.
+        guard let sender = identification.frameSender else { return connection.enqueue(frame) }
+        identification.frameSender = nil
+        switch VarlinkCall.decode(frame.readableBytesView) {
+        case .success(let call) where call.interface != "org.varlink.service":
+            identification.identified = true
+            connection.enqueue(frame, sender: sender)
+        case .success:
+            connection.enqueue(frame)
+        case .failure:
+            identification.identified = true
+            connection.enqueue(frame)
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -347,8 +347,15 @@ public final class VarlinkServer {
         // A connection lags once its channel holds more than the lag threshold unwritten, and stops lagging once
         // it holds less than half of it (``VarlinkConnection/isLagging``).
         let threshold = core.limits.lagThreshold
+        // Connections inherit SO_PASSCRED (and SO_PASSPIDFD) from the listener, so that every byte a peer writes,
+        // even before accept, carries its writer's credentials; a connection starts with autoRead off, read by
+        // its IdentificationHandler until identified (SEMANTICS I4).
+        // A kernel before 6.5 has no SO_PASSPIDFD (and would fail the bind): it is asked only where it exists.
+        let passPidfd = SocketConstants.pidfdsSupported ? SocketConstants.passPidfd : SocketConstants.passCredentials
         return ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.init(rawValue: SocketConstants.passCredentials)), value: 1)
+            .serverChannelOption(.socketOption(.init(rawValue: passPidfd)), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let backoff = AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
@@ -358,11 +365,14 @@ public final class VarlinkServer {
                 }
             }
             .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
+            .childChannelOption(.autoRead, value: false)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let identification = IdentificationState()
                     let handlers: [ChannelHandler] = [
+                        IdentificationHandler(state: identification, maximumFrameLength: maximum, server: bound.value),
                         ByteToMessageHandler(VarlinkFrameDecoder(maximumFrameLength: maximum)),
-                        VarlinkConnectionHandler(server: bound.value),
+                        VarlinkConnectionHandler(server: bound.value, identification: identification),
                     ]
                     try channel.pipeline.syncOperations.addHandlers(handlers)
                 }

@@ -1,0 +1,199 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a new connection itself, with `recvmsg`, until its identifying call has been read, so that the
+/// daemon knows which process wrote that call (SEMANTICS I4); then hands the connection to NIO and leaves.
+///
+/// NIO reads stream sockets with `read`, which drops the `SCM_CREDENTIALS` and `SCM_PIDFD` the kernel attaches
+/// to each writer's bytes. So the channel starts with `autoRead` off, and this handler, first in the pipeline,
+/// reads what arrives (woken by ``ReadinessPoller``), passes on each frame with the process that wrote all of
+/// it, and stops after the first frame that is not an `org.varlink.service` call (a Varlink client may ask for
+/// interface descriptions first). Then the bytes it holds go down the pipeline, `autoRead` goes on, and the
+/// handler removes itself: from there NIO reads as it always does, and the hot path pays nothing.
+///
+/// Bytes NIO reads itself in the meantime (at end of input it drains the socket whatever `autoRead` says)
+/// come through ``channelRead(context:data:)`` in order, marked as written by an unknown process.
+final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// `org.varlink.service` calls that may come before the identifying call; one more ends identification
+    /// without one.
+    static let maximumServiceCalls = 16
+    private static let readSize = 16_384
+
+    private let state: IdentificationState
+    private let maximumFrameLength: Int
+    private let server: VarlinkServerCore
+    private var context: ChannelHandlerContext?
+    private var descriptor: Int32 = -1
+    private var token: UInt64?
+    private var identifying = true
+    /// Bytes read but not yet passed on: the start of a frame, and who wrote them.
+    private var pending: [UInt8] = []
+    private var pendingSender: FrameSender?
+    private var serviceCalls = 0
+
+    init(state: IdentificationState, maximumFrameLength: Int, server: VarlinkServerCore) {
+        self.state = state
+        self.maximumFrameLength = maximumFrameLength
+        self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        if let descriptor = Self.descriptor(of: context.channel) {
+            self.descriptor = descriptor
+            state.credentials = PeerCredentials.read(descriptor: descriptor)
+        }
+        context.fireChannelActive()
+        guard descriptor >= 0 else {
+            server.log("cannot reach a connection's socket to read who writes to it: its Hello has no known sender")
+            return finish(context)
+        }
+        readAvailable(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard identifying else { return context.fireChannelRead(data) }
+        let bytes = Array(unwrapInboundIn(data).readableBytesView)
+        absorb(bytes, from: .unknown(reason: "it was read without the writer's credentials"), context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if identifying {
+            identifying = false
+            // NIO has closed the descriptor, which took it out of the epoll set.
+            if let token { ReadinessPoller.shared.forget(token) }
+            token = nil
+            pending = []
+            pendingSender = nil
+        }
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// The poller saw bytes: read them, here on the event loop where NIO also reads and closes.
+    private func readable() {
+        guard identifying, let context else { return }
+        readAvailable(context)
+    }
+
+    private func readAvailable(_ context: ChannelHandlerContext) {
+        while identifying && context.channel.isActive {
+            switch CredentialedRead.receive(descriptor: descriptor, capacity: Self.readSize) {
+            case .bytes(let bytes, let sender):
+                absorb(bytes, from: sender, context: context)
+            case .wouldBlock:
+                return waitForBytes(context)
+            case .endOfFile, .failed:
+                // NIO reads on and meets the end or the error itself.
+                return finish(context)
+            }
+        }
+    }
+
+    private func waitForBytes(_ context: ChannelHandlerContext) {
+        if let token {
+            if ReadinessPoller.shared.rearm(descriptor, token: token) { return }
+        } else {
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            token = ReadinessPoller.shared.watch(descriptor) {
+                loop.execute { handler.value.readable() }
+            }
+            if token != nil { return }
+        }
+        server.log("cannot watch a connection being identified: its Hello has no known sender")
+        finish(context)
+    }
+
+    /// Splits what was read into frames and passes on each complete one with its writer.
+    private func absorb(_ bytes: [UInt8], from sender: FrameSender, context: ChannelHandlerContext) {
+        var start = 0
+        while identifying, let end = bytes[start...].firstIndex(of: 0) {
+            let frameSender = pendingSender.map { $0.merged(with: sender) } ?? sender
+            var frame = pending
+            frame.append(contentsOf: bytes[start...end])
+            pending = []
+            pendingSender = nil
+            start = end + 1
+            if pass(frame, from: frameSender, context: context) {
+                pending = Array(bytes[start...])
+                return finish(context)
+            }
+        }
+        guard start < bytes.count, identifying else { return }
+        pending.append(contentsOf: bytes[start...])
+        pendingSender = pendingSender.map { $0.merged(with: sender) } ?? sender
+        // A frame over the limit goes to the frame decoder, which answers and closes the connection.
+        if pending.count > maximumFrameLength { finish(context) }
+    }
+
+    /// Passes one frame on; `true` when identification is over with it.
+    private func pass(_ frame: [UInt8], from sender: FrameSender, context: ChannelHandlerContext) -> Bool {
+        state.frameSender = sender
+        state.identified = false
+        context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: frame)))
+        state.frameSender = nil
+        if state.identified || !context.channel.isActive { return true }
+        serviceCalls += 1
+        return serviceCalls > Self.maximumServiceCalls
+    }
+
+    /// Ends identification: the bytes held go on, NIO reads from here, and this handler leaves the pipeline.
+    private func finish(_ context: ChannelHandlerContext) {
+        guard identifying else { return }
+        identifying = false
+        if let token {
+            if context.channel.isActive {
+                ReadinessPoller.shared.unwatch(descriptor, token: token)
+            } else {
+                ReadinessPoller.shared.forget(token)
+            }
+        }
+        token = nil
+        // The context holds this handler: kept, it would hold the channel's pipeline for ever.
+        self.context = nil
+        let rest = pending
+        pending = []
+        pendingSender = nil
+        guard context.channel.isActive else { return }
+        if !rest.isEmpty { context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: rest))) }
+        guard context.channel.isActive else { return }
+        try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    /// The descriptor of the channel's socket, which NIO does not publish: taken from the channel's description
+    /// and accepted only if its socket cookie is the one NIO reads from the channel's own socket, so that a
+    /// change in NIO can make identification fail (every Hello that needs a sender is refused) but never read
+    /// another socket.
+    static func descriptor(of channel: Channel) -> Int32? {
+        let text = String(describing: channel)
+        guard let marker = text.range(of: "fd=") else { return nil }
+        guard let descriptor = Int32(text[marker.upperBound...].prefix { $0.isNumber }), descriptor >= 0,
+            let provider = channel as? SocketOptionProvider
+        else { return nil }
+        var expected: UInt64?
+        let future: EventLoopFuture<UInt64> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(SocketConstants.cookie)
+        )
+        future.assumeIsolated().whenSuccess { expected = $0 }
+        var cookie: UInt64 = 0
+        var length = socklen_t(MemoryLayout<UInt64>.size)
+        guard let expected, getsockopt(descriptor, SOL_SOCKET, SocketConstants.cookie, &cookie, &length) == 0,
+            cookie == expected
+        else { return nil }
+        return descriptor
+    }
+}

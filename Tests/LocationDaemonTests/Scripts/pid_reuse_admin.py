@@ -1,0 +1,64 @@
+"""SEMANTICS I3 against pid reuse: a process of uid 65534 connects, hands the connection over and exits;
+its pid is then taken (through /proc/sys/kernel/ns_last_pid, so run as root) by a process of the admin group
+(supplementary group 0). Calls io.locd.Admin.Status on the old connection and prints the reply as one JSON
+line, then "reused PID" once the pid was really taken.
+
+Usage: pid_reuse_admin.py SOCKET_PATH
+"""
+import os
+import socket
+import sys
+
+path = sys.argv[1]
+ours, theirs = socket.socketpair()
+connector = os.fork()
+if connector == 0:
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    socket.send_fds(theirs, [b"x"], [connection.fileno()])
+    os._exit(0)
+_, descriptors, _, _ = socket.recv_fds(ours, 1, 1)
+os.waitpid(connector, 0)
+connection = socket.socket(fileno=descriptors[0])
+
+# Take the connector's pid with a process in group 0, and keep it until the call is answered.
+for attempt in range(500):
+    with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+        last.write(str(connector - 1))
+    ready_read, ready_write = os.pipe()
+    hold_read, hold_write = os.pipe()
+    holder = os.fork()
+    if holder == 0:
+        os.close(ready_read)
+        os.close(hold_write)
+        os.setgroups([0])
+        os.setgid(65534)
+        os.setuid(65534)
+        os.write(ready_write, b"r")
+        os.read(hold_read, 1)
+        os._exit(0)
+    os.close(ready_write)
+    os.close(hold_read)
+    os.read(ready_read, 1)
+    os.close(ready_read)
+    if holder == connector:
+        break
+    os.close(hold_write)
+    os.waitpid(holder, 0)
+else:
+    sys.exit("the pid was never reused")
+
+connection.sendall(b'{"method":"io.locd.Admin.Status"}\0')
+buffer = b""
+while b"\0" not in buffer:
+    chunk = connection.recv(65536)
+    if not chunk:
+        sys.exit("connection closed")
+    buffer += chunk
+print(buffer.split(b"\0", 1)[0].decode())
+print("reused %d" % holder, flush=True)
+os.close(hold_write)
+os.waitpid(holder, 0)
