@@ -47,7 +47,7 @@ final class DaemonProcess {
             state-dir = "\(stateDirectory)"
             apps-dirs = ["\(appsDirectory)"]
             admin-group = "root"
-            \(settings)
+            \(Self.withPatientIdleTimeout(settings))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)
@@ -56,6 +56,16 @@ final class DaemonProcess {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `settings` with `idle-timeout = 120` unless it sets one: the suite runs hundreds of tests side by side on
+    /// two cores, where a client's first call can wait behind other tests for longer than the default 10 s,
+    /// and F13's own tests set the timeout they test.
+    static func withPatientIdleTimeout(_ settings: String) -> String {
+        guard !settings.contains("idle-timeout") else { return settings }
+        let line = "idle-timeout = 120.0"
+        guard let table = settings.range(of: "[limits]\n") else { return settings + "\n[limits]\n" + line }
+        return settings.replacingCharacters(in: table, with: "[limits]\n" + line + "\n")
     }
 
     /// Lifecycle settings in fractions of a second, so tests of grace and windows are quick.
