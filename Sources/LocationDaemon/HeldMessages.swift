@@ -13,6 +13,8 @@ struct HeldMessages {
     private var counts: [UInt64: Int] = [:]
     /// Entries of connections dropped since, removed at the next release or once they are most of the queue.
     private var dropped = 0
+    /// The room kept once the queue empties: a fan-out's worth, not what a long stall piled up.
+    private static let keptCapacity = 65_536
 
     /// Whether no connection has a message held.
     var isEmpty: Bool { counts.isEmpty }
@@ -33,8 +35,7 @@ struct HeldMessages {
         guard let count = counts.removeValue(forKey: client) else { return }
         dropped += count
         if counts.isEmpty {
-            entries.removeAll(keepingCapacity: true)
-            dropped = 0
+            empty()
         } else if dropped > entries.count / 2 {
             // A closing connection's messages go once they are half the queue: what closed connections
             // leave costs at most as much as what open ones hold (R13), at constant cost per message.
@@ -61,10 +62,20 @@ struct HeldMessages {
                 kept += 1
             }
         }
+        guard kept > 0 else {
+            empty()
+            return ready
+        }
         entries.removeSubrange(kept...)
         dropped = 0
         counts.removeAll(keepingCapacity: true)
         for entry in entries { counts[entry.client, default: 0] += 1 }
         return ready
+    }
+
+    private mutating func empty() {
+        entries.removeAll(keepingCapacity: entries.capacity <= Self.keptCapacity)
+        counts.removeAll(keepingCapacity: counts.capacity <= Self.keptCapacity)
+        dropped = 0
     }
 }
