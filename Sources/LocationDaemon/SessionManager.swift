@@ -67,8 +67,8 @@ final class SessionManager: VarlinkServerDelegate {
     /// The writes the committer has (or that failed and wait for a retry), and those gathered meanwhile.
     private var committing: CommitBatch?
     private var openBatch = CommitBatch()
-    /// Messages waiting for the store, per connection, in the order the core produced them.
-    private var held: [UInt64: CircularBuffer<HeldMessage>] = [:]
+    /// Messages waiting for the store, in the order the core produced them.
+    private var held = HeldMessages()
     /// The newest turn with a decision about an app (or the global switch) that is not stored yet: until
     /// it is, that app's connections see nothing newer than the stored decision (R12).
     private var undurableDecisions: [String: UInt64] = [:]
@@ -159,7 +159,7 @@ final class SessionManager: VarlinkServerDelegate {
 
     func closed(_ connection: VarlinkConnection) {
         connections.removeValue(forKey: connection.id)
-        held.removeValue(forKey: connection.id)
+        held.drop(connection.id)
         monitorNames.removeValue(forKey: connection.id)
         // Connections closed by locd's own stop are not apps ending: the store keeps the state as it was, so
         // that a restart resumes it exactly as after a crash (R2, R3), grace deadlines and all.
@@ -347,10 +347,11 @@ final class SessionManager: VarlinkServerDelegate {
             if appsWait, let appID = core.appID(of: client) {
                 message.decision = max(undurableDecisions[appID] ?? 0, undurableSwitch)
             }
-            if held[client.raw] == nil && isReleased(message) {
+            let waiting = held.count(of: client.raw)
+            if waiting == 0 && isReleased(message) {
                 now.append(action)
             } else {
-                hold(message, for: client.raw)
+                hold(message, for: client.raw, behind: waiting)
             }
         }
         send(now)
@@ -361,29 +362,23 @@ final class SessionManager: VarlinkServerDelegate {
             && (message.decision == 0 || !unreleased.contains(message.decision))
     }
 
-    /// Queues a message for a connection; one that lets `max-held-messages` pile up is closed (R13).
-    private func hold(_ message: HeldMessage, for client: UInt64) {
-        var queue = held.removeValue(forKey: client) ?? CircularBuffer()
-        guard queue.count < limits.maxHeldMessages else {
+    /// Queues a message for a connection that has `count` held already; one that lets `max-held-messages`
+    /// pile up is closed (R13).
+    private func hold(_ message: HeldMessage, for client: UInt64, behind count: Int) {
+        guard count < limits.maxHeldMessages else {
             logger.warning(
-                "closing connection \(client): \(queue.count) messages wait for the store, over max-held-messages"
+                "closing connection \(client): \(count) messages wait for the store, over max-held-messages"
             )
             connections[client]?.close()
             return
         }
-        queue.append(message)
-        held[client] = queue
+        held.append(message, for: client)
     }
 
     /// Sends, per connection and in order, the held messages whose writes are stored.
     private func releaseHeld() {
         guard !held.isEmpty else { return }
-        var ready: [Action] = []
-        for client in Array(held.keys) {
-            guard var queue = held.removeValue(forKey: client) else { continue }
-            while let first = queue.first, isReleased(first) { ready.append(queue.removeFirst().action) }
-            if !queue.isEmpty { held[client] = queue }
-        }
+        let ready = held.release(where: isReleased)
         // A reply sent here can start its connection's next call; its messages wait for the next turn.
         isFlushing = true
         defer { isFlushing = false }
