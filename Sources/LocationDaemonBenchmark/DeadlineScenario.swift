@@ -91,11 +91,27 @@ struct DeadlineScenario {
             if connection == watch { throw BenchError.failed("locd closed the Admin.Watch stream") }
         }
         try driver.send(watch, Wire.watch)
-        try driver.send(
-            admin,
-            Wire.call("io.locd.Admin.SetAppState", "{\"appId\":\"bench.sync\",\"state\":\"background\"}")
-        )
-        try driver.run(until: { watching }, timeout: 30, what: "the Admin.Watch stream to open")
+        // Calls on two connections are not ordered: a change made on `admin` can be handled before the Watch
+        // call is read (a new connection is read by locd's identification first, SEMANTICS I4). So the spare
+        // app's state flips every 100 ms until the stream reports one.
+        let flipsUntil = Clock.now + 30
+        var flips = 0
+        while !watching {
+            guard Clock.now < flipsUntil else {
+                throw BenchError.failed("timed out after 30 s waiting for the Admin.Watch stream to open")
+            }
+            let state = flips % 2 == 0 ? "background" : "foreground"
+            flips += 1
+            try driver.send(
+                admin,
+                Wire.call("io.locd.Admin.SetAppState", "{\"appId\":\"bench.sync\",\"state\":\"\(state)\"}")
+            )
+            do {
+                try driver.run(until: { watching }, timeout: 0.1, what: "the Admin.Watch stream to open")
+            } catch BenchError.failed(let message) where message.hasPrefix("timed out") {
+                continue
+            }
+        }
         driver.close(spare)
 
         let cpuBefore = try daemon.stats.cpuSeconds()
