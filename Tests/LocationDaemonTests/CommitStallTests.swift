@@ -57,7 +57,9 @@ struct CommitStallTests {
         #expect(restored.map { $0["id"]?.stringValue } == [id])
     }
 
-    @Test("R2, R11: CreateSession is unacknowledged while the store fails; after kill -9 none acknowledged is lost")
+    @Test(
+        "R11: CreateSession is unacknowledged while the store fails (R2 holds): after kill -9 none acknowledged is lost"
+    )
     func sessionsWaitForTheStore() throws {
         let daemon = try DaemonProcess()
         try daemon.start()

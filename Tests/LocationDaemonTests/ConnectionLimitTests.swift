@@ -13,7 +13,7 @@ struct ConnectionLimitTests {
     private static let refusedTotal = "io.locd.App.LimitExceeded max-connections"
 
     @Test(
-        "F11, F12: a uid holding more than max-connections-per-uid locks out neither root's locctl nor another uid",
+        "F11: a uid holding more than max-connections-per-uid locks out neither root's locctl (F12 exempt) nor another uid",
         .enabled(if: getuid() == 0, "running clients as other users needs root")
     )
     func perUIDLimit() throws {

@@ -56,7 +56,9 @@ struct HostileLoadTests {
         #expect(daemon.stop() == 0)
     }
 
-    @Test("F2, F3: more with oneway is refused naming oneway, 20,000 times; closing the flooder stalls nobody")
+    @Test(
+        "F3: more with oneway is refused naming oneway, 20,000 times (F2 one stream a connection); closing stalls nobody"
+    )
     func onewayStreams() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
