@@ -111,15 +111,7 @@ struct CommitStallTests {
         let first = try watcher.stream("io.locd.App.WatchAuthorization")
         #expect(first["authorization"]?["status"] == .string("authorizedAlways"))
 
-        let lock = try StoreLock(daemon)
-        let decider = try daemon.connect()
-        try decider.send(
-            VarlinkCall(
-                method: "io.locd.Admin.SetAuthorization",
-                parameters: ["appId": .string("com.ex.maps"), "setting": .string("never")]
-            )
-        )
-        #expect(try daemon.waitForStore(healthy: false, on: admin))
+        let (lock, decider) = try holdDecision(daemon, admin: admin)
 
         // Whatever the app hears while the decision is not stored still says what is stored.
         try app.send(VarlinkCall(method: "io.locd.App.GetAuthorization"))
@@ -149,15 +141,7 @@ struct CommitStallTests {
         let daemon = try DaemonProcess()
         try daemon.start()
         let admin = try daemon.connect()
-        let lock = try StoreLock(daemon)
-        let decider = try daemon.connect()
-        try decider.send(
-            VarlinkCall(
-                method: "io.locd.Admin.SetAuthorization",
-                parameters: ["appId": .string("com.ex.maps"), "setting": .string("never")]
-            )
-        )
-        #expect(try daemon.waitForStore(healthy: false, on: admin))
+        let (lock, decider) = try holdDecision(daemon, admin: admin)
 
         let other = try daemon.connect()
         other.timeout = 2
@@ -240,5 +224,20 @@ struct CommitStallTests {
             decider.timeout = 10
             #expect(try decider.receive().error == nil)
         }
+    }
+
+    /// Locks the store, then sends `SetAuthorization(never)` for com.ex.maps on a connection of its own, which
+    /// gets no reply while the decision is held; returns once the store reports failing.
+    private func holdDecision(_ daemon: DaemonProcess, admin: VarlinkClient) throws -> (StoreLock, VarlinkClient) {
+        let lock = try StoreLock(daemon)
+        let decider = try daemon.connect()
+        try decider.send(
+            VarlinkCall(
+                method: "io.locd.Admin.SetAuthorization",
+                parameters: ["appId": .string("com.ex.maps"), "setting": .string("never")]
+            )
+        )
+        #expect(try daemon.waitForStore(healthy: false, on: admin))
+        return (lock, decider)
     }
 }
