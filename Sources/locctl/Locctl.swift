@@ -22,7 +22,8 @@ struct Locctl: ParsableCommand {
             field names of io.locd.Admin (PROTOCOL.md), which stay stable across releases, in \
             alphabetical order; absent optional fields are left out. Human output is \
             coloured only on a terminal and never when NO_COLOR is set; --no-legend drops the \
-            header and footer of tables.
+            header and footer of tables. --socket, --json and --no-legend may come before the command \
+            or after it, as systemctl's options do.
 
             Shell completions: locctl --generate-completion-script bash|zsh|fish.
             """,
@@ -44,11 +45,19 @@ struct Locctl: ParsableCommand {
         defaultSubcommand: StatusCommand.self
     )
 
+    /// The command line as swift-argument-parser reads it: global options given before the command
+    /// moved after it (`GlobalOptions`).
+    static func commandLine(_ arguments: [String]) -> [String] {
+        let commands = configuration.subcommands.map { $0._commandName }
+        let defaultCommand = configuration.defaultSubcommand?._commandName ?? "status"
+        return GlobalOptions.rearranged(arguments, commands: Set(commands), defaultCommand: defaultCommand)
+    }
+
     /// Runs the command, but exits 1 (not argument-parser's 64) on a command line it cannot parse,
     /// so that the exit codes are the three the help text promises.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(commandLine(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {

@@ -78,6 +78,27 @@ struct LocctlTests {
         #expect(view["usingLocationInBackground"] == .bool(false))
     }
 
+    @Test("locctl --socket PATH status --json and locctl status --socket PATH --json both reach the daemon at PATH")
+    func globalOptionsEitherSide() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // LOCD_SOCKET names nothing: only --socket, wherever it is written, can reach the daemon.
+        for arguments in [
+            ["--socket", daemon.socketPath, "status", "--json"], ["status", "--socket", daemon.socketPath, "--json"],
+            ["--json", "--socket=\(daemon.socketPath)", "status"], ["--socket", daemon.socketPath, "--json"],
+        ] {
+            let result = try LocctlBinary.run(arguments, socket: "/nonexistent/io.locd")
+            #expect(result.status == 0, "\(arguments): \(result.errors)")
+            let status = try #require(JSONValue.parse(Array(result.output.utf8)), "\(arguments)")
+            #expect(status["pid"] == .int(Int64(daemon.pid)), "\(arguments)")
+        }
+        let legend = try LocctlBinary.run(
+            ["--no-legend", "--socket", daemon.socketPath, "apps"],
+            socket: "/nonexistent"
+        )
+        #expect(legend.status == 0, "\(legend.errors)")
+    }
+
     @Test("locctl: a daemon that is not there is a clear failure with exit code 1")
     func noDaemon() throws {
         let result = try LocctlBinary.run(["status"], socket: "/nonexistent/io.locd")

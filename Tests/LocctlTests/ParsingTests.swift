@@ -15,6 +15,33 @@ struct ParsingTests {
         #expect(status.connection.socketPath == "/tmp/x")
     }
 
+    @Test("locctl: --socket, --json and --no-legend before the command mean what they mean after it, as in systemctl")
+    func globalOptionsBeforeTheCommand() throws {
+        let before = Locctl.commandLine(["--socket", "/tmp/x", "status", "--json"])
+        let after = Locctl.commandLine(["status", "--socket", "/tmp/x", "--json"])
+        #expect(before == ["status", "--socket", "/tmp/x", "--json"])
+        #expect(after == ["status", "--socket", "/tmp/x", "--json"])
+        let status = try #require(try Locctl.parseAsRoot(before) as? StatusCommand)
+        #expect(status.json)
+        #expect(status.connection.socketPath == "/tmp/x")
+
+        let sessions = Locctl.commandLine(["--json", "--socket=/tmp/y", "--no-legend", "sessions", "--app", "a"])
+        let parsed = try #require(try Locctl.parseAsRoot(sessions) as? SessionsCommand)
+        #expect(parsed.output.json && parsed.output.noLegend)
+        #expect(parsed.connection.socketPath == "/tmp/y")
+        #expect(parsed.appID == "a")
+
+        // Only the options: the default command gets them.
+        #expect(Locctl.commandLine(["--socket", "/tmp/z"]) == ["status", "--socket", "/tmp/z"])
+        // A socket path that reads like a command is still the socket's value.
+        #expect(Locctl.commandLine(["--socket", "status", "apps"]) == ["apps", "--socket", "status"])
+        // What follows the command is never touched, nor a command line that starts with anything else.
+        #expect(Locctl.commandLine(["auth", "--json", "x"]) == ["auth", "--json", "x"])
+        #expect(Locctl.commandLine(["--version"]) == ["--version"])
+        // A global option a command does not take is refused as if written after it.
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(Locctl.commandLine(["--json", "reload"])) }
+    }
+
     @Test("A3: auth takes the Settings words never, ask-next-time, while-using, always and sends their wire names")
     func authSettings() throws {
         let expected = [
