@@ -51,6 +51,11 @@ public final class VarlinkConnection {
     private var readingPaused = false
     private var current: UInt64?
     private var nextSerial: UInt64 = 1
+    /// How many more calls this connection may run before the others get a turn (F17): refilled when its
+    /// queue runs dry, or at its next turn (``takeTurn()``), after the loop has read every ready socket.
+    private var turnBudget = VarlinkConnection.callsPerTurn
+    /// Whether that task is on its way.
+    private var continuationScheduled = false
     private var ready = false
     public private(set) var isClosed = false
     /// Everything unwritten the connection holds, as memory (F5): the frames the channel holds, the turn's
@@ -128,7 +133,8 @@ public final class VarlinkConnection {
     /// a peer that lags gets no new reply to leave unread, so a pipeline that never reads costs the lag
     /// threshold, not `max-write-buffer` (F5).
     private func dispatchNext() {
-        while ready && !isClosed && current == nil && !isLagging, let (serial, frame, cost) = queue.popFirst() {
+        while turnBudget > 0 && isRunnable, let (serial, frame, cost) = queue.popFirst() {
+            turnBudget -= 1
             queuedBytes -= cost
             switch VarlinkCall.decode(frame.readableBytesView) {
             case .success(let call):
@@ -142,12 +148,41 @@ public final class VarlinkConnection {
                 write(frame: VarlinkEncodedReply(VarlinkReply(error: error)).frame, final: true)
             }
         }
+        if queue.isEmpty {
+            turnBudget = Self.callsPerTurn
+        } else if turnBudget == 0 && isRunnable {
+            continueLater()
+        }
         if readingPaused && !isClosed && queue.count <= server.limits.maximumPipelinedCalls / 2
             && queuedBytes <= server.limits.maximumMessageBytes / 2
         {
             readingPaused = false
             channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
         }
+    }
+
+    /// Calls one connection may run in a row while more of its calls wait (F17). A peer that pipelines
+    /// thousands of calls in one write gets them answered `callsPerTurn` at a time, each batch after every
+    /// other connection's ready work, so 300 such peers delay a newcomer by a few thousand calls, not by
+    /// every call they sent.
+    static let callsPerTurn = 16
+
+    /// Whether the next waiting call may run now: the connection is identified and open, no call is being
+    /// answered, and the peer reads its replies (F5).
+    private var isRunnable: Bool { ready && !isClosed && current == nil && !isLagging }
+
+    /// Runs the waiting calls at the connection's next turn, once the loop has read every socket (F17).
+    private func continueLater() {
+        guard !continuationScheduled else { return }
+        continuationScheduled = true
+        server.awaitTurn(self)
+    }
+
+    /// The connection's next turn: a fresh budget for its waiting calls.
+    func takeTurn() {
+        continuationScheduled = false
+        turnBudget = Self.callsPerTurn
+        dispatchNext()
     }
 
     /// Sends a reply to the call `serial`; a final one (no `continues`) lets the next call in.

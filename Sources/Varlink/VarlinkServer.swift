@@ -106,6 +106,29 @@ final class VarlinkServerCore {
 
     func log(_ message: String) { logger(message) }
 
+    /// Rings for the next turn of ``waitingForTurn`` (F17); `nil` until the server listens.
+    var turnBell: TurnBell?
+    /// Connections whose waiting calls run at their next turn, in the order they asked.
+    private var waitingForTurn: [VarlinkConnection] = []
+
+    /// `connection` used up its turn with calls still waiting: they run once the loop has read its sockets.
+    func awaitTurn(_ connection: VarlinkConnection) {
+        waitingForTurn.append(connection)
+        guard waitingForTurn.count == 1 else { return }
+        if let turnBell {
+            turnBell.ring()
+        } else {
+            eventLoop.assumeIsolated().execute { [self] in nextTurn() }
+        }
+    }
+
+    /// Gives every connection that waited for a turn its next one.
+    func nextTurn() {
+        let batch = waitingForTurn
+        waitingForTurn.removeAll(keepingCapacity: true)
+        for connection in batch { connection.takeTurn() }
+    }
+
     /// Flushes `connection` once, after the tasks and reads already queued on the loop: every frame the
     /// turn writes to it leaves in one system call.
     func needsFlush(_ connection: VarlinkConnection) {
@@ -366,6 +389,9 @@ public final class VarlinkServer {
             }
             .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
             .childChannelOption(.autoRead, value: false)
+            // One read per connection per round of the loop, so a connection's turn is one read's worth of
+            // calls at most (F17).
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let identification = IdentificationState()
@@ -382,19 +408,26 @@ public final class VarlinkServer {
     /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
     public func bind(path: String) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        return bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
-            .assumeIsolated().map { [self] channel in
-                chmod(path, 0o666)
-                listener = channel
-            }.nonisolated()
+        return installTurnBell().flatMap { [self] in
+            bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
+        }
+        .assumeIsolated().map { [self] channel in
+            chmod(path, 0o666)
+            listener = channel
+        }.nonisolated()
     }
 
     /// Serves on a listening socket handed over by systemd (socket activation).
     public func adopt(descriptor: CInt) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        return bootstrap().withBoundSocket(descriptor).assumeIsolated().map { [self] channel in
-            listener = channel
-        }.nonisolated()
+        return installTurnBell().flatMap { [self] in bootstrap().withBoundSocket(descriptor) }
+            .assumeIsolated().map { [self] channel in
+                listener = channel
+            }.nonisolated()
+    }
+
+    private func installTurnBell() -> EventLoopFuture<Void> {
+        TurnBell.install(on: core).assumeIsolated().map { [core] bell in core.turnBell = bell }.nonisolated()
     }
 
     /// Stops listening and closes every connection.

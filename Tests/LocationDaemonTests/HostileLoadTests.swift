@@ -137,6 +137,49 @@ struct HostileLoadTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test(
+        "F4, F5, F17: 300 connections that pipeline and never read hold locd's memory to their bounds and nobody waits"
+    )
+    func manyPipelinersNeverReading() throws {
+        // 300 apps (max-clients-per-app bounds one app's connections), all of one uid.
+        let settings = DaemonProcess.fastLifecycle.replacingOccurrences(
+            of: "allow-unknown-apps = false",
+            with: "allow-unknown-apps = true"
+        )
+        let daemon = try DaemonProcess(settings: settings + "\n[limits]\nmax-connections-per-uid = 400")
+        try daemon.start()
+        let flooders = try (0..<300).map { try daemon.app("com.ex.flood\($0)") }
+        let before = try residentKiB(of: daemon.pid)
+        // Every connection sends calls whose replies it never reads, without blocking, until no socket has
+        // taken a byte for a second (locd has stopped reading all of them) or each has sent 4 MiB.
+        let call = Array(VarlinkCall(method: "io.locd.App.GetAuthorization").serialized.utf8) + [0]
+        let chunk = Array([[UInt8]](repeating: call, count: 16_384 / call.count).joined())
+        var sent = [Int](repeating: 0, count: flooders.count)
+        var pollers = flooders.map { pollfd(fd: $0.fileDescriptor, events: Int16(POLLOUT), revents: 0) }
+        while poll(&pollers, nfds_t(pollers.count), 1000) > 0 {
+            for index in pollers.indices where pollers[index].revents & Int16(POLLOUT) != 0 {
+                let written = chunk.withUnsafeBytes {
+                    send(pollers[index].fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+                if written > 0 { sent[index] += written }
+                if sent[index] >= 4 << 20 { pollers[index].events = 0 }
+            }
+        }
+        let grown = try residentKiB(of: daemon.pid) - before
+        // Per connection locd keeps at most 64 calls read ahead (F4) and 64 KiB of replies unread before it runs
+        // no more of its calls (F5): about 100 KiB; 300 such connections cost over 1.1 GiB before F4 and F5.
+        #expect(sent.allSatisfy { $0 < 4 << 20 }, "locd kept reading a connection that never reads its replies")
+        #expect(grown < 96 << 10, "locd grew by \(grown) KiB for 300 connections that never read")
+        #expect(try answersPromptly(daemon))
+        let admin = try daemon.connect()
+        #expect(try clients(admin) == 300)
+        _ = consume flooders
+        let deadline = Date().addingTimeInterval(10)
+        while try clients(admin) != 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try clients(admin) == 0, "locd did not see the end of connections it had stopped reading")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("F5: a stalled Admin.Watch reader is closed at max-write-buffer, every byte it holds counted")
     func stalledWatcher() throws {
         let limit = 1 << 20
