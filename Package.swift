@@ -172,7 +172,10 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: [
                 "locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient", "LocationDaemon",
-                "LocationCore",
+                "LocationCore", "SystemdSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Scripts", "Fixtures"]
         ),

@@ -11,17 +11,26 @@ import NIOCore
 /// batches and keeps the loop out of it.
 final class Committer: Sendable {
     private let store: any StateStore
-    private let queue = DispatchQueue(label: "locd.committer")
+    /// Runs one commit after the other, off the loop: a serial queue of the committer's own.
+    private let run: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    init(store: any StateStore) {
+    convenience init(store: any StateStore) {
+        let queue = DispatchQueue(label: "locd.committer")
+        self.init(store: store) { queue.async(execute: $0) }
+    }
+
+    /// A committer whose commits `run` carries out, one after the other in the order it is handed them:
+    /// tests run them by hand, on the thread of an `EmbeddedEventLoop`.
+    init(store: any StateStore, run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.store = store
+        self.run = run
     }
 
     /// Applies `writes` in one transaction off the loop; the future completes on `eventLoop` once they are
     /// stored (durable when one is a decision, R1), or fails with the store's error.
     func commit(_ writes: [Persist], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
-        queue.async { [store] in
+        run { [store] in
             do {
                 try store.apply(writes)
                 promise.succeed(())

@@ -2,6 +2,7 @@ import ArgumentParser
 import LocationConfiguration
 import LocationDaemon
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import SystemdSupport
 
@@ -61,16 +62,23 @@ struct Locd: AsyncParsableCommand {
             environment: environment
         )
         options.version = Self.configuration.version
-        // Checked before the service group runs, so that a bad file stops start-up with exactly one line.
+        // Read once, before the service group runs, so that a bad file stops start-up with exactly one line.
+        let configuration: DaemonConfiguration
         do {
-            _ = try Daemon.configuration(options)
+            configuration = try Daemon.configuration(options)
         } catch let error as StartupError {
             logger.critical("\(error.description)")
             throw ArgumentParser.ExitCode(error.code.rawValue)
         }
-        let daemon = Daemon(options: options, logger: logger)
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = loops.next()
+        let daemon = Daemon(configuration: configuration, options: options, eventLoop: loop, logger: logger)
+        // The daemon last: graceful shutdown stops it first, and the watchdog pings while it stops.
+        var services: [any Service] = []
+        if let interval = Systemd.watchdogInterval() { services.append(Watchdog(eventLoop: loop, interval: interval)) }
+        services.append(daemon)
         let group = ServiceGroup(
-            configuration: .init(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         do {
             try await group.run()
@@ -78,6 +86,7 @@ struct Locd: AsyncParsableCommand {
             logger.critical("\(error.description)")
             throw ArgumentParser.ExitCode(error.code.rawValue)
         }
+        try? await loops.shutdownGracefully()
     }
 }
 

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 
-// Swift concurrency (the service group, the signal sequence, the watchdog task) runs on NIO's event loops
+// Swift concurrency (the service group and its services, the signal sequences) runs on NIO's event loops
 // rather than on libdispatch's worker pool, installed before any task starts: that pool's monitor is a
 // 1 Hz timer that woke an idle locd 25 times a minute (locd-bench, idle scenario); an idle NIO loop sleeps.
 NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()

@@ -1,0 +1,60 @@
+import LocationCore
+import Logging
+import SystemdSupport
+
+/// The journal's record of what the daemon stored: a decision, a session created or ended, a prompt shown
+/// or resolved, the global switch, each a structured log entry with `LOCD_APP`, `LOCD_SESSION` and a fixed
+/// `MESSAGE_ID` (STYLE habit 7).
+///
+/// A session or a prompt is logged once when it appears, not at each of its updates. Loop-bound.
+struct LifecycleJournal {
+    private let logger: Logger
+    /// Whether lifecycle events are logged: the level is set once, at start, and asking the log handler for
+    /// it at every write cost more than the check. Below info nothing is written, nor worth remembering.
+    private let journals: Bool
+    /// Sessions and shown prompts already logged as created, so updates are not logged again.
+    private var loggedSessions: Set<SessionID> = []
+    private var loggedPrompts: Set<PromptID> = []
+
+    init(logger: Logger) {
+        self.logger = logger
+        journals = logger.logLevel <= .info
+    }
+
+    /// Logs `write` if it is a lifecycle event.
+    mutating func record(_ write: Persist) {
+        guard journals else { return }
+        switch write {
+        case .record(let appID, let record):
+            logger.info(
+                "authorization of \(appID): \(record.status.rawValue) (\(record.settingsLabel.rawValue))",
+                metadata: MessageID.authorizationChanged.metadata.merging(["locd.app": "\(appID)"]) { $1 }
+            )
+        case .session(let session) where loggedSessions.insert(session.id).inserted:
+            logger.info(
+                "session \(session.id) of \(session.appID): \(session.kind.rawValue) \(session.requirement.rawValue)",
+                metadata: MessageID.sessionCreated.metadata.merging([
+                    "locd.app": "\(session.appID)", "locd.session": "\(session.id)",
+                ]) { $1 }
+            )
+        case .sessionRemoved(_, let id):
+            loggedSessions.remove(id)
+            logger.info(
+                "session \(id) ended",
+                metadata: MessageID.sessionEnded.metadata.merging(["locd.session": "\(id)"]) { $1 }
+            )
+        case .prompt(let prompt) where prompt.raisedAt != nil && loggedPrompts.insert(prompt.id).inserted:
+            logger.info(
+                "prompt \(prompt.id) (\(prompt.kind.rawValue)) shown for \(prompt.appID)",
+                metadata: MessageID.promptRaised.metadata.merging(["locd.app": "\(prompt.appID)"]) { $1 }
+            )
+        case .promptRemoved(let id):
+            loggedPrompts.remove(id)
+            logger.info("prompt \(id) resolved", metadata: MessageID.promptResolved.metadata)
+        case .locationServices(let enabled):
+            logger.notice("location services \(enabled ? "on" : "off")")
+        default:
+            break
+        }
+    }
+}

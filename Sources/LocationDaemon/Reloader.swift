@@ -1,0 +1,53 @@
+import LocationConfiguration
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SystemdSupport
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon while it serves: `SIGHUP` (and `Admin.Reload`, which takes the same path) reloads the
+/// configuration and the manifests between `RELOADING=1` and `READY=1` (M2); one that does not load changes
+/// nothing. Serves until graceful shutdown.
+struct Reloader {
+    let options: DaemonOptions
+    let running: NIOLoopBound<Running>
+    let eventLoop: any EventLoop
+    let logger: Logger
+
+    /// Serves, and reloads at each `SIGHUP`, until graceful shutdown.
+    func run() async {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        // Admin.Reload takes the SIGHUP path, once SIGHUP is trapped (before, it would end the process).
+        try? await eventLoop.submit { running.value.manager.requestReload = { kill(getpid(), SIGHUP) } }.get()
+        await cancelWhenGracefulShutdown {
+            for await _ in signals { await reload() }
+        }
+    }
+
+    private func reload() async {
+        let notifier = SystemdNotifier()
+        notifier.reloading(status: "reloading configuration and manifests")
+        do {
+            let fresh = try Daemon.configuration(options)
+            let reloaded = DaemonStartup.manifests(of: fresh, logger: logger)
+            try await eventLoop.submit {
+                running.value.manager.reload(
+                    manifests: reloaded,
+                    configuration: fresh.core,
+                    adminGroup: fresh.adminGroup
+                )
+                running.value.provider.reconfigure(fresh.provider)
+            }.get()
+            logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
+            try? await eventLoop.submit { running.value.manager.reloadFinished(refusal: nil) }.get()
+        } catch {
+            logger.error("reload refused, nothing changed: \(error)")
+            try? await eventLoop.submit { running.value.manager.reloadFinished(refusal: "\(error)") }.get()
+        }
+        notifier.ready(status: "serving; reloaded")
+    }
+}

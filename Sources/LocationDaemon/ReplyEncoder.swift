@@ -1,0 +1,121 @@
+import LocationCore
+import Varlink
+
+/// The core's replies and stream messages as the frames PROTOCOL.md describes, and `Admin.Status`'s
+/// `DaemonStatus`: the wire half of carrying out the core's actions.
+struct ReplyEncoder {
+    let clock: DaemonClock
+    let facts: DaemonFacts
+
+    /// A reply's frame. The two every churning client gets are not built as objects: `InvalidateSession`'s
+    /// empty reply is encoded once and shared, and a session is written straight into its frame.
+    /// - Parameter status: what `Admin.Status` reports beside the core, asked for only by a status reply.
+    func encode(_ reply: Reply, status: (CoreStatus) -> JSONValue) -> VarlinkEncodedReply {
+        let parameters: JSONObject
+        switch reply {
+        case .empty:
+            return .empty
+        case .session(let session):
+            return session.replyFrame
+        case .hello(let authorization, let lingering):
+            parameters = ["authorization": authorization.json, "lingeringSessions": .array(lingering.map(\.json))]
+        case .authorization(let authorization):
+            parameters = ["authorization": authorization.json]
+        case .sessions(let sessions):
+            parameters = ["sessions": .array(sessions.map(\.json))]
+        case .apps(let apps):
+            parameters = ["apps": .array(apps.map(\.json))]
+        case .status(let core):
+            parameters = ["status": status(core)]
+        }
+        return VarlinkEncodedReply(VarlinkReply(parameters: parameters))
+    }
+
+    /// A stream message's frame. A state change reaches every stream that sees it with the same bytes: a
+    /// message that is the same for every stream is encoded once per batch, kept in `shared`, and the frame
+    /// shared (10,000 diagnostics after a switch, one encoding).
+    /// - Parameter monitor: the name of the `MonitorEvents` stream the message goes to.
+    func encode(
+        _ message: StreamMessage,
+        sharing shared: inout [StreamMessage: VarlinkEncodedReply],
+        monitor: @autoclosure () -> String
+    ) -> VarlinkEncodedReply {
+        guard message.isSameForEveryStream else { return encode(message, monitor: monitor()) }
+        if let frame = shared[message] { return frame }
+        let frame = encode(message, monitor: monitor())
+        shared[message] = frame
+        return frame
+    }
+
+    private func encode(_ message: StreamMessage, monitor: @autoclosure () -> String) -> VarlinkEncodedReply {
+        if case .event(let event) = message { return event.frame(timestamp: clock.unixTime(of: event.at)) }
+        return VarlinkEncodedReply(
+            VarlinkReply(parameters: parameters(of: message, monitor: monitor()), continues: true)
+        )
+    }
+
+    /// A stream message's parameters: those of a `continues` reply, or of the final reply that ends a stream.
+    /// - Parameter monitor: the name of the `MonitorEvents` stream the message goes to.
+    func parameters(of message: StreamMessage, monitor: @autoclosure () -> String) -> JSONObject {
+        switch message {
+        case .authorization(let authorization):
+            return ["authorization": authorization.json]
+        case .diagnostic(let mask, let ended):
+            return ["diagnostic": mask.json, "ended": .bool(ended)]
+        case .update(let mask, let location):
+            var update: JSONObject = [:]
+            if let location { update["location"] = location.json }
+            update["diagnostic"] = mask.json
+            return ["update": .object(update)]
+        case .monitor(let mask):
+            return [
+                "event": .object([
+                    "monitor": .string(monitor()), "identifier": .string(""),
+                    "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
+                ])
+            ]
+        case .monitorCondition(let event):
+            return ["event": event.json(now: clock.unixNow())]
+        case .prompt(let prompt):
+            return ["prompt": prompt.json(clock: clock)]
+        case .withdrawn(let id):
+            return ["withdrawn": .string(id.description)]
+        case .event(let event):
+            return ["event": event.json(timestamp: clock.unixTime(of: event.at))]
+        }
+    }
+
+    /// `Admin.Status`'s `DaemonStatus`, in IDL order: the daemon's facts, the core's counts, and what the
+    /// provider and the store report.
+    /// - Parameters:
+    ///   - provider: the `ProviderStatus`, ``ProviderSupervisor/status(running:hasFix:lastFix:)``.
+    ///   - storeHealthy: whether the last commit succeeded (R7).
+    func daemonStatus(_ status: CoreStatus, provider: JSONValue, storeHealthy: Bool) -> JSONValue {
+        .object([
+            "version": .string(facts.version),
+            "pid": .int(Int64(facts.pid)),
+            "uptimeSeconds": .double(clock.now().since(facts.startedAt).seconds),
+            "locationServicesEnabled": .bool(status.locationServicesEnabled),
+            "provider": provider,
+            "storeHealthy": .bool(storeHealthy),
+            "apps": .int(Int64(status.apps)),
+            "clients": .int(Int64(status.clients)),
+            "sessions": .int(Int64(status.sessions)),
+            "lingeringSessions": .int(Int64(status.lingeringSessions)),
+            "pendingPrompts": .int(Int64(status.pendingPrompts)),
+            "agents": .int(Int64(status.agents)),
+            "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
+            "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
+        ])
+    }
+}
+
+extension StreamMessage {
+    /// Whether the message's text depends on nothing but the message: no stream name, no clock.
+    fileprivate var isSameForEveryStream: Bool {
+        switch self {
+        case .authorization, .diagnostic, .update: true
+        case .monitor, .monitorCondition, .prompt, .withdrawn, .event: false
+        }
+    }
+}

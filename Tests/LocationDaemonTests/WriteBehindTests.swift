@@ -1,0 +1,235 @@
+import LocationCore
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import LocationDaemon
+
+/// The store write-behind on its own (SEMANTICS §10): an `EmbeddedEventLoop` for the daemon's loop, a store
+/// that records what it is given (or fails), and commits the test runs by hand, one at a time, where the
+/// daemon runs them on the committer's thread.
+@Suite struct WriteBehindTests {
+    /// Writes what it is given, or fails while `failing`; used on the test's thread only.
+    final class RecordingStore: StateStore, @unchecked Sendable {
+        var failing = false
+        private(set) var stored: [[Persist]] = []
+
+        struct Failure: Error {}
+
+        func apply(_ writes: [Persist]) throws {
+            if failing { throw Failure() }
+            stored.append(writes)
+        }
+    }
+
+    /// The committer's queue, run by the test: the commits handed to it wait until ``runNext()``.
+    final class ManualQueue: @unchecked Sendable {
+        private var jobs: [@Sendable () -> Void] = []
+        var count: Int { jobs.count }
+
+        func enqueue(_ job: @escaping @Sendable () -> Void) {
+            jobs.append(job)
+        }
+
+        func runNext() {
+            jobs.removeFirst()()
+        }
+    }
+
+    /// The session manager's side: what was sent, closed and reported, and the app of each connection.
+    final class RecordingDelegate: WriteBehindDelegate {
+        var sent: [Action] = []
+        var closed: [UInt64] = []
+        var health: [Bool] = []
+        var apps: [UInt64: String] = [:]
+
+        func send(_ messages: [Action]) { sent.append(contentsOf: messages) }
+        func close(_ client: UInt64) { closed.append(client) }
+        func appID(of client: ClientID) -> String? { apps[client.raw] }
+        func storeHealthChanged(healthy: Bool) { health.append(healthy) }
+    }
+
+    /// The write-behind and what it talks to, made on the thread the test runs on: an `EmbeddedEventLoop` is
+    /// bound to the thread that made it.
+    final class Fixture {
+        let loop = EmbeddedEventLoop()
+        let store = RecordingStore()
+        let queue = ManualQueue()
+        let delegate = RecordingDelegate()
+        let writeBehind: WriteBehind
+
+        init(maxHeldMessages: Int = 16) {
+            let queue = queue
+            writeBehind = WriteBehind(
+                committer: Committer(store: store) { queue.enqueue($0) },
+                limits: CommitLimits(maxPendingWrites: 100, maxHeldMessages: maxHeldMessages),
+                eventLoop: loop,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            )
+            writeBehind.delegate = delegate
+        }
+
+        /// The connection and serial of each message sent, as `client * 100 + serial`.
+        var sent: [UInt64] {
+            delegate.sent.map { action in
+                guard case .reply(let call, _) = action else { return 0 }
+                return call.client.raw * 100 + call.serial
+            }
+        }
+    }
+
+    private func reply(_ client: UInt64, _ serial: UInt64) -> Action {
+        .reply(CallID(client: ClientID(client), serial: serial), .empty)
+    }
+
+    private func decision(_ appID: String) -> Persist {
+        .record(appID: appID, AuthorizationRecord(status: .authorizedWhenInUse))
+    }
+
+    @Test("R1: a decision's reply goes out only once its write is stored, not when it is handed to the store")
+    func decisionWaitsForItsCommit() {
+        let t = Fixture()
+        t.writeBehind.add([.persist(.locationServices(false)), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.queue.count == 1)
+        #expect(t.store.stored.isEmpty && t.sent.isEmpty)
+        #expect(t.writeBehind.pendingWrites == 1)
+        t.queue.runNext()
+        #expect(t.store.stored == [[.locationServices(false)]])
+        #expect(t.sent == [101])
+        #expect(t.writeBehind.pendingWrites == 0)
+    }
+
+    @Test("R10: batches are committed one at a time, in the order of their turns; later writes go together")
+    func commitsInOrder() {
+        let t = Fixture()
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        t.writeBehind.add([.persist(decision("b")), reply(2, 1)], answersCall: true)
+        t.loop.run()
+        t.writeBehind.add([.persist(.locationServices(true)), reply(3, 1)], answersCall: true)
+        t.loop.run()
+        // The committer has the first turn's batch; the next two wait for it, gathered into one.
+        #expect(t.queue.count == 1)
+        t.queue.runNext()
+        #expect(t.sent == [101])
+        #expect(t.queue.count == 1)
+        t.queue.runNext()
+        #expect(t.store.stored == [[decision("a")], [decision("b"), .locationServices(true)]])
+        #expect(t.sent == [101, 201, 301])
+    }
+
+    @Test("R11: what no reply acknowledges is sent at once and stored with the next commit")
+    func unacknowledgedWritesDoNotWait() {
+        let t = Fixture()
+        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [101])
+        #expect(t.store.stored.isEmpty)
+        t.queue.runNext()
+        #expect(t.store.stored == [[ended]])
+    }
+
+    @Test("R2: a session a call writes holds its reply; the same session written by a deadline does not")
+    func sessionWaitsOnlyForItsCall() {
+        let t = Fixture()
+        let session = Persist.session(
+            SessionSnapshot(
+                id: SessionID(epoch: 1, number: 1),
+                appID: "a",
+                kind: .explicit,
+                requirement: .whenInUse,
+                purposeKey: nil,
+                ownerPID: 42,
+                lingerEnds: nil
+            )
+        )
+        t.writeBehind.add([.persist(session), reply(1, 1)], answersCall: false)
+        t.loop.run()
+        #expect(t.sent == [101])
+        t.queue.runNext()
+        t.writeBehind.add([.persist(session), reply(1, 2)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [101])
+        t.queue.runNext()
+        #expect(t.sent == [101, 102])
+    }
+
+    @Test("R11: a failing store holds acknowledgements, retries every second, and releases them in order")
+    func failingStoreHoldsAndRetries() {
+        let t = Fixture()
+        t.store.failing = true
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        // Waits for nothing itself, but behind its connection's held reply (R10).
+        t.writeBehind.add([reply(1, 2)], answersCall: true)
+        t.writeBehind.add([reply(2, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [201])
+        t.queue.runNext()
+        #expect(t.delegate.health == [false])
+        #expect(t.queue.count == 0 && t.sent == [201])
+        t.writeBehind.add([.persist(.locationServices(false)), reply(1, 3)], answersCall: true)
+        t.loop.run()
+        t.loop.advanceTime(by: .milliseconds(999))
+        #expect(t.queue.count == 0)
+        t.loop.advanceTime(by: .milliseconds(1))
+        // The retry takes the failed batch and what was gathered since, in one transaction.
+        #expect(t.queue.count == 1)
+        t.queue.runNext()
+        #expect(t.delegate.health == [false])
+        #expect(t.sent == [201])
+        t.loop.advanceTime(by: .seconds(1))
+        t.store.failing = false
+        t.queue.runNext()
+        #expect(t.store.stored == [[decision("a"), .locationServices(false)]])
+        #expect(t.delegate.health == [false, true])
+        #expect(t.sent == [201, 101, 102, 103])
+        #expect(t.delegate.closed.isEmpty)
+        #expect(t.writeBehind.storeHealthy)
+    }
+
+    @Test("R12: while an app's decision is not stored, nothing reaches its connections; other apps' do")
+    func undurableDecisionHoldsItsApp() {
+        let t = Fixture()
+        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        t.writeBehind.add([reply(2, 1), reply(3, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [301])
+        t.queue.runNext()
+        #expect(t.sent == [301, 101, 201])
+    }
+
+    @Test("R13: a connection that lets more than max-held-messages wait for the store is closed, its messages dropped")
+    func heldMessagesAreBounded() {
+        let t = Fixture(maxHeldMessages: 2)
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1), reply(1, 2), reply(1, 3)], answersCall: true)
+        t.loop.run()
+        #expect(t.delegate.closed == [1])
+        #expect(t.writeBehind.pendingWrites == 1)
+        t.writeBehind.drop(1)
+        t.queue.runNext()
+        #expect(t.sent.isEmpty)
+    }
+
+    @Test("R2: stopping commits what was gathered, and the future completes once it is stored")
+    func finishCommitsDrains() {
+        let t = Fixture()
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        let finished = t.writeBehind.finishCommits()
+        var done = false
+        finished.assumeIsolated().whenSuccess { done = true }
+        #expect(t.queue.count == 1 && !done)
+        t.queue.runNext()
+        #expect(done)
+        #expect(t.store.stored == [[decision("a")]])
+        #expect(t.sent == [101])
+        // The turn's own flush, still scheduled, finds nothing left to send or store.
+        t.loop.run()
+        #expect(t.queue.count == 0 && t.sent == [101])
+    }
+}
