@@ -1,3 +1,5 @@
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
