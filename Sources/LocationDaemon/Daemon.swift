@@ -124,6 +124,7 @@ package final class Daemon: Service {
                 ),
                 interfaces: LocationInterfaces.all,
                 limits: limits,
+                limitExceededError: "io.locd.App.LimitExceeded",
                 eventLoop: loop,
                 delegate: manager,
                 logger: { logger.warning("\($0)") }
