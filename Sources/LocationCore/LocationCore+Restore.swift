@@ -73,9 +73,10 @@ extension LocationCore {
                 key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey)
             )
             if let raisedAt = stored.raisedAt, apps[app].queue.isEmpty {
+                let timeout = raisedAt.adding(configuration.promptTimeout)
                 prompt.raisedAt = raisedAt
-                prompt.timeoutAt = raisedAt.adding(configuration.promptTimeout)
-                deadlines.insert(prompt.timeoutAt!, .promptTimeout(stored.id))
+                prompt.timeoutAt = timeout
+                deadlines.insert(timeout, .promptTimeout(stored.id))
             }
             prompts[stored.id] = prompt
             apps[app].queue.append(stored.id)
@@ -128,7 +129,4 @@ extension LocationCore {
             }
         )
     }
-
-    /// The instant the core last saw; a restored core starts with its restore instant.
-    package var currentInstant: Instant { now }
 }
