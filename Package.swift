@@ -127,9 +127,10 @@ let package = Package(
             name: "locd-example",
             dependencies: ["LocationClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // `locd-core-bench`: LocationCore alone, driven as the shell would drive it.
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore"]
+            dependencies: ["LocationCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // epoll(7) for locd-bench, which Glibc's module map leaves out.
         .systemLibrary(name: "CEpoll"),
