@@ -300,8 +300,8 @@ package struct Simulator {
                 if let app = promptViews[id]?.appID, shownPrompts[app] == id { shownPrompts[app] = nil }
             case .emit(let stream, .update(let mask, _)):
                 updated(stream, mask: mask)
-            case .end(let stream, _) where updateStreams[stream] != nil:
-                let closed = updateStreams.removeValue(forKey: stream)!
+            case .end(let stream, _):
+                guard let closed = updateStreams.removeValue(forKey: stream) else { break }
                 var entry = TimelineEntry(
                     time: time,
                     app: closed.app,
@@ -316,18 +316,18 @@ package struct Simulator {
             }
         }
         // L4: a Hello moves each lingering session's deadline to at least relaunch-adopt from now.
-        for view in adopted where view.deadline != nil && view.deadline != lingerDeadlines[view.id] {
-            lingerDeadlines[view.id] = view.deadline
+        for view in adopted {
+            guard let deadline = view.deadline, deadline != lingerDeadlines[view.id] else { continue }
+            lingerDeadlines[view.id] = deadline
             var entry = TimelineEntry(
                 time: time,
                 app: view.appID,
                 subject: .session,
                 name: sessionNames[view.id] ?? view.id.description,
-                what:
-                    "lingering until \(Self.seconds(seconds(view.deadline!))) s: a new process of its app said Hello (L4)"
+                what: "lingering until \(Self.seconds(seconds(deadline))) s: a new process of its app said Hello (L4)"
             )
             entry.state = "lingering"
-            entry.until = seconds(view.deadline!)
+            entry.until = seconds(deadline)
             record(entry)
         }
         noteInUse(after: first, appMoved: appMoved)
@@ -551,7 +551,7 @@ package struct Simulator {
     private mutating func updated(_ stream: CallID, mask: DiagnosticMask) {
         guard let known = updateStreams[stream] else { return }
         let previous = known.mask ?? []
-        updateStreams[stream]!.mask = mask
+        updateStreams[stream]?.mask = mask
         let added = mask.subtracting(previous).flagNames
         let removed = previous.subtracting(mask).flagNames
         let changes = added.map { "+" + $0 } + removed.map { "-" + $0 }
