@@ -30,11 +30,14 @@ let package = Package(
             name: "LocationConfiguration",
             dependencies: ["LocationCore", .product(name: "TOMLKit", package: "TOMLKit")]
         ),
+        // JSON values, parsed and written by hand within bounds; no I/O.
+        .target(name: "JSON"),
         // Generic Varlink framing, server and client on SwiftNIO.
         .target(
             name: "Varlink",
             dependencies: [
                 "CEpoll",
+                "JSON",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -64,8 +67,8 @@ let package = Package(
         .target(
             name: "LocationProviders",
             dependencies: [
+                "JSON",
                 "LocationCore",
-                "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -74,6 +77,7 @@ let package = Package(
         .target(
             name: "LocationDaemon",
             dependencies: [
+                "JSON",
                 "LocationCore",
                 "LocationConfiguration",
                 "LocationProtocol",
@@ -109,6 +113,7 @@ let package = Package(
         .executableTarget(
             name: "locctl",
             dependencies: [
+                "JSON",
                 "LocationConfiguration",
                 "LocationSimulation",
                 "Varlink",
@@ -116,15 +121,16 @@ let package = Package(
             ]
         ),
         // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts.
-        .target(name: "LocationClient", dependencies: ["Varlink"]),
+        .target(name: "LocationClient", dependencies: ["JSON", "Varlink"]),
         // The README walkthrough's app: a session, its diagnostics and live updates, printed.
         .executableTarget(
             name: "locd-example",
             dependencies: ["LocationClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // `locd-core-bench`: LocationCore alone, driven as the shell would drive it.
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore"]
+            dependencies: ["LocationCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // epoll(7) for locd-bench, which Glibc's module map leaves out.
         .systemLibrary(name: "CEpoll"),
@@ -171,8 +177,8 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "locd", "locctl", "locd-example", "Varlink", "LocationProtocol", "LocationClient", "LocationDaemon",
-                "LocationCore", "SystemdSupport",
+                "locd", "locctl", "locd-example", "JSON", "Varlink", "LocationProtocol", "LocationClient",
+                "LocationDaemon", "LocationCore", "SystemdSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -199,7 +205,7 @@ let package = Package(
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
         .testTarget(
             name: "LocctlTests",
-            dependencies: ["locctl", "Varlink"],
+            dependencies: ["locctl", "JSON", "Varlink"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

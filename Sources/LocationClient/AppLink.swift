@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Varlink
 
 /// The app's link to locd: the control connection that carries its calls and owns its sessions, and the

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Varlink
 
 /// One update of a live-updates stream, like `CLLocationUpdate`: a location when one may be delivered, and the

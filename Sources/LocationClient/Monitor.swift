@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Varlink
 
 /// A named monitor of circular geographic conditions, like `CLMonitor`: the daemon evaluates the conditions and

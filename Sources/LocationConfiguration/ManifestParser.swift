@@ -83,22 +83,7 @@ package enum ManifestParser {
             warnings.append(document.issue([key], "unknown key, ignored"))
         }
 
-        let id = collect { () throws(ConfigurationIssue) -> String? in
-            guard let id = try document.string([idKey]) else {
-                if !idRequired { return stem }
-                throw document.issue(
-                    [idKey],
-                    "required: the app id, equal to the file name \(TOMLDocument.quoted(stem))"
-                )
-            }
-            guard id == stem else {
-                throw document.issue(
-                    [idKey],
-                    "must equal the \(idRequired ? "file" : "table") name \(TOMLDocument.quoted(stem)), found \(TOMLDocument.quoted(id))"
-                )
-            }
-            return id
-        }
+        let id = collect { () throws(ConfigurationIssue) in try appID(document, stem: stem, idRequired: idRequired) }
         let whenInUse = collect { () throws(ConfigurationIssue) in try document.string([Manifest.whenInUseKey]) }
         let always = collect { () throws(ConfigurationIssue) in try document.string([Manifest.alwaysKey]) }
         let temporary = collect { () throws(ConfigurationIssue) in try temporaryDescriptions(document) }
@@ -117,18 +102,8 @@ package enum ManifestParser {
             )
         }
         let identity = collect { () throws(ConfigurationIssue) in try self.identity(document) }
-        let executables = collect { () throws(ConfigurationIssue) in
-            try document.array([executablesKey], expected: "an array of absolute paths") { value in
-                value.string.flatMap { $0.hasPrefix("/") ? $0 : nil }
-            }
-        }
-        let users = collect { () throws(ConfigurationIssue) in
-            try document.array([usersKey], expected: "an array of user names or uids") { value in
-                if let name = value.string { return name.isEmpty ? nil : name }
-                if let uid = value.int, (0...Int(UInt32.max - 1)).contains(uid) { return String(uid) }
-                return nil
-            }
-        }
+        let executables = collect { () throws(ConfigurationIssue) in try self.executables(document) }
+        let users = collect { () throws(ConfigurationIssue) in try self.users(document) }
 
         guard errors.isEmpty, let id else { return (nil, byLine(errors), byLine(warnings)) }
         let manifest = Manifest(
@@ -145,18 +120,61 @@ package enum ManifestParser {
             executables: executables ?? [],
             users: users ?? []
         )
+        warnings += identityWarnings(manifest, document)
+        return (manifest, [], byLine(warnings))
+    }
+
+    /// `id`: required in a manifest file, where it must equal the file's name; in an inline manifest it may be
+    /// left out, and must equal the table's name.
+    private static func appID(
+        _ document: TOMLDocument,
+        stem: String,
+        idRequired: Bool
+    ) throws(ConfigurationIssue) -> String? {
+        guard let id = try document.string([idKey]) else {
+            if !idRequired { return stem }
+            throw document.issue(
+                [idKey],
+                "required: the app id, equal to the file name \(TOMLDocument.quoted(stem))"
+            )
+        }
+        guard id == stem else {
+            throw document.issue(
+                [idKey],
+                "must equal the \(idRequired ? "file" : "table") name \(TOMLDocument.quoted(stem)), found \(TOMLDocument.quoted(id))"
+            )
+        }
+        return id
+    }
+
+    private static func executables(_ document: TOMLDocument) throws(ConfigurationIssue) -> [String]? {
+        try document.array([executablesKey], expected: "an array of absolute paths") { value in
+            value.string.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        }
+    }
+
+    private static func users(_ document: TOMLDocument) throws(ConfigurationIssue) -> [String]? {
+        try document.array([usersKey], expected: "an array of user names or uids") { value in
+            if let name = value.string { return name.isEmpty ? nil : name }
+            if let uid = value.int, (0...Int(UInt32.max - 1)).contains(uid) { return String(uid) }
+            return nil
+        }
+    }
+
+    /// An identity no process can meet: `executable` with no executables, `uid` with no users.
+    private static func identityWarnings(_ manifest: Manifest, _ document: TOMLDocument) -> [ConfigurationIssue] {
         if manifest.identity == .executable && manifest.executables.isEmpty {
             let path = document.value([identityKey]) == nil ? [executablesKey] : [identityKey]
-            warnings.append(
+            return [
                 document.issue(path, "identity is \"executable\" but executables is empty, so no process can say Hello")
-            )
+            ]
         }
         if manifest.identity == .uid && manifest.users.isEmpty {
-            warnings.append(
+            return [
                 document.issue([identityKey], "identity is \"uid\" but users is empty, so no process can say Hello")
-            )
+            ]
         }
-        return (manifest, [], byLine(warnings))
+        return []
     }
 
     /// Issues in the order a person reads the file; those about the whole file first.

@@ -8,8 +8,24 @@ package struct TOMLDocument {
     package let file: String
     private var root: TOMLTable
     private let locator: TOMLLineLocator
-    /// The table this document reads from, when it is a part of a larger file (an inline manifest).
+    /// The table this document reads from, when it is a part of a larger file (an inline manifest), or the
+    /// array of tables one of whose elements it reads (``tables(_:)``).
     private var prefix: [String] = []
+    /// The element of the array of tables at ``prefix`` this document reads, when it reads one.
+    private var element: Element?
+
+    /// One table of an array of tables: its name in messages (`events[3]`), and the line of its header and of
+    /// the next element's, between which its keys are written.
+    private struct Element {
+        var name: String
+        var header: Int?
+        var nextHeader: Int?
+
+        func contains(_ line: Int) -> Bool {
+            guard let header else { return false }
+            return line > header && (nextHeader.map { line < $0 } ?? true)
+        }
+    }
 
     /// Parses raw file contents, which must be UTF-8 without NUL bytes.
     package init(file: String, bytes: [UInt8]) throws(ConfigurationIssue) {
@@ -65,7 +81,10 @@ package struct TOMLDocument {
 
     /// The line where `path` is written, or where its table is.
     package func line(of path: [String]) -> Int? {
-        locator.line(of: prefix + path)
+        guard let element else { return locator.line(of: prefix + path) }
+        // The key's own line: the first one written under this element's header.
+        guard !path.isEmpty else { return element.header }
+        return locator.lines(of: prefix + path).first(where: element.contains) ?? element.header
     }
 
     /// Every line where exactly `path` is written, in order: one per `[[path]]` header of an array of tables.
@@ -83,14 +102,43 @@ package struct TOMLDocument {
         return part
     }
 
+    /// The array of tables at `path` (`[[events]]`), each element as a document of its own whose messages name
+    /// it (`events[3].at`) and the line under its header where a key is written; `nil` when absent.
+    /// - Throws: an issue when `path` is not an array, or one of its elements not a table.
+    package func tables(_ path: [String]) throws(ConfigurationIssue) -> [TOMLDocument]? {
+        let written = "[[\(TOMLDocument.display(prefix + path))]]"
+        guard let value = value(path) else { return nil }
+        guard let array = value.array else {
+            throw wrongType(path, expected: "an array of tables (\(written))", found: value)
+        }
+        let headers = lines(of: path)
+        var tables: [TOMLDocument] = []
+        for (offset, item) in array.enumerated() {
+            var part = self
+            part.prefix = prefix + path
+            part.element = Element(
+                name: TOMLDocument.display(prefix + path) + "[\(offset + 1)]",
+                header: offset < headers.count ? headers[offset] : nil,
+                nextHeader: offset + 1 < headers.count ? headers[offset + 1] : nil
+            )
+            guard let table = item.table else {
+                throw part.issue([], "expected a table (\(written)), found \(TOMLDocument.noun(item.type))")
+            }
+            part.root = table
+            tables.append(part)
+        }
+        return tables
+    }
+
     /// An issue about `path`, on the line where it is written.
     package func issue(_ path: [String], _ message: String) -> ConfigurationIssue {
-        ConfigurationIssue(
-            file: file,
-            line: line(of: path),
-            key: prefix.isEmpty && path.isEmpty ? nil : TOMLDocument.display(prefix + path),
-            message: message
-        )
+        let key: String?
+        if let element {
+            key = path.isEmpty ? element.name : element.name + "." + TOMLDocument.display(path)
+        } else {
+            key = prefix.isEmpty && path.isEmpty ? nil : TOMLDocument.display(prefix + path)
+        }
+        return ConfigurationIssue(file: file, line: line(of: path), key: key, message: message)
     }
 
     /// `expected <what>, found <type>`: the value has the wrong type.
@@ -150,7 +198,7 @@ package struct TOMLDocument {
         return string
     }
 
-    func bool(_ path: [String]) throws(ConfigurationIssue) -> Bool? {
+    package func bool(_ path: [String]) throws(ConfigurationIssue) -> Bool? {
         guard let value = value(path) else { return nil }
         guard let bool = value.bool else { throw wrongType(path, expected: "true or false", found: value) }
         return bool
@@ -184,14 +232,14 @@ package struct TOMLDocument {
     }
 
     /// An array whose every element `element` accepts; it throws for the first it does not.
-    func array<Element>(
+    func array<Item>(
         _ path: [String],
         expected: String,
-        element: (TOMLValueConvertible) -> Element?
-    ) throws(ConfigurationIssue) -> [Element]? {
+        element: (TOMLValueConvertible) -> Item?
+    ) throws(ConfigurationIssue) -> [Item]? {
         guard let value = value(path) else { return nil }
         guard let array = value.array else { throw wrongType(path, expected: expected, found: value) }
-        var elements: [Element] = []
+        var elements: [Item] = []
         for (offset, item) in array.enumerated() {
             guard let converted = element(item) else {
                 let found = item.type == .string ? TOMLDocument.literal(item) : TOMLDocument.noun(item.type)
@@ -202,7 +250,19 @@ package struct TOMLDocument {
         return elements
     }
 
-    func table(_ path: [String], expected: String) throws(ConfigurationIssue) -> TOMLTable? {
+    /// The value at `path` as `convert` makes it, whatever its type; a value `convert` refuses is an issue
+    /// `expected <what>, found <value>`.
+    package func value<Value>(
+        _ path: [String],
+        expected: String,
+        _ convert: (TOMLValueConvertible) -> Value?
+    ) throws(ConfigurationIssue) -> Value? {
+        guard let value = value(path) else { return nil }
+        guard let converted = convert(value) else { throw notAllowed(path, expected: expected, found: value) }
+        return converted
+    }
+
+    package func table(_ path: [String], expected: String) throws(ConfigurationIssue) -> TOMLTable? {
         guard let value = value(path) else { return nil }
         guard let table = value.table else { throw wrongType(path, expected: expected, found: value) }
         return table

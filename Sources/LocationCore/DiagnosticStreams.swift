@@ -17,7 +17,13 @@ struct DiagnosticStreams: RandomAccessCollection {
     var endIndex: Int { first == nil ? 0 : 1 + rest.count }
 
     subscript(position: Int) -> DiagnosticStream {
-        get { position == 0 ? first! : rest[position - 1] }
+        get {
+            guard position == 0 else { return rest[position - 1] }
+            guard let first else {
+                preconditionFailure("position 0 is within bounds only while a first stream is held")
+            }
+            return first
+        }
         set {
             if position == 0 { first = newValue } else { rest[position - 1] = newValue }
         }
@@ -30,7 +36,9 @@ struct DiagnosticStreams: RandomAccessCollection {
     @discardableResult
     mutating func remove(at position: Int) -> DiagnosticStream {
         guard position == 0 else { return rest.remove(at: position - 1) }
-        let removed = first!
+        guard let removed = first else {
+            preconditionFailure("position 0 is within bounds only while a first stream is held")
+        }
         first = rest.isEmpty ? nil : rest.removeFirst()
         return removed
     }

@@ -117,8 +117,12 @@ extension LocationCore {
                 "\(view.status.rawValue) (\(view.settingsLabel.rawValue))"
             )
         }
-        for watcher in apps[app].authorizationWatchers where streams[watcher]?.lastAuthorization != view {
-            streams[watcher]!.lastAuthorization = view
+        for watcher in apps[app].authorizationWatchers {
+            guard let entry = streams[watcher] else {
+                preconditionFailure("an app's authorization watchers are open streams: closing one unwatches it")
+            }
+            guard entry.lastAuthorization != view else { continue }
+            streams[watcher]?.lastAuthorization = view
             emit(watcher, .authorization(view))
         }
         let context = context(of: app)

@@ -16,16 +16,23 @@ extension LocationCore {
             return reply(call, helloReply(bound))
         }
         let known = apps.handle(appID)
-        if known.map({ apps[$0].manifest == nil }) ?? true {
+        let app: Int
+        if let known, apps[known].manifest != nil {
+            app = known
+        } else {
             guard configuration.allowUnknownApps else { return fail(call, .appUnknown(appID: appID)) }
-            let app = known ?? addApp(appID, manifest: nil)
+            app = known ?? addApp(appID, manifest: nil)
             apps[app].manifest = .unknownApp(appID)
         }
-        let app = known ?? apps.handle(appID)!
         guard apps[app].clients.count < configuration.maxClientsPerApp else {
             return fail(call, .limitExceeded(limit: "max-clients-per-app", maximum: configuration.maxClientsPerApp))
         }
-        clients[client]!.app = app
+        guard clients[client] != nil else {
+            preconditionFailure(
+                "a call is dispatched only for a client the core holds (dispatch adds one it never saw)"
+            )
+        }
+        clients[client]?.app = app
         let old = apps[app].state
         apps[app].clients.append(client)
 
@@ -80,10 +87,12 @@ extension LocationCore {
             for slot in apps[app].sessionSlots where sessions.isLive(slot) && sessions[slot].owner == client {
                 endSession(slot, final: true)
             }
-            let open = clients[client]!.streams
-            clients[client]!.streams = []
+            guard let open = clients[client]?.streams else {
+                preconditionFailure("an app's clients are clients the core holds: a disconnect unbinds its client")
+            }
+            clients[client]?.streams = []
             for stream in open { closeStream(stream, final: true) }
-            clients[client]!.app = nil
+            clients[client]?.app = nil
             apps[app].clients.removeAll { $0 == client }
             apps[app].requests.removeAll { $0.client == client }
         }

@@ -57,8 +57,9 @@ extension LocationCore {
                 guard let entry = streams[stream], entry.refreshed != eventNumber, entry.delivery != nil else {
                     continue
                 }
-                if context == nil { context = self.context(of: app) }
-                refreshLocationStream(stream, context: context!)
+                let appContext = context ?? self.context(of: app)
+                context = appContext
+                refreshLocationStream(stream, context: appContext)
             }
         }
     }

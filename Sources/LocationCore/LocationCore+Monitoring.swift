@@ -40,12 +40,15 @@ extension LocationCore {
             condition: condition,
             position: nextConditionPosition
         )
-        nextConditionPosition = max(nextConditionPosition, conditions[app]![index].position + 1)
         // A new condition is evaluated at once against the current fix, as CLMonitor does on `add`.
         if providerHasFix, let fix = lastFix, context(of: app).monitoringAllowed() {
-            conditions[app]!.evaluate(index, against: fix)
+            conditions[app]?.evaluate(index, against: fix)
         }
-        persist(.condition(snapshot(of: conditions[app]![index], app: app)))
+        guard let entry = conditions[app]?[index] else {
+            preconditionFailure("add returns the index of the entry it added or replaced in the app's conditions")
+        }
+        nextConditionPosition = max(nextConditionPosition, entry.position + 1)
+        persist(.condition(snapshot(of: entry, app: app)))
         announceConditions(app: app, monitor: monitor, identifiers: [identifier])
         reply(call, .empty)
     }
@@ -67,17 +70,18 @@ extension LocationCore {
     mutating func evaluateConditions(against fix: Fix) {
         guard !conditions.isEmpty else { return }
         for app in conditions.keys.sorted(by: { apps.rank[$0] < apps.rank[$1] }) {
-            guard !conditions[app]!.isEmpty, context(of: app).monitoringAllowed() else { continue }
-            let changed = conditions[app]!.evaluate(against: fix)
-            guard !changed.isEmpty else { continue }
+            guard conditions[app]?.isEmpty == false, context(of: app).monitoringAllowed(),
+                let changed = conditions[app]?.evaluate(against: fix), !changed.isEmpty,
+                let evaluated = conditions[app]
+            else { continue }
             var byMonitor: [String: [String]] = [:]
             for index in changed {
-                let entry = conditions[app]![index]
+                let entry = evaluated[index]
                 persist(.condition(snapshot(of: entry, app: app)))
                 byMonitor[entry.monitor, default: []].append(entry.identifier)
             }
-            for monitor in byMonitor.keys.sorted() {
-                announceConditions(app: app, monitor: monitor, identifiers: byMonitor[monitor]!)
+            for (monitor, identifiers) in byMonitor.sorted(by: { $0.key < $1.key }) {
+                announceConditions(app: app, monitor: monitor, identifiers: identifiers)
             }
         }
     }

@@ -111,23 +111,28 @@ extension LocationCore {
     mutating func raise(_ key: PromptKey, app: Int) {
         let id = PromptID(epoch: epoch, number: nextPromptNumber)
         nextPromptNumber += 1
-        prompts[id] = PromptEntry(id: id, app: app, appID: apps[app].appID, key: key)
+        let prompt = PromptEntry(id: id, app: app, appID: apps[app].appID, key: key)
+        prompts[id] = prompt
         apps[app].queue.append(id)
         if apps[app].queue.count == 1 {
             activate(id)
         } else {
-            persist(.prompt(prompts[id]!.snapshot))
+            persist(.prompt(prompt.snapshot))
         }
         markDirty(app)
     }
 
     /// The head of a queue is shown: its time starts now (S9) and agents receive it.
     private mutating func activate(_ id: PromptID) {
-        prompts[id]!.raisedAt = now
+        guard var prompt = prompts[id] else {
+            preconditionFailure("a prompt becomes the head of its app's queue only while it is queued")
+        }
+        prompt.raisedAt = now
         let timeout = now.adding(configuration.promptTimeout)
-        prompts[id]!.timeoutAt = timeout
+        prompt.timeoutAt = timeout
+        prompts[id] = prompt
         deadlines.insert(timeout, .promptTimeout(id))
-        persist(.prompt(prompts[id]!.snapshot))
+        persist(.prompt(prompt.snapshot))
         announceHead(id)
     }
 

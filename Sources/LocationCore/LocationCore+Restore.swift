@@ -15,6 +15,24 @@ extension LocationCore {
         self.init(configuration: configuration, manifests: manifests, epoch: epoch)
         self.now = now
         locationServicesEnabled = snapshot.locationServicesEnabled
+        let window = now.adding(configuration.relaunchWindow)
+        restoreApps(snapshot, window: window)
+        restoreSessions(snapshot.sessions, window: window)
+        restorePrompts(snapshot.prompts)
+        restoreConditions(snapshot.conditions)
+        for app in 0..<apps.count {
+            apps[app].inUse = computeInUse(app)
+            apps[app].lastAuthorization = authorizationView(app)
+            let context = context(of: app)
+            for slot in apps[app].sessionSlots {
+                sessions[slot].mask = mask(of: sessions[slot], context: context)
+                sessions[slot].state = .lingering
+            }
+        }
+    }
+
+    /// Restores the apps' records, Always use and lifecycle; a running app waits for a client until `window`.
+    private mutating func restoreApps(_ snapshot: CoreSnapshot, window: Instant) {
         for (appID, record) in snapshot.records {
             let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
             apps[app].record = record
@@ -25,7 +43,6 @@ extension LocationCore {
             let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
             apps[app].alwaysUse = used
         }
-        let window = now.adding(configuration.relaunchWindow)
         for stored in snapshot.apps {
             let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
             if apps[app].manifest == nil && configuration.allowUnknownApps {
@@ -43,7 +60,11 @@ extension LocationCore {
                 deadlines.insert(window, .restartWindow(app))
             }
         }
-        for stored in snapshot.sessions.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
+    }
+
+    /// Restores the explicit sessions of known apps, each lingering until `window` (R3).
+    private mutating func restoreSessions(_ snapshots: [SessionSnapshot], window: Instant) {
+        for stored in snapshots.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
             guard let app = apps.handle(stored.appID) else { continue }
             let session = SessionEntry(
                 id: stored.id,
@@ -64,7 +85,11 @@ extension LocationCore {
             if session.requirement >= .whenInUse { demandingSessions += 1 }
             deadlines.insert(window, .lingering(stored.id))
         }
-        for stored in snapshot.prompts.sorted(by: { $0.id < $1.id }) {
+    }
+
+    /// Restores the prompts of apps with a manifest, in their queues' order; a head keeps its timeout (R2).
+    private mutating func restorePrompts(_ snapshots: [PromptSnapshot]) {
+        for stored in snapshots.sorted(by: { $0.id < $1.id }) {
             guard let app = apps.handle(stored.appID), apps[app].manifest != nil else { continue }
             var prompt = PromptEntry(
                 id: stored.id,
@@ -73,14 +98,19 @@ extension LocationCore {
                 key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey)
             )
             if let raisedAt = stored.raisedAt, apps[app].queue.isEmpty {
+                let timeout = raisedAt.adding(configuration.promptTimeout)
                 prompt.raisedAt = raisedAt
-                prompt.timeoutAt = raisedAt.adding(configuration.promptTimeout)
-                deadlines.insert(prompt.timeoutAt!, .promptTimeout(stored.id))
+                prompt.timeoutAt = timeout
+                deadlines.insert(timeout, .promptTimeout(stored.id))
             }
             prompts[stored.id] = prompt
             apps[app].queue.append(stored.id)
         }
-        for stored in snapshot.conditions.sorted(by: { $0.position < $1.position }) {
+    }
+
+    /// Restores the monitored conditions in the order they were added.
+    private mutating func restoreConditions(_ snapshots: [ConditionSnapshot]) {
+        for stored in snapshots.sorted(by: { $0.position < $1.position }) {
             let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
             conditions[app, default: MonitorConditions()].restore(
                 MonitorConditions.Entry(
@@ -93,15 +123,6 @@ extension LocationCore {
                 )
             )
             nextConditionPosition = max(nextConditionPosition, stored.position + 1)
-        }
-        for app in 0..<apps.count {
-            apps[app].inUse = computeInUse(app)
-            apps[app].lastAuthorization = authorizationView(app)
-            let context = context(of: app)
-            for slot in apps[app].sessionSlots {
-                sessions[slot].mask = mask(of: sessions[slot], context: context)
-                sessions[slot].state = .lingering
-            }
         }
     }
 
@@ -128,7 +149,4 @@ extension LocationCore {
             }
         )
     }
-
-    /// The instant the core last saw; a restored core starts with its restore instant.
-    package var currentInstant: Instant { now }
 }

@@ -103,6 +103,7 @@ struct DaemonStartup {
                 ),
                 interfaces: LocationInterfaces.all,
                 limits: limits,
+                limitExceededError: "io.locd.App.LimitExceeded",
                 eventLoop: loop,
                 delegate: manager,
                 logger: { logger.warning("\($0)") }

@@ -1,3 +1,4 @@
+import JSON
 import LocationConfiguration
 import LocationCore
 import LocationProviders

@@ -1,3 +1,4 @@
+import JSON
 import LocationCore
 import Logging
 import NIOCore

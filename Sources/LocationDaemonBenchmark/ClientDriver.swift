@@ -44,9 +44,6 @@ final class ClientDriver {
         Glibc.close(epoll)
     }
 
-    /// Open connections.
-    var openCount: Int { indexOf.count }
-
     /// Connects to the Unix socket at `path` and returns the new connection's index.
     ///
     /// The connect blocks while the server's backlog is full, which paces 10,000 connects to the speed

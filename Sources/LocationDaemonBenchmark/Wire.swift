@@ -90,11 +90,4 @@ enum Wire {
             }
         }
     }
-
-    /// Throws with the reply's error name and text when it is an error reply.
-    static func expectSuccess(_ frame: ArraySlice<UInt8>, _ what: String) throws {
-        if let name = error(in: frame) {
-            throw BenchError.failed("\(what) answered \(name): \(String(decoding: frame, as: UTF8.self).prefix(300))")
-        }
-    }
 }

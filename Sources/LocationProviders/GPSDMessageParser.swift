@@ -1,4 +1,4 @@
-import Varlink
+import JSON
 
 /// Splits gpsd's stream into lines and decodes each JSON object, keeping a partial line for the next read.
 ///

@@ -83,22 +83,13 @@ package enum ScenarioParser {
         }
         let configuration = try DaemonConfiguration.parse(document: document, otherKeys: ownKeys).core
         let name = baseName(document.file)
-        let agent = try bool(document, ["agent"]) ?? true
+        let agent = try document.bool(["agent"]) ?? true
         let manifests = try readManifests(document, directory: directory, scenario: name)
         let known = Set(manifests.map(\.appID))
         let events = try readEvents(document, apps: known, allowUnknown: configuration.allowUnknownApps, agent: agent)
-        var until: Double?
-        if let value = document.value(["until"]) {
-            guard let seconds = number(value), seconds >= 0, seconds <= maximumSeconds else {
-                throw document.issue(
-                    ["until"],
-                    "expected a number of seconds >= 0, found \(TOMLDocument.literal(value))"
-                )
-            }
-            if let last = events.last, seconds < last.at {
-                throw document.issue(["until"], "must not come before the last event (at = \(last.at))")
-            }
-            until = seconds
+        let until = try document.value(["until"], expected: "a number of seconds >= 0", seconds)
+        if let until, let last = events.last, until < last.at {
+            throw document.issue(["until"], "must not come before the last event (at = \(last.at))")
         }
         return Scenario(
             name: name,
@@ -118,19 +109,15 @@ package enum ScenarioParser {
         directory: String,
         scenario: String
     ) throws(ConfigurationIssue) -> [Manifest] {
-        guard let apps = document.value(["apps"]) else { return [] }
-        guard apps.table != nil else {
-            throw document.issue(
-                ["apps"],
-                "expected a table of app id = manifest, found \(TOMLDocument.noun(apps.type))"
-            )
-        }
+        guard try document.table(["apps"], expected: "a table of app id = manifest") != nil else { return [] }
         var manifests: [Manifest] = []
         for appID in document.keys(["apps"]) {
             let path = ["apps", appID]
+            // `keys` names only the keys the table holds.
+            guard let value = document.value(path) else { continue }
             let outcome: ManifestParser.Outcome
             var source: String
-            if let file = document.value(path)?.string {
+            if let file = value.string {
                 let resolved = file.hasPrefix("/") ? file : directory + "/" + file
                 guard let data = FileManager.default.contents(atPath: resolved) else {
                     throw document.issue(path, "cannot read the manifest \(TOMLDocument.quoted(resolved))")
@@ -144,10 +131,9 @@ package enum ScenarioParser {
                 outcome = ManifestParser.parse(inline: inline, appID: appID)
                 source = "\(scenario) [\(TOMLDocument.display(path))]"
             } else {
-                let found = TOMLDocument.noun(document.value(path)!.type)
                 throw document.issue(
                     path,
-                    "expected a table of manifest keys or a manifest file's path, found \(found)"
+                    "expected a table of manifest keys or a manifest file's path, found \(TOMLDocument.noun(value.type))"
                 )
             }
             if let error = outcome.errors.first { throw error }
@@ -166,253 +152,34 @@ package enum ScenarioParser {
         allowUnknown: Bool,
         agent: Bool
     ) throws(ConfigurationIssue) -> [ScenarioEvent] {
-        guard let value = document.value(["events"]) else {
+        guard let tables = try document.tables(["events"]) else {
             throw document.issue(
                 [],
                 "no [[events]]: add at least one, e.g. [[events]] at = 0.0, app = \"…\", event = \"launch\""
             )
         }
-        guard let array = value.array else {
-            throw document.issue(
-                ["events"],
-                "expected an array of tables ([[events]]), found \(TOMLDocument.noun(value.type))"
-            )
-        }
-        let headers = document.lines(of: ["events"])
         var events: [ScenarioEvent] = []
-        for (offset, item) in array.enumerated() {
-            let reader = EventReader(
-                document: document,
-                index: offset + 1,
-                header: offset < headers.count ? headers[offset] : nil,
-                nextHeader: offset + 1 < headers.count ? headers[offset + 1] : nil
-            )
-            guard let table = item.table else {
-                throw reader.issue(nil, "expected a table ([[events]]), found \(TOMLDocument.noun(item.type))")
-            }
-            events.append(try reader.read(table, apps: apps, allowUnknown: allowUnknown, agent: agent))
+        for (offset, table) in tables.enumerated() {
+            let reader = ScenarioEventReader(event: table, index: offset + 1)
+            events.append(try reader.read(apps: apps, allowUnknown: allowUnknown, agent: agent))
         }
         // Events run in time order; those at the same moment in the order the file writes them.
         return events.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
     }
 
-    /// Reads one `[[events]]` table, naming it `events[N]` and its line in every message.
-    private struct EventReader {
-        var document: TOMLDocument
-        var index: Int
-        var header: Int?
-        var nextHeader: Int?
-
-        func issue(_ key: String?, _ message: String) -> ConfigurationIssue {
-            var line = header
-            if let key, let header {
-                // The key's own line: the first one written under this event's header.
-                let written = document.lines(of: ["events", key])
-                line = written.first { line in line > header && (nextHeader.map { line < $0 } ?? true) } ?? header
-            }
-            return ConfigurationIssue(
-                file: document.file,
-                line: line,
-                key: "events[\(index)]" + (key.map { ".\($0)" } ?? ""),
-                message: message
-            )
-        }
-
-        func read(
-            _ table: TOMLTable,
-            apps: Set<String>,
-            allowUnknown: Bool,
-            agent: Bool
-        ) throws(ConfigurationIssue) -> ScenarioEvent {
-            let kinds = ScenarioParser.eventKinds.map(\.name).joined(separator: ", ")
-            guard let nameValue = table["event"] else { throw issue(nil, "missing key event: one of \(kinds)") }
-            guard let name = nameValue.string, let kind = ScenarioParser.eventKinds.first(where: { $0.name == name })
-            else {
-                throw issue("event", "unknown event \(TOMLDocument.literal(nameValue)); allowed: \(kinds)")
-            }
-            let allowed = ["at", "event"] + (kind.needsApp ? ["app"] : []) + kind.parameters
-            for key in table.keys where !allowed.contains(key) {
-                throw issue(key, "unknown key for \(name); allowed: \(allowed.joined(separator: ", "))")
-            }
-            guard let atValue = table["at"] else {
-                throw issue(nil, "missing key at: the moment, in seconds from the start")
-            }
-            guard let at = ScenarioParser.number(atValue), at >= 0, at <= ScenarioParser.maximumSeconds else {
-                throw issue("at", "expected a number of seconds >= 0, found \(TOMLDocument.literal(atValue))")
-            }
-            var app: String?
-            if kind.needsApp {
-                guard let appValue = table["app"] else {
-                    throw issue(nil, "missing key app: the app id \(name) concerns")
-                }
-                guard let appID = appValue.string, !appID.isEmpty else {
-                    throw issue("app", "expected an app id, found \(TOMLDocument.literal(appValue))")
-                }
-                guard apps.contains(appID) || allowUnknown else {
-                    let list = apps.sorted().joined(separator: ", ")
-                    throw issue(
-                        "app",
-                        "no manifest for \(appID): add [apps.\"\(appID)\"]; the scenario's apps: \(list)"
-                    )
-                }
-                app = appID
-            }
-            let action = try self.action(name, table, agent: agent)
-            return ScenarioEvent(at: at, app: app, action: action, index: index, line: header)
-        }
-
-        private func action(
-            _ name: String,
-            _ table: TOMLTable,
-            agent: Bool
-        ) throws(ConfigurationIssue) -> ScenarioAction {
-            switch name {
-            case "launch": return .launch(state: try choice(table, "state", RunningState.self))
-            case "create-session":
-                guard let requirement = try choice(table, "authorization", Requirement.self) else {
-                    throw issue(nil, "missing key authorization: one of \(names(Requirement.self))")
-                }
-                return .createSession(
-                    requirement,
-                    purposeKey: try text(table, "purpose-key"),
-                    name: try text(table, "name")
-                )
-            case "invalidate-session":
-                guard let session = try text(table, "name") else {
-                    throw issue(nil, "missing key name: the name a create-session gave the session")
-                }
-                return .invalidateSession(name: session)
-            case "answer":
-                guard agent else {
-                    throw issue(nil, "answer needs a prompt agent: remove agent = false, or let the prompt time out")
-                }
-                guard let answer = try choice(table, "answer", PromptAnswer.self) else {
-                    throw issue(nil, "missing key answer: one of \(names(PromptAnswer.self))")
-                }
-                return .answer(answer, accuracy: try choice(table, "accuracy", PromptAccuracy.self))
-            case "background": return .background
-            case "foreground": return .foreground
-            case "terminate": return .terminate
-            case "relaunch":
-                return .relaunch(
-                    state: try choice(table, "state", RunningState.self),
-                    resume: try flag(table, "resume") ?? true
-                )
-            case "goodbye": return .goodbye
-            case "request-authorization":
-                guard let level = try choice(table, "authorization", RequestLevel.self) else {
-                    throw issue(nil, "missing key authorization: one of \(names(RequestLevel.self))")
-                }
-                return .requestAuthorization(level)
-            case "request-temporary-full-accuracy":
-                guard let key = try text(table, "purpose-key") else {
-                    throw issue(nil, "missing key purpose-key: a key of NSLocationTemporaryUsageDescriptionDictionary")
-                }
-                return .requestTemporaryFullAccuracy(purposeKey: key)
-            case "begin-background-activity": return .beginBackgroundActivity(name: try text(table, "name"))
-            case "live-updates": return .liveUpdates(name: try text(table, "name"))
-            case "set-authorization":
-                let setting = try self.setting(table)
-                let precise = try flag(table, "precise")
-                guard setting != nil || precise != nil else {
-                    throw issue(nil, "set-authorization needs setting, precise or both")
-                }
-                return .setAuthorization(setting, precise: precise)
-            case "location-button": return .locationButton
-            case "services-off": return .servicesOff
-            case "services-on": return .servicesOn
-            case "fix":
-                guard let latitude = try degrees(table, "latitude", limit: 90),
-                    let longitude = try degrees(table, "longitude", limit: 180)
-                else { throw issue(nil, "fix needs latitude and longitude, in degrees") }
-                var accuracy = 10.0
-                if let value = table["accuracy"] {
-                    guard let metres = ScenarioParser.number(value), metres >= 0, metres.isFinite else {
-                        throw issue(
-                            "accuracy",
-                            "expected a number of metres >= 0, found \(TOMLDocument.literal(value))"
-                        )
-                    }
-                    accuracy = metres
-                }
-                return .fix(latitude: latitude, longitude: longitude, accuracy: accuracy)
-            default: return .fixLost
-            }
-        }
-
-        private func names<Choice: RawRepresentable & CaseIterable>(_: Choice.Type) -> String
-        where Choice.RawValue == String {
-            Choice.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: ", ")
-        }
-
-        private func choice<Choice: RawRepresentable & CaseIterable>(
-            _ table: TOMLTable,
-            _ key: String,
-            _ type: Choice.Type
-        ) throws(ConfigurationIssue) -> Choice? where Choice.RawValue == String {
-            guard let value = table[key] else { return nil }
-            guard let raw = value.string, let choice = Choice(rawValue: raw) else {
-                throw issue(key, "expected one of \(names(type)), found \(TOMLDocument.literal(value))")
-            }
-            return choice
-        }
-
-        /// `setting`, spelled as `locctl auth` spells it.
-        private func setting(_ table: TOMLTable) throws(ConfigurationIssue) -> AuthorizationSetting? {
-            let spellings: [(String, AuthorizationSetting)] = [
-                ("never", .never), ("ask-next-time", .askNextTime), ("while-using", .whileUsing), ("always", .always),
-            ]
-            guard let value = table["setting"] else { return nil }
-            guard let raw = value.string, let setting = spellings.first(where: { $0.0 == raw })?.1 else {
-                let allowed = spellings.map { TOMLDocument.quoted($0.0) }.joined(separator: ", ")
-                throw issue("setting", "expected one of \(allowed), found \(TOMLDocument.literal(value))")
-            }
-            return setting
-        }
-
-        private func text(_ table: TOMLTable, _ key: String) throws(ConfigurationIssue) -> String? {
-            guard let value = table[key] else { return nil }
-            guard let text = value.string, !text.isEmpty else {
-                throw issue(key, "expected a non-empty string, found \(TOMLDocument.literal(value))")
-            }
-            return text
-        }
-
-        private func flag(_ table: TOMLTable, _ key: String) throws(ConfigurationIssue) -> Bool? {
-            guard let value = table[key] else { return nil }
-            guard let flag = value.bool else {
-                throw issue(key, "expected true or false, found \(TOMLDocument.literal(value))")
-            }
-            return flag
-        }
-
-        private func degrees(_ table: TOMLTable, _ key: String, limit: Double) throws(ConfigurationIssue) -> Double? {
-            guard let value = table[key] else { return nil }
-            guard let degrees = ScenarioParser.number(value), abs(degrees) <= limit else {
-                throw issue(
-                    key,
-                    "expected degrees in [-\(Int(limit)), \(Int(limit))], found \(TOMLDocument.literal(value))"
-                )
-            }
-            return degrees
-        }
-    }
-
     // MARK: Values
 
     /// An integer or a finite float.
-    private static func number(_ value: TOMLValueConvertible) -> Double? {
+    static func number(_ value: TOMLValueConvertible) -> Double? {
         if let int = value.int { return Double(int) }
         if let double = value.double, double.isFinite { return double }
         return nil
     }
 
-    private static func bool(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> Bool? {
-        guard let value = document.value(path) else { return nil }
-        guard let bool = value.bool else {
-            throw document.issue(path, "expected true or false, found \(TOMLDocument.noun(value.type))")
-        }
-        return bool
+    /// A number of seconds from the start, within ``maximumSeconds``.
+    static func seconds(_ value: TOMLValueConvertible) -> Double? {
+        guard let seconds = number(value), seconds >= 0, seconds <= maximumSeconds else { return nil }
+        return seconds
     }
 
     private static func baseName(_ path: String) -> String {

@@ -107,6 +107,38 @@ package struct Simulator {
         entries[entries.count - 1].event = Self.eventName(event.action)
         let app = event.app ?? ""
         switch event.action {
+        case .launch, .relaunch, .terminate, .goodbye:
+            try performLifecycle(event, app: app)
+        case .answer(let answer, let accuracy):
+            guard let id = shownPrompts[app] else {
+                record(
+                    error(app, "io.locd.Admin.NoSuchPrompt", "no prompt of \(app) is showing: nothing to answer now")
+                )
+                return
+            }
+            call(admin, .answerPrompt(id: id.description, answer: answer, accuracy: accuracy))
+        case .servicesOff: call(admin, .setLocationServices(false))
+        case .servicesOn: call(admin, .setLocationServices(true))
+        case .setAuthorization(let setting, let precise):
+            call(admin, .setAuthorization(appID: app, setting: setting, precise: precise))
+        case .locationButton: call(admin, .locationButton(appID: app))
+        case .fix(let latitude, let longitude, let accuracy):
+            let fix = Fix(
+                latitude: latitude,
+                longitude: longitude,
+                horizontalAccuracy: accuracy,
+                timestamp: 1_700_000_000 + event.at
+            )
+            send(.fix(fix))
+        case .fixLost: send(.fixLost)
+        default:
+            try performAppCall(event, app: app)
+        }
+    }
+
+    /// An app's process starts, or ends.
+    private mutating func performLifecycle(_ event: ScenarioEvent, app: String) throws(ConfigurationIssue) {
+        switch event.action {
         case .launch(let state):
             guard processes[app] == nil else {
                 throw issue(event, "\(app) is already running: terminate it first, or use foreground")
@@ -120,66 +152,43 @@ package struct Simulator {
             if resume {
                 for session in lingeringSessions { appCall(app, .resumeSession(session.id.description)) }
             }
+        case .terminate:
+            let process = try need(app, event)
+            processes[app] = nil
+            send(.disconnected(process.client))
+        case .goodbye:
+            let process = try need(app, event)
+            appCall(app, .goodbye)
+            processes[app] = nil
+            send(.disconnected(process.client))
+        default:
+            preconditionFailure("perform hands performLifecycle only launch, relaunch, terminate and goodbye")
+        }
+    }
+
+    /// A call of the app's running process.
+    private mutating func performAppCall(_ event: ScenarioEvent, app: String) throws(ConfigurationIssue) {
+        let process = try need(app, event)
+        switch event.action {
         case .createSession(let requirement, let purposeKey, _):
-            try need(app, event)
             appCall(app, .createSession(requirement, purposeKey: purposeKey))
         case .invalidateSession(let name):
-            try need(app, event)
             guard let id = namedSessions[app]?[name] else {
                 throw issue(event, "no session of \(app) is named \(name): name it in its create-session")
             }
             appCall(app, .invalidateSession(id.description))
-        case .answer(let answer, let accuracy):
-            guard let id = shownPrompts[app] else {
-                record(
-                    error(app, "io.locd.Admin.NoSuchPrompt", "no prompt of \(app) is showing: nothing to answer now")
-                )
-                return
-            }
-            call(admin, .answerPrompt(id: id.description, answer: answer, accuracy: accuracy))
-        case .background:
-            try need(app, event)
-            appCall(app, .setAppState(.background))
-        case .foreground:
-            try need(app, event)
-            appCall(app, .setAppState(.foreground))
-        case .terminate:
-            try need(app, event)
-            let process = processes.removeValue(forKey: app)!
-            send(.disconnected(process.client))
-        case .goodbye:
-            try need(app, event)
-            appCall(app, .goodbye)
-            let process = processes.removeValue(forKey: app)!
-            send(.disconnected(process.client))
-        case .servicesOff: call(admin, .setLocationServices(false))
-        case .servicesOn: call(admin, .setLocationServices(true))
-        case .setAuthorization(let setting, let precise):
-            call(admin, .setAuthorization(appID: app, setting: setting, precise: precise))
-        case .locationButton: call(admin, .locationButton(appID: app))
-        case .requestAuthorization(let level):
-            try need(app, event)
-            appCall(app, .requestAuthorization(level))
+        case .background: appCall(app, .setAppState(.background))
+        case .foreground: appCall(app, .setAppState(.foreground))
+        case .requestAuthorization(let level): appCall(app, .requestAuthorization(level))
         case .requestTemporaryFullAccuracy(let purposeKey):
-            try need(app, event)
             appCall(app, .requestTemporaryFullAccuracy(purposeKey: purposeKey))
-        case .beginBackgroundActivity:
-            try need(app, event)
-            appCall(app, .beginBackgroundActivity)
+        case .beginBackgroundActivity: appCall(app, .beginBackgroundActivity)
         case .liveUpdates(let name):
-            try need(app, event)
-            let stream = CallID(client: processes[app]!.client, serial: nextSerial)
+            let stream = CallID(client: process.client, serial: nextSerial)
             updateStreams[stream] = (app, name ?? "updates \(stream.serial)", nil)
             appCall(app, .liveUpdates(.standard))
-        case .fix(let latitude, let longitude, let accuracy):
-            let fix = Fix(
-                latitude: latitude,
-                longitude: longitude,
-                horizontalAccuracy: accuracy,
-                timestamp: 1_700_000_000 + event.at
-            )
-            send(.fix(fix))
-        case .fixLost: send(.fixLost)
+        default:
+            preconditionFailure("perform hands performAppCall only the calls of an app's process")
         }
     }
 
@@ -203,9 +212,16 @@ package struct Simulator {
         return []
     }
 
-    private func need(_ app: String, _ event: ScenarioEvent) throws(ConfigurationIssue) {
-        guard processes[app] == nil else { return }
-        throw issue(event, "\(app) is not running at \(Self.seconds(event.at)) s: launch or relaunch it first")
+    /// The app's running process, which the event needs.
+    @discardableResult
+    private func need(
+        _ app: String,
+        _ event: ScenarioEvent
+    ) throws(ConfigurationIssue) -> (client: ClientID, pid: Int32) {
+        guard let process = processes[app] else {
+            throw issue(event, "\(app) is not running at \(Self.seconds(event.at)) s: launch or relaunch it first")
+        }
+        return process
     }
 
     private func issue(_ event: ScenarioEvent, _ message: String) -> ConfigurationIssue {
@@ -216,7 +232,10 @@ package struct Simulator {
 
     @discardableResult
     private mutating func appCall(_ app: String, _ method: Call) -> CallID {
-        call(processes[app]!.client, method)
+        guard let process = processes[app] else {
+            preconditionFailure("an app is called only while its process runs: need(_:_:) or its Hello said so")
+        }
+        return call(process.client, method)
     }
 
     /// Makes a call with a fresh serial and returns its id; ``lastActions`` holds what the core answered.
@@ -281,8 +300,8 @@ package struct Simulator {
                 if let app = promptViews[id]?.appID, shownPrompts[app] == id { shownPrompts[app] = nil }
             case .emit(let stream, .update(let mask, _)):
                 updated(stream, mask: mask)
-            case .end(let stream, _) where updateStreams[stream] != nil:
-                let closed = updateStreams.removeValue(forKey: stream)!
+            case .end(let stream, _):
+                guard let closed = updateStreams.removeValue(forKey: stream) else { break }
                 var entry = TimelineEntry(
                     time: time,
                     app: closed.app,
@@ -297,18 +316,18 @@ package struct Simulator {
             }
         }
         // L4: a Hello moves each lingering session's deadline to at least relaunch-adopt from now.
-        for view in adopted where view.deadline != nil && view.deadline != lingerDeadlines[view.id] {
-            lingerDeadlines[view.id] = view.deadline
+        for view in adopted {
+            guard let deadline = view.deadline, deadline != lingerDeadlines[view.id] else { continue }
+            lingerDeadlines[view.id] = deadline
             var entry = TimelineEntry(
                 time: time,
                 app: view.appID,
                 subject: .session,
                 name: sessionNames[view.id] ?? view.id.description,
-                what:
-                    "lingering until \(Self.seconds(seconds(view.deadline!))) s: a new process of its app said Hello (L4)"
+                what: "lingering until \(Self.seconds(seconds(deadline))) s: a new process of its app said Hello (L4)"
             )
             entry.state = "lingering"
-            entry.until = seconds(view.deadline!)
+            entry.until = seconds(deadline)
             record(entry)
         }
         noteInUse(after: first, appMoved: appMoved)
@@ -532,7 +551,7 @@ package struct Simulator {
     private mutating func updated(_ stream: CallID, mask: DiagnosticMask) {
         guard let known = updateStreams[stream] else { return }
         let previous = known.mask ?? []
-        updateStreams[stream]!.mask = mask
+        updateStreams[stream]?.mask = mask
         let added = mask.subtracting(previous).flagNames
         let removed = previous.subtracting(mask).flagNames
         let changes = added.map { "+" + $0 } + removed.map { "-" + $0 }

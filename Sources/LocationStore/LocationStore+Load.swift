@@ -8,8 +8,7 @@ extension LocationStore {
         var snapshot = CoreSnapshot()
         snapshot.locationServicesEnabled =
             try Bool.fetchOne(db, sql: "SELECT location_services_enabled FROM settings WHERE id = 1") ?? true
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM records") {
-            let fields = StoredRow(row, table: "records", path: path)
+        for fields in try rows(db, "SELECT * FROM records", table: "records") {
             let appID: String = try fields.value("app_id")
             snapshot.records[appID] = AuthorizationRecord(
                 status: try fields.enumValue("status"),
@@ -20,71 +19,11 @@ extension LocationStore {
                 alwaysDecision: try fields.enumValue("always_decision")
             )
         }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM apps") {
-            let fields = StoredRow(row, table: "apps", path: path)
-            snapshot.apps.append(
-                AppSnapshot(
-                    appID: try fields.value("app_id"),
-                    state: try fields.enumValue("state"),
-                    graceEnds: try fields.instant("grace_ends"),
-                    relaunchEnds: try fields.instant("relaunch_ends"),
-                    inUseAtTermination: try fields.value("in_use_at_termination")
-                )
-            )
-        }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM sessions") {
-            let fields = StoredRow(row, table: "sessions", path: path)
-            snapshot.sessions.append(
-                SessionSnapshot(
-                    id: try fields.id("id", SessionID.init),
-                    appID: try fields.value("app_id"),
-                    kind: try fields.enumValue("kind"),
-                    requirement: try fields.enumValue("requirement"),
-                    purposeKey: try fields.value("purpose_key"),
-                    ownerPID: try fields.value("owner_pid"),
-                    lingerEnds: try fields.instant("linger_ends")
-                )
-            )
-        }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM prompts") {
-            let fields = StoredRow(row, table: "prompts", path: path)
-            snapshot.prompts.append(
-                PromptSnapshot(
-                    id: try fields.id("id", PromptID.init),
-                    appID: try fields.value("app_id"),
-                    kind: try fields.enumValue("kind"),
-                    purposeKey: try fields.value("purpose_key"),
-                    raisedAt: try fields.instant("raised_at")
-                )
-            )
-        }
-        // Monitor names and identifiers are the clients' own text, which may hold NUL: read as blobs, by length,
-        // as text would be read as a C string and cut at its first NUL (two conditions then merged at a start).
-        let conditions = """
-            SELECT app_id, CAST(monitor AS BLOB) AS monitor, CAST(identifier AS BLOB) AS identifier, latitude,
-                longitude, radius, state, state_date, position
-            FROM conditions ORDER BY position
-            """
-        for row in try Row.fetchAll(db, sql: conditions) {
-            let fields = StoredRow(row, table: "conditions", path: path)
-            snapshot.conditions.append(
-                ConditionSnapshot(
-                    appID: try fields.value("app_id"),
-                    monitor: try fields.text("monitor"),
-                    identifier: try fields.text("identifier"),
-                    condition: CircularCondition(
-                        latitude: try fields.value("latitude"),
-                        longitude: try fields.value("longitude"),
-                        radius: try fields.value("radius")
-                    ),
-                    state: try fields.enumValue("state"),
-                    date: try fields.value("state_date"),
-                    position: try fields.value("position")
-                )
-            )
-        }
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM always_use WHERE used != 0") {
-            let fields = StoredRow(row, table: "always_use", path: path)
+        snapshot.apps = try readApps(db)
+        snapshot.sessions = try readSessions(db)
+        snapshot.prompts = try readPrompts(db)
+        snapshot.conditions = try readConditions(db)
+        for fields in try rows(db, "SELECT * FROM always_use WHERE used != 0", table: "always_use") {
             snapshot.alwaysUse[try fields.value("app_id")] = Span(nanoseconds: try fields.value("used"))
         }
         // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
@@ -92,6 +31,74 @@ extension LocationStore {
         snapshot.sessions.sort { $0.id < $1.id }
         snapshot.prompts.sort { $0.id < $1.id }
         return snapshot
+    }
+
+    /// The rows `sql` selects from `table`, to read column by column.
+    private func rows(_ db: Database, _ sql: String, table: String) throws -> [StoredRow] {
+        try Row.fetchAll(db, sql: sql).map { StoredRow($0, table: table, path: path) }
+    }
+
+    private func readApps(_ db: Database) throws -> [AppSnapshot] {
+        try rows(db, "SELECT * FROM apps", table: "apps").map { fields in
+            AppSnapshot(
+                appID: try fields.value("app_id"),
+                state: try fields.enumValue("state"),
+                graceEnds: try fields.instant("grace_ends"),
+                relaunchEnds: try fields.instant("relaunch_ends"),
+                inUseAtTermination: try fields.value("in_use_at_termination")
+            )
+        }
+    }
+
+    private func readSessions(_ db: Database) throws -> [SessionSnapshot] {
+        try rows(db, "SELECT * FROM sessions", table: "sessions").map { fields in
+            SessionSnapshot(
+                id: try fields.id("id", SessionID.init),
+                appID: try fields.value("app_id"),
+                kind: try fields.enumValue("kind"),
+                requirement: try fields.enumValue("requirement"),
+                purposeKey: try fields.value("purpose_key"),
+                ownerPID: try fields.value("owner_pid"),
+                lingerEnds: try fields.instant("linger_ends")
+            )
+        }
+    }
+
+    private func readPrompts(_ db: Database) throws -> [PromptSnapshot] {
+        try rows(db, "SELECT * FROM prompts", table: "prompts").map { fields in
+            PromptSnapshot(
+                id: try fields.id("id", PromptID.init),
+                appID: try fields.value("app_id"),
+                kind: try fields.enumValue("kind"),
+                purposeKey: try fields.value("purpose_key"),
+                raisedAt: try fields.instant("raised_at")
+            )
+        }
+    }
+
+    private func readConditions(_ db: Database) throws -> [ConditionSnapshot] {
+        // Monitor names and identifiers are the clients' own text, which may hold NUL: read as blobs, by length,
+        // as text would be read as a C string and cut at its first NUL (two conditions then merged at a start).
+        let conditions = """
+            SELECT app_id, CAST(monitor AS BLOB) AS monitor, CAST(identifier AS BLOB) AS identifier, latitude,
+                longitude, radius, state, state_date, position
+            FROM conditions ORDER BY position
+            """
+        return try rows(db, conditions, table: "conditions").map { fields in
+            ConditionSnapshot(
+                appID: try fields.value("app_id"),
+                monitor: try fields.text("monitor"),
+                identifier: try fields.text("identifier"),
+                condition: CircularCondition(
+                    latitude: try fields.value("latitude"),
+                    longitude: try fields.value("longitude"),
+                    radius: try fields.value("radius")
+                ),
+                state: try fields.enumValue("state"),
+                date: try fields.value("state_date"),
+                position: try fields.value("position")
+            )
+        }
     }
 }
 

@@ -16,7 +16,9 @@ import LocationCore
 /// commit.
 ///
 /// Calls are serialized on one connection, block the calling thread for the disk, and may come from any
-/// thread: the daemon calls them off its event loops.
+/// thread. The daemon opens and loads the store at start-up, before it serves, on whichever of NIO's event
+/// loops runs its start-up task (Swift concurrency runs on them); from then on it calls only ``apply(_:)``,
+/// through its committer's thread (R10), so that no wait for the disk holds up a loop that serves.
 package final class LocationStore: Sendable {
     /// The store file, `directory/locd.sqlite`.
     package let path: String

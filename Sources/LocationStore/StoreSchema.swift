@@ -24,103 +24,102 @@ enum StoreSchema {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    PRAGMA application_id = \(applicationID);
-                    CREATE TABLE records (
-                        app_id TEXT NOT NULL PRIMARY KEY,
-                        status TEXT NOT NULL,
-                        provisional INTEGER NOT NULL CHECK (provisional IN (0, 1)),
-                        one_time INTEGER NOT NULL CHECK (one_time IN (0, 1)),
-                        accuracy TEXT NOT NULL,
-                        temporary_full_accuracy INTEGER NOT NULL CHECK (temporary_full_accuracy IN (0, 1)),
-                        always_decision TEXT NOT NULL
-                    ) STRICT, WITHOUT ROWID;
-                    CREATE TABLE settings (
-                        id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
-                        location_services_enabled INTEGER NOT NULL CHECK (location_services_enabled IN (0, 1)),
-                        epoch INTEGER NOT NULL
-                    ) STRICT;
-                    INSERT INTO settings (id, location_services_enabled, epoch) VALUES (1, 1, 0);
-                    CREATE TABLE apps (
-                        app_id TEXT NOT NULL PRIMARY KEY,
-                        state TEXT NOT NULL,
-                        grace_ends INTEGER,
-                        relaunch_ends INTEGER,
-                        in_use_at_termination INTEGER NOT NULL CHECK (in_use_at_termination IN (0, 1)),
-                        boot_id TEXT NOT NULL
-                    ) STRICT, WITHOUT ROWID;
-                    CREATE TABLE sessions (
-                        id TEXT NOT NULL PRIMARY KEY,
-                        app_id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        requirement TEXT NOT NULL,
-                        purpose_key TEXT,
-                        owner_pid INTEGER NOT NULL,
-                        linger_ends INTEGER,
-                        boot_id TEXT NOT NULL
-                    ) STRICT, WITHOUT ROWID;
-                    CREATE TABLE prompts (
-                        id TEXT NOT NULL PRIMARY KEY,
-                        app_id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        purpose_key TEXT,
-                        raised_at INTEGER,
-                        boot_id TEXT NOT NULL
-                    ) STRICT, WITHOUT ROWID;
-                    """
-            )
-        }
-        migrator.registerMigration("v2-conditions") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE conditions (
-                        app_id TEXT NOT NULL,
-                        monitor TEXT NOT NULL,
-                        identifier TEXT NOT NULL,
-                        latitude REAL NOT NULL,
-                        longitude REAL NOT NULL,
-                        radius REAL NOT NULL,
-                        state TEXT NOT NULL,
-                        state_date REAL,
-                        position INTEGER NOT NULL,
-                        PRIMARY KEY (app_id, monitor, identifier)
-                    ) STRICT, WITHOUT ROWID;
-                    """
-            )
-        }
-        migrator.registerMigration("v3-sessions-by-app") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE sessions_by_app (
-                        app_id TEXT NOT NULL,
-                        id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        requirement TEXT NOT NULL,
-                        purpose_key TEXT,
-                        owner_pid INTEGER NOT NULL,
-                        linger_ends INTEGER,
-                        boot_id TEXT NOT NULL,
-                        PRIMARY KEY (app_id, id)
-                    ) STRICT, WITHOUT ROWID;
-                    INSERT INTO sessions_by_app
-                        SELECT app_id, id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id FROM sessions;
-                    DROP TABLE sessions;
-                    ALTER TABLE sessions_by_app RENAME TO sessions;
-                    """
-            )
-        }
-        migrator.registerMigration("v4-always-use") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE always_use (
-                        app_id TEXT NOT NULL PRIMARY KEY,
-                        used INTEGER NOT NULL CHECK (used >= 0)
-                    ) STRICT, WITHOUT ROWID;
-                    """
-            )
+        for (name, sql) in migrations {
+            migrator.registerMigration(name) { db in try db.execute(sql: sql) }
         }
         return migrator
     }
+
+    /// Each migration's name and its SQL, in the order they run.
+    private static let migrations: [(name: String, sql: String)] = [
+        ("v1", v1),
+        ("v2-conditions", v2Conditions),
+        ("v3-sessions-by-app", v3SessionsByApp),
+        ("v4-always-use", v4AlwaysUse),
+    ]
+
+    private static let v1 = """
+        PRAGMA application_id = \(applicationID);
+        CREATE TABLE records (
+            app_id TEXT NOT NULL PRIMARY KEY,
+            status TEXT NOT NULL,
+            provisional INTEGER NOT NULL CHECK (provisional IN (0, 1)),
+            one_time INTEGER NOT NULL CHECK (one_time IN (0, 1)),
+            accuracy TEXT NOT NULL,
+            temporary_full_accuracy INTEGER NOT NULL CHECK (temporary_full_accuracy IN (0, 1)),
+            always_decision TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE settings (
+            id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+            location_services_enabled INTEGER NOT NULL CHECK (location_services_enabled IN (0, 1)),
+            epoch INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO settings (id, location_services_enabled, epoch) VALUES (1, 1, 0);
+        CREATE TABLE apps (
+            app_id TEXT NOT NULL PRIMARY KEY,
+            state TEXT NOT NULL,
+            grace_ends INTEGER,
+            relaunch_ends INTEGER,
+            in_use_at_termination INTEGER NOT NULL CHECK (in_use_at_termination IN (0, 1)),
+            boot_id TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE sessions (
+            id TEXT NOT NULL PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            requirement TEXT NOT NULL,
+            purpose_key TEXT,
+            owner_pid INTEGER NOT NULL,
+            linger_ends INTEGER,
+            boot_id TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE prompts (
+            id TEXT NOT NULL PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            purpose_key TEXT,
+            raised_at INTEGER,
+            boot_id TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+        """
+
+    private static let v2Conditions = """
+        CREATE TABLE conditions (
+            app_id TEXT NOT NULL,
+            monitor TEXT NOT NULL,
+            identifier TEXT NOT NULL,
+            latitude REAL NOT NULL,
+            longitude REAL NOT NULL,
+            radius REAL NOT NULL,
+            state TEXT NOT NULL,
+            state_date REAL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (app_id, monitor, identifier)
+        ) STRICT, WITHOUT ROWID;
+        """
+
+    private static let v3SessionsByApp = """
+        CREATE TABLE sessions_by_app (
+            app_id TEXT NOT NULL,
+            id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            requirement TEXT NOT NULL,
+            purpose_key TEXT,
+            owner_pid INTEGER NOT NULL,
+            linger_ends INTEGER,
+            boot_id TEXT NOT NULL,
+            PRIMARY KEY (app_id, id)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO sessions_by_app
+            SELECT app_id, id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_by_app RENAME TO sessions;
+        """
+
+    private static let v4AlwaysUse = """
+        CREATE TABLE always_use (
+            app_id TEXT NOT NULL PRIMARY KEY,
+            used INTEGER NOT NULL CHECK (used >= 0)
+        ) STRICT, WITHOUT ROWID;
+        """
 }

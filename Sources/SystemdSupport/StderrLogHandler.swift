@@ -41,8 +41,8 @@ package struct StderrLogHandler: LogHandler {
     /// The line for one event, without the newline.
     package static func line(level: Logger.Level, message: String, metadata: Logger.Metadata) -> String {
         var line = level.rawValue.uppercased() + " " + escaped(message)
-        for key in metadata.keys.sorted() {
-            line += " \(key)=\(quoted(metadata[key]!.description))"
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            line += " \(key)=\(quoted(value.description))"
         }
         return line
     }
@@ -64,7 +64,9 @@ package struct StderrLogHandler: LogHandler {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { buffer in
-                write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                // `offset < bytes.count`: the buffer is not empty, so it has a base address.
+                guard let base = buffer.baseAddress else { preconditionFailure("a non-empty buffer has an address") }
+                return write(descriptor, base + offset, buffer.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }

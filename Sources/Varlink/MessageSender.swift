@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Owns its pidfd and closes it when released. Loop-bound, like the connection that holds it.
 public final class MessageSender {
-    /// The writer's pid (in locd's pid namespace), uid and gid when it wrote.
+    /// The writer's pid (in the server's pid namespace), uid and gid when it wrote.
     public let pid: Int32
     public let uid: UInt32
     public let gid: UInt32

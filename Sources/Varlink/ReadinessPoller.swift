@@ -33,7 +33,10 @@ final class ReadinessPoller: Sendable {
             &thread,
             nil,
             { argument in
-                let poller = Unmanaged<ReadinessPoller>.fromOpaque(argument!).takeRetainedValue()
+                guard let argument else {
+                    preconditionFailure("pthread_create hands the thread the poller it was given")
+                }
+                let poller = Unmanaged<ReadinessPoller>.fromOpaque(argument).takeRetainedValue()
                 poller.run()
                 return nil
             },

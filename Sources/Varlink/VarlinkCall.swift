@@ -1,3 +1,5 @@
+import JSON
+
 /// One Varlink method call: `{"method", "parameters"?, "more"?, "oneway"?}`.
 public struct VarlinkCall: Sendable, Hashable {
     /// The fully qualified method name, `interface.Method`.

@@ -1,3 +1,5 @@
+import JSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,6 +8,8 @@ import Glibc
 ///
 /// For command-line tools and tests; each read waits at most ``timeout`` seconds.
 public final class VarlinkClient {
+    /// Why a connection or a call failed, in words about the transport only: a tool or library that knows which
+    /// service it talks to wraps these with what to do about it.
     public enum ClientError: Error, Hashable, CustomStringConvertible {
         case connect(path: String, errno: Int32)
         case closed
@@ -16,10 +20,10 @@ public final class VarlinkClient {
         public var description: String {
             switch self {
             case .connect(let path, let code):
-                "cannot connect to \(path): \(String(cString: strerror(code))) (is locd running? try --socket)"
-            case .closed: "locd closed the connection"
-            case .timedOut: "no reply from locd in time"
-            case .malformedReply: "locd sent a reply that is not valid Varlink"
+                "cannot connect to \(path): \(String(cString: strerror(code)))"
+            case .closed: "the server closed the connection"
+            case .timedOut: "no reply from the server in time"
+            case .malformedReply: "the server sent a reply that is not valid Varlink"
             case .tooLarge: "reply larger than the client accepts"
             }
         }

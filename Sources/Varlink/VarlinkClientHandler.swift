@@ -1,3 +1,4 @@
+import JSON
 import NIOCore
 
 /// Where the replies of one call go: a single reply, or every reply of a `more` call until the final one.

@@ -1,3 +1,4 @@
+import JSON
 import NIOCore
 import NIOPosix
 
@@ -64,8 +65,6 @@ public final class VarlinkConnection {
     public var pendingWriteBytes: Int {
         unflushedCost + heldBytes + ((try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0)
     }
-    /// Calls waiting for their turn.
-    public var queuedCalls: Int { queue.count }
     /// Stream replies held back while the peer lags, already encoded (see ``StreamBacklog``), and their bytes.
     private var backlog: [ByteBuffer] = []
     private var heldBytes = 0

@@ -69,6 +69,8 @@ final class VarlinkServerCore {
     let info: VarlinkServiceInfo
     let interfaces: [(name: String, description: String)]
     let limits: VarlinkLimits
+    /// The error a connection refused by a limit is answered with (F10, F11), of the served interface.
+    let limitExceededError: String
     let logger: (String) -> Void
     private var nextID: UInt64 = 1
     private(set) var connections: [UInt64: VarlinkConnection] = [:]
@@ -94,12 +96,14 @@ final class VarlinkServerCore {
         info: VarlinkServiceInfo,
         interfaces: [(name: String, description: String)],
         limits: VarlinkLimits,
+        limitExceededError: String,
         eventLoop: EventLoop,
         logger: @escaping (String) -> Void
     ) {
         self.info = info
         self.interfaces = interfaces
         self.limits = limits
+        self.limitExceededError = limitExceededError
         self.eventLoop = eventLoop
         self.logger = logger
     }
@@ -164,7 +168,7 @@ final class VarlinkServerCore {
 
     /// Admits a connection whose credentials are read, or refuses it (F10–F12): past `max-connections`, or past
     /// `max-connections-per-uid` for its uid, only a privileged peer gets in, and then only up to
-    /// `max-connections` + `admin-reserve`. A refused peer gets `io.locd.App.LimitExceeded` and is closed.
+    /// `max-connections` + `admin-reserve`. A refused peer gets ``limitExceededError`` and is closed.
     /// - Returns: whether the connection may be served.
     func admit(_ connection: VarlinkConnection) -> Bool {
         let uid = connection.credentials?.uid ?? .max
@@ -196,17 +200,17 @@ final class VarlinkServerCore {
             limit = "max-connections-per-uid"
             maximum = limits.maximumConnectionsPerUID
             message =
-                "uid \(uid) already holds \(held) connections to locd, the most max-connections-per-uid allows: "
+                "uid \(uid) already holds \(held) connections to \(info.product), the most max-connections-per-uid allows: "
                 + "close connections you do not use, or ask the administrator to raise [limits] max-connections-per-uid"
         } else {
             limit = "max-connections"
             maximum = privileged ? limits.maximumConnections + limits.adminReserve : limits.maximumConnections
             message =
-                "locd already holds \(total) connections, the most max-connections allows: try again later, "
-                + "or ask the administrator to raise [limits] max-connections (and locd's open-file limit)"
+                "\(info.product) already holds \(total) connections, the most max-connections allows: try again later, "
+                + "or ask the administrator to raise [limits] max-connections (and \(info.product)'s open-file limit)"
         }
         let error = VarlinkError(
-            name: "io.locd.App.LimitExceeded",
+            name: limitExceededError,
             parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum)), "message": .string(message)]
         )
         var text = ""
@@ -244,7 +248,8 @@ final class VarlinkServerCore {
         let pause = TimeAmount.milliseconds(500)
         logFlood("accept") {
             "accepting a connection failed: \(error); pausing accepts for \(Self.describe(pause)) "
-                + "with \(connections.count) connections open (raise locd's open-file limit or lower max-connections)"
+                + "with \(connections.count) connections open (raise \(info.product)'s open-file limit "
+                + "or lower max-connections)"
         }
         pauseReading(listener, for: pause)
         return pause
@@ -334,11 +339,15 @@ public final class VarlinkServer {
 
     /// - Parameters:
     ///   - interfaces: each served interface's name and its exact IDL text (`GetInterfaceDescription`).
+    ///   - limitExceededError: the fully qualified error name, of one of `interfaces`, that a connection refused
+    ///     by `max-connections` or `max-connections-per-uid` is answered with (its parameters: `limit`,
+    ///     `maximum` and `message`).
     ///   - logger: where refusals and closures are reported.
     public init(
         info: VarlinkServiceInfo,
         interfaces: [(name: String, description: String)],
         limits: VarlinkLimits,
+        limitExceededError: String,
         eventLoop: EventLoop,
         delegate: VarlinkServerDelegate,
         logger: @escaping (String) -> Void
@@ -348,17 +357,15 @@ public final class VarlinkServer {
             info: info,
             interfaces: interfaces,
             limits: limits,
+            limitExceededError: limitExceededError,
             eventLoop: eventLoop,
             logger: logger
         )
         core.delegate = delegate
     }
 
-    /// Open connections.
-    public var connectionCount: Int { core.connections.count }
-
     /// Whether a peer may use the admin reserve and is free of `max-connections-per-uid` (F12), from the
-    /// credentials fixed when it connected. By default root and locd's own uid.
+    /// credentials fixed when it connected. By default root and the server's own uid.
     public var isPrivileged: (PeerCredentials) -> Bool {
         get { core.isPrivileged }
         set { core.isPrivileged = newValue }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSON
 import Varlink
 
 /// `locctl app ID`: one app in full, with the sessions it holds.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSON
 import Varlink
 
 /// `locctl apps`: every app locd knows, with its authorization status beside its Settings label (A2).

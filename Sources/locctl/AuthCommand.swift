@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSON
 import Varlink
 
 /// `locctl auth ID SETTING`: changes an app's authorization as a Settings screen would (A3).

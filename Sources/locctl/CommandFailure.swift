@@ -36,6 +36,8 @@ enum CommandFailure {
             return "locd closed the connection; check that it is still running (systemctl status locd)."
         case VarlinkClient.ClientError.timedOut:
             return "locd did not answer in time; check that it is not stuck (systemctl status locd)."
+        case VarlinkClient.ClientError.malformedReply:
+            return "locd sent a reply that is not valid Varlink; check that locctl and locd are the same version."
         default:
             return "\(error)"
         }

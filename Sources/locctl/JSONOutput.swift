@@ -1,3 +1,4 @@
+import JSON
 import Varlink
 
 /// What `--json` prints: the Admin reply's value, its objects' keys in alphabetical order.

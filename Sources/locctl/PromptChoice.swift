@@ -1,3 +1,4 @@
+import JSON
 import Varlink
 
 /// An answer to a prompt, chosen by a person's typed line or by `agent --answer`.

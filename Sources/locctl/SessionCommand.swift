@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSON
 import Varlink
 
 /// `locctl session ID`: one session in full.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSON
 import Varlink
 
 /// `locctl sessions`: every session, or one app's, with the flags that limit it.

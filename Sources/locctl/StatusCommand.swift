@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSON
 import Varlink
 
 /// `locctl status`: the daemon at a glance, and the apps using location now (the status-bar list).

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import LocationProtocol
 import Testing
 import Varlink
@@ -63,6 +64,9 @@ struct ClientLibraryTests {
         }
         #expect(socket == path)
         #expect(error?.message.contains("is locd running?") == true)
+        #expect(error?.message.contains("No such file or directory") == true)
+        // The library's hint, not locctl's: an app has no --socket.
+        #expect(error?.message.contains("--socket") == false)
     }
 
     @Test("The default socket: LOCD_SOCKET, else a user daemon's under XDG_RUNTIME_DIR, else the system one")

@@ -148,6 +148,14 @@ struct ParsingTests {
         #expect(refused.hasPrefix("cannot connect to /run/x/io.locd: No such file or directory."))
         #expect(refused.contains("systemctl start locd.socket"))
         #expect(refused.contains("LOCD_SOCKET"))
+        // Varlink's own errors name no service: locctl says it is locd and what to check.
+        let closed = CommandFailure.message(for: VarlinkClient.ClientError.closed)
+        #expect(closed == "locd closed the connection; check that it is still running (systemctl status locd).")
+        let timedOut = CommandFailure.message(for: VarlinkClient.ClientError.timedOut)
+        #expect(timedOut == "locd did not answer in time; check that it is not stuck (systemctl status locd).")
+        let malformed = CommandFailure.message(for: VarlinkClient.ClientError.malformedReply)
+        #expect(malformed.hasPrefix("locd sent a reply that is not valid Varlink"))
+        #expect(malformed.contains("same version"))
     }
 
     @Test("locctl --help: every command has an abstract, a discussion and an example")

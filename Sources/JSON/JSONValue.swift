@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value, as Varlink carries it: parsed and written by hand (every call and reply is the hot path).
 ///
 /// Objects keep their keys in insertion order so that replies are written in the order the IDL lists fields.
@@ -179,42 +177,5 @@ public struct JSONObject: Sendable, Hashable, ExpressibleByDictionaryLiteral {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fields.count)
         for key in keys.sorted() { hasher.combine(key) }
-    }
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var values: [JSONValue] = []
-            if let count = array.count { values.reserveCapacity(count) }
-            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-            self = .array(values)
-            return
-        }
-        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
-            var object = JSONObject()
-            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(JSONValue.self, forKey: key) }
-            self = .object(object)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? single.decode(Double.self) {
-            self = .double(value)
-        } else {
-            self = .string(try single.decode(String.self))
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }
