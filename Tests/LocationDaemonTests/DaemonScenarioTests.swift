@@ -1,5 +1,6 @@
 import Foundation
 import LocationProtocol
+import LocationTestSupport
 import Testing
 import Varlink
 

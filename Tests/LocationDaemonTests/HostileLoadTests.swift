@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -41,7 +42,7 @@ struct HostileLoadTests {
         let flooder = try daemon.connect()
         flooder.timeout = 2
         var frame = Array(#"{"method":"io.locd.App.Hello","parameters":"#.utf8)
-        frame += JSONLimitTests.wideObject(keys: 110_000)
+        frame += JSONSamples.wideObject(keys: 110_000)
         frame += Array("}".utf8) + [0]
         #expect(frame.count < 1 << 20, "the frame fits max-message-bytes")
         try flooder.sendRaw(frame)

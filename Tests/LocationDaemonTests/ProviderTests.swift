@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -39,13 +40,12 @@ struct ProviderTests {
         until condition: (JSONValue) -> Bool
     ) throws -> JSONValue {
         let admin = try daemon.connect()
-        let deadline = Date().addingTimeInterval(timeout)
         var last: JSONValue = .null
-        while Date() < deadline {
+        let shown = eventually(timeout: timeout, every: 0.02) {
             last = (try? admin.call("io.locd.Admin.Status"))?["status"] ?? .null
-            if condition(last) { return last }
-            usleep(20_000)
+            return condition(last)
         }
+        if shown { return last }
         throw ProviderWaitFailed(description: "status never showed \(what); last: \(last.serialized)")
     }
 

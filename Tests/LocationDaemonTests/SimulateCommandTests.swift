@@ -1,11 +1,11 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// `locctl simulate`: the real binary on the shipped scenarios, with no daemon anywhere.
 @Suite("locctl simulate")
 struct SimulateCommandTests {
-    private static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let root = URL(fileURLWithPath: Repository.root())
 
     private func locctl(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()

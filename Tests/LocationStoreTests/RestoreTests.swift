@@ -1,5 +1,6 @@
 import LocationCore
 import LocationStore
+import LocationTestSupport
 import Testing
 
 /// R3: a core restored from what the store kept has the same decisions, and its sessions wait for their clients.
@@ -23,8 +24,8 @@ import Testing
     @Test("R3: a core restored from the store has the records, sessions (lingering) and prompts it had")
     func restore() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            var driver = CoreDriver(manifests: Self.manifests, store: store)
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            var driver = CoreDriver(manifests: Self.manifests, persist: store.apply)
 
             let maps = try driver.connect(pid: 4242)
             try driver.call(maps, .hello(appID: "com.ex.maps", state: .foreground))
@@ -64,7 +65,7 @@ import Testing
             #expect(original.sessionIDs.count == 3)
 
             // The daemon restarts in the same boot: a new store object reads what the old one wrote.
-            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             let expected = original.snapshot
             #expect(loaded.locationServicesEnabled == expected.locationServicesEnabled)
             #expect(loaded.records == expected.records.filter { appID, _ in Self.decided.contains(appID) })

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import LocationTestSupport
 #endif
 
 /// The real `locctl` binary, run against a test daemon's socket.

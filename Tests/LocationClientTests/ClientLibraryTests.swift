@@ -1,5 +1,6 @@
 import Foundation
 import LocationProtocol
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -501,7 +502,7 @@ struct ClientLibraryTests {
         defer { if example.isRunning { kill(example.processIdentifier, SIGKILL) } }
 
         // The app prints its session's diagnostic and the first update as they arrive.
-        let printed = try await eventually(timeout: 30) {
+        let printed = try await eventually(timeout: 30, every: 0.02) {
             let text = collected.text
             return text.contains("diagnostic: nothing limits location\n") && text.contains("update: ")
         }
@@ -677,7 +678,7 @@ struct RestartContinuityTests {
         try after.send(VarlinkCall(method: "io.locd.Admin.Watch", parameters: [:], more: true))
 
         // Every client comes back and takes its sessions back: all 1,000 active again, under the same ids.
-        let allBack = try await eventually(timeout: 60) {
+        let allBack = try await eventually(timeout: 60, every: 0.02) {
             let listed = try daemon.connect().call("io.locd.Admin.ListSessions")["sessions"]?.arrayValue ?? []
             let active = Set(
                 listed.filter { $0["state"] == .string("active") }.compactMap { $0["id"]?.stringValue }
@@ -773,11 +774,9 @@ private actor Inbox<Element: Sendable> {
     }
 
     private func wait(timeout: Double, for what: String, until condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { throw InboxTimeout(what: what, elements: elements.count) }
-            // Polling with a deadline: the loop records into this actor between polls.
-            try await Task.sleep(for: .milliseconds(10))
+        // Polling with a deadline: the loop records into this actor between polls.
+        guard try await eventually(timeout: timeout, condition) else {
+            throw InboxTimeout(what: what, elements: elements.count)
         }
     }
 }
@@ -816,16 +815,6 @@ private final class CollectedOutput: @unchecked Sendable {
             return String(decoding: data, as: UTF8.self)
         }
     }
-}
-
-/// Polls `condition` until it holds or `timeout` seconds pass; whether it held.
-private func eventually(timeout: Double = 20, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
 }
 
 /// The app's entry in `Admin.ListApps`.
