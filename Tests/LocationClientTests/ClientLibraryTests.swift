@@ -24,11 +24,7 @@ struct ClientLibraryTests {
         #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(1))
         #expect(try await client.authorization.status == .notDetermined)
 
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let authorization = try await client.authorization
         #expect(authorization.status == .authorizedAlways)
         #expect(authorization.settingsLabel == .always)
@@ -172,11 +168,7 @@ struct ClientLibraryTests {
     func diagnosticsFollowTheSwitch() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         let session = try await client.serviceSession(authorization: .whenInUse)
         let inbox = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
@@ -210,11 +202,7 @@ struct ClientLibraryTests {
     func breakingOutClosesTheStream() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         var received = 0
         for try await update in client.liveUpdates(.fitness) {
@@ -251,11 +239,7 @@ struct ClientLibraryTests {
     func restartMidStream() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(
             appID: "com.ex.maps",
             socketPath: daemon.socketPath,
@@ -347,11 +331,7 @@ struct ClientLibraryTests {
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         let updates = Inbox<Authorization>.collecting(client.authorizationUpdates)
         #expect(try await updates.element(0).status == .notDetermined)
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("never")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "never")
         let denied = try await updates.element(1)
         #expect(denied.status == .denied)
         #expect(denied.settingsLabel == .never)
@@ -484,11 +464,7 @@ struct ClientLibraryTests {
             """
         let daemon = try DaemonProcess(manifests: manifests)
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.example.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.example.maps", "whileUsing")
 
         let example = Process()
         example.executableURL = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
@@ -564,29 +540,16 @@ struct RestartContinuityTests {
     static let grace = 5.0
     static let promptTimeout = 5.0
 
-    static var manifests: [String: String] {
-        var manifests: [String: String] = [:]
-        for app in apps + [graceApp, promptApp] {
-            manifests[app] = """
-                id = "\(app)"
-                identity = "any"
-                NSLocationWhenInUseUsageDescription = "Restart test"
-                """
-        }
-        return manifests
-    }
+    static let manifests = DaemonProcess.manifests(apps + [graceApp, promptApp], whenInUse: "Restart test")
 
     /// Windows long enough for a loaded machine to resume a thousand sessions one call at a time.
-    static let settings = """
-        allow-unknown-apps = false
-        [lifecycle]
-        background-grace = \(grace)
-        relaunch-window = 60.0
-        relaunch-adopt = 60.0
-        prompt-timeout = \(promptTimeout)
-        [limits]
-        max-sessions-per-app = 128
-        """
+    static let settings =
+        DaemonProcess.lifecycle(
+            backgroundGrace: grace,
+            relaunchWindow: 60,
+            relaunchAdopt: 60,
+            promptTimeout: promptTimeout
+        ) + "\n[limits]\nmax-sessions-per-app = 128"
 
     /// The grace app's stored `grace_ends` (CLOCK_BOOTTIME nanoseconds), read with Python's sqlite3.
     private func storedGrace(_ daemon: DaemonProcess) throws -> Int64? {

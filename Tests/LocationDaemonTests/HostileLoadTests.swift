@@ -132,9 +132,10 @@ struct HostileLoadTests {
         let admin = try daemon.connect()
         #expect(try clients(admin) == 1)
         _ = consume flooder
-        let deadline = Date().addingTimeInterval(10)
-        while try clients(admin) != 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(try clients(admin) == 0, "locd did not see the end of a connection it had stopped reading")
+        #expect(
+            try eventually(timeout: 10) { try clients(admin) == 0 },
+            "locd did not see the end of a connection it had stopped reading"
+        )
         #expect(daemon.stop() == 0)
     }
 
@@ -177,11 +178,7 @@ struct HostileLoadTests {
     func conditionsPerApp() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         let count = 1000
         // Pipelined in batches, so that a turn answers many.

@@ -53,11 +53,7 @@ struct ProviderTests {
     private static func liveUpdates(
         _ daemon: DaemonProcess
     ) throws -> (app: VarlinkClient, session: String, stream: VarlinkClient, first: JSONObject) {
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let session = try #require(created.sessionID)
@@ -79,11 +75,7 @@ struct ProviderTests {
         #expect(idle["lastFix"] == nil)
         #expect(idle["source"] == .string("-33.8568, 151.2153"))
 
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let session = try #require(created.sessionID)

@@ -5,21 +5,8 @@ import Testing
 
 /// R3: a core restored from what the store kept has the same decisions, and its sessions wait for their clients.
 @Suite struct RestoreTests {
-    static let manifests = [
-        Manifest(
-            appID: "com.ex.maps",
-            whenInUseUsageDescription: "Shows you on the map",
-            alwaysAndWhenInUseUsageDescription: "Tracks your trips",
-            temporaryUsageDescriptions: ["Navigation": "Turn-by-turn needs your precise location"]
-        ),
-        Manifest(
-            appID: "com.ex.run",
-            whenInUseUsageDescription: "Records your run",
-            alwaysAndWhenInUseUsageDescription: "Records runs in the background",
-            backgroundLocation: true
-        ),
-        Manifest(appID: "com.ex.approx", whenInUseUsageDescription: "Weather near you", defaultAccuracyReduced: true),
-    ]
+    /// The core driver's apps: maps, run and approx take decisions here; the others must restore as untouched.
+    static let manifests = Harness.defaultManifests
 
     @Test("R3: a core restored from the store has the records, sessions (lingering) and prompts it had")
     func restore() throws {

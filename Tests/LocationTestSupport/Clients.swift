@@ -61,8 +61,7 @@ extension DaemonProcess {
         _ appID: String = "com.ex.maps",
         setting: String = "whileUsing"
     ) throws -> WatchedSession {
-        let admin = try connect()
-        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string(appID), "setting": .string(setting)])
+        let admin = try authorize(appID, setting)
         let app = try self.app(appID)
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         guard let id = created.sessionID else { throw VarlinkClient.ClientError.malformedReply }

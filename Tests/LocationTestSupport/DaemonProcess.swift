@@ -66,14 +66,39 @@ package final class DaemonProcess {
     }
 
     /// Lifecycle settings in fractions of a second, so tests of grace and windows are quick.
-    package static let fastLifecycle = """
+    package static let fastLifecycle = lifecycle()
+
+    /// `allow-unknown-apps = false` and a `[lifecycle]` table with these windows, in seconds.
+    package static func lifecycle(
+        backgroundGrace: Double = 0.4,
+        relaunchWindow: Double = 2,
+        relaunchAdopt: Double = 1,
+        promptTimeout: Double = 30
+    ) -> String {
+        """
         allow-unknown-apps = false
         [lifecycle]
-        background-grace = 0.4
-        relaunch-window = 2.0
-        relaunch-adopt = 1.0
-        prompt-timeout = 30.0
+        background-grace = \(backgroundGrace)
+        relaunch-window = \(relaunchWindow)
+        relaunch-adopt = \(relaunchAdopt)
+        prompt-timeout = \(promptTimeout)
         """
+    }
+
+    /// Manifests of `apps` that any process may say `Hello` as, with these usage descriptions: file name
+    /// stem → TOML text, for ``init(manifests:settings:)``.
+    package static func manifests(_ apps: [String], whenInUse: String, always: String? = nil) -> [String: String] {
+        var manifests: [String: String] = [:]
+        for app in apps {
+            manifests[app] = """
+                id = "\(app)"
+                identity = "any"
+                NSLocationWhenInUseUsageDescription = "\(whenInUse)"
+                """
+            if let always { manifests[app]? += "\nNSLocationAlwaysAndWhenInUseUsageDescription = \"\(always)\"" }
+        }
+        return manifests
+    }
 
     package static let standardManifests: [String: String] = [
         "com.ex.maps": """
@@ -180,6 +205,14 @@ package final class DaemonProcess {
     /// A fresh client connection.
     package func connect() throws -> VarlinkClient {
         try VarlinkClient(path: socketPath, timeout: 10)
+    }
+
+    /// An admin connection that has set `appID`'s record to `setting` with `Admin.SetAuthorization`.
+    @discardableResult
+    package func authorize(_ appID: String, _ setting: String) throws -> VarlinkClient {
+        let admin = try connect()
+        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string(appID), "setting": .string(setting)])
+        return admin
     }
 
     /// A client bound to `appID` by `Hello`.
