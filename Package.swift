@@ -161,24 +161,49 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "locd-fuzz", dependencies: ["FuzzTargets"]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
+        // What the test targets share: the core driver, polling with a deadline, a NOTIFY_SOCKET listener,
+        // temporary directories, a seeded generator, and the real `locd` started on a socket of its own.
+        .target(
+            name: "LocationTestSupport",
+            dependencies: ["LocationCore", "JSON", "Varlink"],
+            path: "Tests/LocationTestSupport"
+        ),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "LocationTestSupport"]),
+        // The documents against the code: every rule id cited in Sources/ and Tests/ is defined in SEMANTICS.md.
+        .testTarget(name: "DocsTests", dependencies: ["LocationTestSupport"]),
         .testTarget(
             name: "LocationCoreTests",
-            dependencies: ["LocationCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "LocationCore", "LocationTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "LocationStoreTests",
-            dependencies: ["LocationStore", "LocationCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "LocationStore", "LocationCore", "LocationTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "LocationConfigurationTests",
-            dependencies: ["LocationConfiguration", "LocationCore"]
+            dependencies: ["LocationConfiguration", "LocationCore", "LocationTestSupport"]
+        ),
+        // The Varlink module on its own: JSON text, frames, method names, the flood log; no daemon.
+        .testTarget(
+            name: "VarlinkTests",
+            dependencies: ["JSON", "Varlink", "LocationTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        // The client library against the real daemon, and the example app built on it.
+        .testTarget(
+            name: "LocationClientTests",
+            dependencies: [
+                "locd", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
+            ]
         ),
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "locd", "locctl", "locd-example", "JSON", "Varlink", "LocationProtocol", "LocationClient",
-                "LocationDaemon", "LocationCore", "SystemdSupport",
+                "locd", "locctl", "JSON", "Varlink", "LocationProtocol", "LocationDaemon", "LocationCore",
+                "SystemdSupport", "LocationTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -191,6 +216,7 @@ let package = Package(
                 "LocationProviders",
                 "LocationCore",
                 "LocationProtocol",
+                "LocationTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -199,7 +225,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationSimulationTests",
-            dependencies: ["LocationSimulation", "LocationConfiguration", "LocationCore"],
+            dependencies: ["LocationSimulation", "LocationConfiguration", "LocationCore", "LocationTestSupport"],
             exclude: ["Expected"]
         ),
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
@@ -210,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemdSupportTests",
-            dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SystemdSupport", "LocationTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,13 +1,13 @@
 import Foundation
 import FuzzTargets
+import LocationTestSupport
 import Testing
 
 /// Every seed and every input a fuzzer ever crashed on, run through its target in the ordinary suite: bad
 /// input never crashes locd (PROTOCOL "Limits and bad input", M1), and a crash once fixed stays fixed.
 @Suite("Fuzz corpus and regressions")
 struct FuzzRegressionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fuzz")
+    static let root = URL(fileURLWithPath: Repository.root()).appendingPathComponent("Fuzz")
 
     static func inputs(_ target: FuzzTarget, in folder: String) -> [URL] {
         let directory = root.appendingPathComponent(folder).appendingPathComponent(target.rawValue)

@@ -1,3 +1,4 @@
+import LocationTestSupport
 import Testing
 
 @testable import LocationConfiguration
@@ -166,26 +167,5 @@ struct ManifestRobustnessTests {
             #expect(outcome.manifest == nil)
             #expect(outcome.errors.map(\.line) == [2])
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failure reproduces exactly.
-private struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(below bound: Int) -> Int {
-        bound <= 0 ? 0 : Int(next() % UInt64(bound))
     }
 }

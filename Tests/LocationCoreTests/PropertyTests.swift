@@ -1,3 +1,4 @@
+import LocationTestSupport
 import PropertyBased
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -13,11 +14,7 @@ struct CommitStallTests {
     func stalledCommitBlocksNobodyElse() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let lock = try StoreLock(daemon)
         let stalled = Date()
@@ -29,12 +26,9 @@ struct CommitStallTests {
         // comes within a second, well inside the store's two-second wait.
         let observer = try daemon.connect()
         observer.timeout = 1
-        var status = try observer.call("io.locd.Admin.Status")["status"]
-        let statusDeadline = Date().addingTimeInterval(1.5)
-        while status?["sessions"] != .int(1) && Date() < statusDeadline {
-            status = try observer.call("io.locd.Admin.Status")["status"]
-        }
-        #expect(status?["sessions"] == .int(1))
+        #expect(
+            try eventually(timeout: 1.5) { try observer.call("io.locd.Admin.Status")["status"]?["sessions"] == .int(1) }
+        )
         let info = try observer.call("org.varlink.service.GetInfo")
         #expect(info["product"] == .string("locd"))
         let other = try daemon.app("com.ex.run")
@@ -63,11 +57,7 @@ struct CommitStallTests {
     func sessionsWaitForTheStore() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let stored = try #require(
             try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
@@ -101,11 +91,7 @@ struct CommitStallTests {
     func heldDecisionIsInvisible() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         let watcher = try daemon.app("com.ex.maps")
         let first = try watcher.stream("io.locd.App.WatchAuthorization")
@@ -159,11 +145,7 @@ struct CommitStallTests {
     func pendingWritesAreBounded() throws {
         let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-pending-writes = 1\n")
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.run"), "setting": .string("whileUsing")]
-        )
+        let admin = try daemon.authorize("com.ex.run", "whileUsing")
         let other = try daemon.app("com.ex.run")
         let lock = try StoreLock(daemon)
         let decider = try daemon.connect()

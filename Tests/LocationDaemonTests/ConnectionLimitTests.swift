@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -60,7 +61,7 @@ struct ConnectionLimitTests {
         // locctl's close reaches locd on its own time: the first held connection may have to wait for it.
         var admin: VarlinkClient?
         #expect(
-            try Self.eventually {
+            try eventually(every: 0.05) {
                 let client = try daemon.connect()
                 guard (try? client.call("io.locd.Admin.Status"))?["status"] != nil else { return false }
                 admin = client
@@ -80,7 +81,7 @@ struct ConnectionLimitTests {
         // Room made by one uid is there for the others (root's two count among the ten open).
         try first.close(3)
         _ = admin
-        #expect(try Self.eventually { try third.open(1) == ["ok"] })
+        #expect(try eventually(every: 0.05) { try third.open(1) == ["ok"] })
         #expect(daemon.stop() == 0)
     }
 
@@ -132,7 +133,7 @@ struct ConnectionLimitTests {
         let admin = try daemon.connect()
         #expect(try admin.call("io.locd.Admin.Status")["status"] != nil)
         try nobody.close(4)
-        #expect(try Self.eventually { try nobody.open(1) == ["ok"] })
+        #expect(try eventually(every: 0.05) { try nobody.open(1) == ["ok"] })
         #expect(daemon.stop() == 0)
     }
 
@@ -158,7 +159,7 @@ struct ConnectionLimitTests {
         // Descriptors come back: accepting resumes by itself.
         try Self.run("/usr/bin/prlimit", "--pid=\(daemon.pid)", "--nofile=1024:")
         try nobody.close(20)
-        #expect(try Self.eventually { try nobody.open(1) == ["ok"] })
+        #expect(try eventually(every: 0.05) { try nobody.open(1) == ["ok"] })
         #expect(daemon.stop() == 0)
     }
 
@@ -189,16 +190,6 @@ struct ConnectionLimitTests {
         // Fields after the command name, which is in parentheses and may hold spaces: state is field 3.
         let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
         return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
-
-    /// Polls `condition` every 50 ms for at most 10 s (closes reach the daemon asynchronously).
-    private static func eventually(_ condition: () throws -> Bool) throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return try condition()
     }
 
     private static func run(_ arguments: String...) throws {

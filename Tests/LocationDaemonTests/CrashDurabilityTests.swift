@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -16,28 +17,19 @@ struct CrashDurabilityTests {
     static let promptApp = "com.crash.prompt"
     static let sessionApp = "com.crash.session"
 
-    static var manifests: [String: String] {
-        var manifests: [String: String] = [:]
-        for app in settingApps + [promptApp, sessionApp] {
-            manifests[app] = """
-                id = "\(app)"
-                identity = "any"
-                NSLocationWhenInUseUsageDescription = "Crash test"
-                NSLocationAlwaysAndWhenInUseUsageDescription = "Crash test, always"
-                """
-        }
-        return manifests
-    }
+    static let manifests = DaemonProcess.manifests(
+        settingApps + [promptApp, sessionApp],
+        whenInUse: "Crash test",
+        always: "Crash test, always"
+    )
 
     /// A relaunch window far longer than a round, so that no restored session expires before it is checked.
-    static let settings = """
-        allow-unknown-apps = false
-        [lifecycle]
-        background-grace = 10.0
-        relaunch-window = 60.0
-        relaunch-adopt = 5.0
-        prompt-timeout = 60.0
-        """
+    static let settings = DaemonProcess.lifecycle(
+        backgroundGrace: 10,
+        relaunchWindow: 60,
+        relaunchAdopt: 5,
+        promptTimeout: 60
+    )
 
     @Test("R1, R2, R3: kill -9 at random moments loses no acknowledged decision or session")
     func killAtRandom() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import LocationProtocol
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -99,11 +100,7 @@ struct DaemonScenarioTests {
     func explicitOptOut() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.explicit"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.explicit", "whileUsing")
         let streamer = try daemon.app("com.ex.explicit")
         let first = try streamer.stream("io.locd.App.LiveUpdates")
         #expect(first.flags.contains("serviceSessionRequired"))
@@ -154,11 +151,7 @@ struct DaemonScenarioTests {
     func durabilityAcrossCrash() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "always")
         try admin.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(false)])
         daemon.crash()
         try daemon.start()
@@ -174,11 +167,7 @@ struct DaemonScenarioTests {
     func restartWithSessions() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let id = try #require(
             try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
@@ -200,11 +189,7 @@ struct MonitoringScenarioTests {
     func monitor() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         let condition: JSONValue = .object([
             "latitude": .double(35.68), "longitude": .double(139.76), "radius": .int(200),

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -55,15 +56,15 @@ struct HostileClientTests {
         let admin = try daemon.connect()
         // Warm up, so that lazily grown tables and allocator pools are counted in the baseline.
         try cycle(daemon, count: 500)
-        #expect(try waitUntil { try clients(admin) == 0 })
+        #expect(try eventually { try clients(admin) == 0 })
         let descriptorsBefore = try openDescriptors(of: daemon)
         let residentBefore = try residentKiB(of: daemon.pid)
 
         try cycle(daemon, count: 10_000)
 
-        #expect(try waitUntil { try clients(admin) == 0 })
+        #expect(try eventually { try clients(admin) == 0 })
         // Name-service lookups and sd_notify open a descriptor now and then; a leak would be thousands.
-        #expect(try waitUntil { try openDescriptors(of: daemon) <= descriptorsBefore + 4 })
+        #expect(try eventually { try openDescriptors(of: daemon) <= descriptorsBefore + 4 })
         let grown = try residentKiB(of: daemon.pid) - residentBefore
         // A leak of even 1 KiB per cycle would be 10 MiB; allocator noise stays well under 4 MiB.
         #expect(grown < 4096, "RSS grew by \(grown) KiB over 10,000 cycles")
@@ -91,16 +92,6 @@ struct HostileClientTests {
     /// Connections bound to an app by `Hello`.
     private func clients(_ admin: VarlinkClient) throws -> Int {
         Int(try admin.call("io.locd.Admin.Status")["status"]?["clients"]?.intValue ?? -1)
-    }
-
-    /// Polls `condition` every 10 ms for at most 10 s (closes reach the daemon asynchronously).
-    private func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return try condition()
     }
 
     /// The daemon's open file descriptors.

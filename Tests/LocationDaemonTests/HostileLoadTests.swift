@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -42,7 +43,7 @@ struct HostileLoadTests {
         let flooder = try daemon.connect()
         flooder.timeout = 2
         var frame = Array(#"{"method":"io.locd.App.Hello","parameters":"#.utf8)
-        frame += JSONLimitTests.wideObject(keys: 110_000)
+        frame += JSONSamples.wideObject(keys: 110_000)
         frame += Array("}".utf8) + [0]
         #expect(frame.count < 1 << 20, "the frame fits max-message-bytes")
         try flooder.sendRaw(frame)
@@ -132,9 +133,10 @@ struct HostileLoadTests {
         let admin = try daemon.connect()
         #expect(try clients(admin) == 1)
         _ = consume flooder
-        let deadline = Date().addingTimeInterval(10)
-        while try clients(admin) != 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(try clients(admin) == 0, "locd did not see the end of a connection it had stopped reading")
+        #expect(
+            try eventually(timeout: 10) { try clients(admin) == 0 },
+            "locd did not see the end of a connection it had stopped reading"
+        )
         #expect(daemon.stop() == 0)
     }
 
@@ -220,11 +222,7 @@ struct HostileLoadTests {
     func conditionsPerApp() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         let count = 1000
         // Pipelined in batches, so that a turn answers many.

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -71,11 +72,7 @@ struct LocationDeliveryTests {
         // every 10 s, replayed 30 times as fast; the circle has a 300 m radius round the station.
         let route = Self.fixtures.appendingPathComponent("circle-walk.nmea").path
         let daemon = try daemon(provider: "kind = \"nmea\"\nfile = \"\(route)\"\nspeed-factor = 30")
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps", state: "foreground")
         let circle: JSONValue = .object([
             "latitude": .double(Self.station.latitude), "longitude": .double(Self.station.longitude),

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -16,14 +17,7 @@ struct LocctlTests {
 
     /// Lifecycle settings with a relaunch window long enough that a lingering session is still there
     /// when locctl looks.
-    static let slowRelaunch = """
-        allow-unknown-apps = false
-        [lifecycle]
-        background-grace = 0.4
-        relaunch-window = 40.0
-        relaunch-adopt = 1.0
-        prompt-timeout = 30.0
-        """
+    static let slowRelaunch = DaemonProcess.lifecycle(relaunchWindow: 40)
 
     @Test("S12: locctl status lists the apps using location now and in the background")
     func status() throws {
@@ -113,11 +107,7 @@ struct LocctlTests {
     func apps() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("never")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "never")
         let run = try daemon.app("com.ex.run")
         try run.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
 
@@ -156,11 +146,7 @@ struct LocctlTests {
     func sessions() throws {
         let daemon = try DaemonProcess(settings: Self.slowRelaunch)
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
         var maps: VarlinkClient? = try daemon.app("com.ex.maps")
         let created = try maps!.call("io.locd.App.CreateSession", ["authorization": .string("always")])
         let id = try #require(created.sessionID)
@@ -362,11 +348,7 @@ struct LocctlTests {
         try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         #expect(agent.line(within: 15) { $0.hasPrefix("  3) deny") } != nil, "\(agent.transcript)")
 
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let withdrawn = agent.line(within: 15) { $0.contains("withdrawn") }
         #expect(withdrawn?.hasPrefix("  prompt p") == true, "\(agent.transcript)")
 

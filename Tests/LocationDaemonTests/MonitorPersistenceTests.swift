@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -19,11 +20,7 @@ struct MonitorPersistenceTests {
     func conditionsOutliveRestart() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         for identifier in ["home", "gone"] {
             try app.call(
@@ -57,32 +54,14 @@ struct MonitorPersistenceTests {
     func persistenceUnavailable() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "always")
         let app = try daemon.app("com.ex.maps")
         let streamer = try daemon.app("com.ex.maps")
         let first = try streamer.stream("io.locd.App.MonitorEvents", ["monitor": .string("places")])
         #expect(flags(first) == [])
 
         // Another process takes the store's write lock.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3",
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Scripts/hold_store_lock.py").path,
-            daemon.stateDirectory + "/locd.sqlite",
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        try #require(said.hasPrefix("locked"))
+        let lock = try StoreLock(daemon)
 
         // Adding a condition needs a write, which fails: the monitor says so, and the condition is served
         // from memory meanwhile.
@@ -93,8 +72,7 @@ struct MonitorPersistenceTests {
         let failing = try streamer.next(until: { flags($0).contains("persistenceUnavailable") })
         #expect(failing["event"]?["identifier"] == .string(""), "the monitor's own flags changed")
 
-        input.fileHandleForWriting.closeFile()
-        holder.waitUntilExit()
+        lock.release()
         let recovered = try streamer.next(until: { $0["event"]?["identifier"] == .string("") })
         #expect(!flags(recovered).contains("persistenceUnavailable"))
         #expect(try admin.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(true))

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationDaemon
@@ -15,10 +16,11 @@ import Glibc
 struct PeerIdentityTests {
     /// A directory standing in for `/proc`, removed at the end.
     private final class FakeProc {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("locd-proc-\(UUID().uuidString)")
+        private let directory: TemporaryDirectory
+        var root: URL { URL(fileURLWithPath: directory.path) }
 
-        init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: root) }
+        init() throws { directory = try TemporaryDirectory(prefix: "locd-proc") }
+        deinit { directory.remove() }
 
         /// Makes `pid` look like a process in the admin group (`Groups: 0`) running `executable`.
         func process(_ pid: Int32, executable: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -40,13 +41,12 @@ struct ProviderTests {
         until condition: (JSONValue) -> Bool
     ) throws -> JSONValue {
         let admin = try daemon.connect()
-        let deadline = Date().addingTimeInterval(timeout)
         var last: JSONValue = .null
-        while Date() < deadline {
+        let shown = eventually(timeout: timeout, every: 0.02) {
             last = (try? admin.call("io.locd.Admin.Status"))?["status"] ?? .null
-            if condition(last) { return last }
-            usleep(20_000)
+            return condition(last)
         }
+        if shown { return last }
         throw ProviderWaitFailed(description: "status never showed \(what); last: \(last.serialized)")
     }
 
@@ -54,11 +54,7 @@ struct ProviderTests {
     private static func liveUpdates(
         _ daemon: DaemonProcess
     ) throws -> (app: VarlinkClient, session: String, stream: VarlinkClient, first: JSONObject) {
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let session = try #require(created.sessionID)
@@ -80,11 +76,7 @@ struct ProviderTests {
         #expect(idle["lastFix"] == nil)
         #expect(idle["source"] == .string("-33.8568, 151.2153"))
 
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let app = try daemon.app("com.ex.maps")
         let created = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let session = try #require(created.sessionID)

@@ -1,3 +1,4 @@
+import LocationTestSupport
 import Testing
 import Varlink
 

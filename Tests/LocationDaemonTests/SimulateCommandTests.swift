@@ -1,28 +1,15 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// `locctl simulate`: the real binary on the shipped scenarios, with no daemon anywhere.
 @Suite("locctl simulate")
 struct SimulateCommandTests {
-    private static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let root = URL(fileURLWithPath: Repository.root())
 
-    private func locctl(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        let bundle = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
-        process.executableURL = bundle.appendingPathComponent("locctl")
-        process.arguments = arguments
-        // A socket nobody listens on: simulate must not need one.
-        process.environment = ["LOCD_SOCKET": "/nonexistent/io.locd"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    /// `locctl` on a socket nobody listens on: simulate must not need one.
+    private func locctl(_ arguments: [String]) throws -> LocctlBinary.Result {
+        try LocctlBinary.run(arguments, socket: "/nonexistent/io.locd")
     }
 
     private func expected(_ name: String) throws -> String {
@@ -44,9 +31,9 @@ struct SimulateCommandTests {
 
     @Test("locctl simulate: a broken scenario exits 1 naming file, line, key and what is allowed")
     func brokenScenario() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("locd-simulate-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "locd-simulate")
+        defer { temporary.remove() }
+        let directory = URL(fileURLWithPath: temporary.path)
         let file = directory.appendingPathComponent("broken.toml")
         let text = """
             [apps."com.ex.maps"]

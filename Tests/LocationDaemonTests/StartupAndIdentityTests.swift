@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -55,7 +56,7 @@ struct StartupAndIdentityTests {
         let daemon = try DaemonProcess(
             settings: DaemonProcess.fastLifecycle + "\n[limits]\nmax-sessions-per-app = -3\n"
         )
-        #expect(throws: DaemonExited.self) { try daemon.start() }
+        #expect(throws: NotifySocket.SenderExited.self) { try daemon.start() }
         let status = daemon.stop()
         #expect(status == 78)
         let lines = daemon.errorOutput.split(separator: "\n").filter { $0.contains("max-sessions-per-app") }
@@ -68,7 +69,7 @@ struct StartupAndIdentityTests {
         let daemon = try DaemonProcess()
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
         try "not a database".write(toFile: daemon.stateDirectory + "/locd.sqlite", atomically: true, encoding: .utf8)
-        #expect(throws: DaemonExited.self) { try daemon.start() }
+        #expect(throws: NotifySocket.SenderExited.self) { try daemon.start() }
         #expect(daemon.stop() == 73)
         #expect(daemon.errorOutput.contains("locd.sqlite"))
     }

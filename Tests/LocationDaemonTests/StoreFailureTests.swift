@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -12,21 +13,7 @@ struct StoreFailureTests {
         let app = try daemon.app("com.ex.maps")
 
         // Another process takes the store's write lock.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = [
-            "python3",
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("Scripts/hold_store_lock.py").path,
-            daemon.stateDirectory + "/locd.sqlite",
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = output
-        try holder.run()
-        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        try #require(said.hasPrefix("locked"))
+        let lock = try StoreLock(daemon)
 
         let admin = try daemon.connect()
         admin.timeout = 1.5
@@ -46,8 +33,7 @@ struct StoreFailureTests {
         #expect(try daemon.app("com.ex.run").call("io.locd.App.ListSessions")["sessions"] == .array([]))
 
         // The lock goes; the next retry stores the decision and only then is it acknowledged.
-        input.fileHandleForWriting.closeFile()
-        holder.waitUntilExit()
+        lock.release()
         admin.timeout = 10
         let reply = try admin.receive()
         #expect(reply.error == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -89,8 +90,7 @@ struct StoreTamperTests {
         second.standardOutput = FileHandle.nullDevice
         try second.run()
         // Polled with a deadline: a second locd that does not stop must fail the test, not hang it.
-        let deadline = Date().addingTimeInterval(10)
-        while second.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(timeout: 10) { !second.isRunning }
         if second.isRunning { kill(second.processIdentifier, SIGKILL) }
         second.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -106,11 +106,7 @@ struct StoreTamperTests {
     func stateDirectoryDeleted() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "always")
         try FileManager.default.removeItem(atPath: daemon.stateDirectory)
 
         admin.timeout = 1.5

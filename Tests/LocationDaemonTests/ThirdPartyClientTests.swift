@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 

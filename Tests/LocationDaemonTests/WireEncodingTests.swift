@@ -1,4 +1,5 @@
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -69,11 +70,11 @@ import Varlink
             for _ in 0..<200 {
                 let event = AdminEvent(
                     kind: kind,
-                    appID: Bool.random(using: &random) ? FrameWriterTests.string(&random) : nil,
+                    appID: Bool.random(using: &random) ? JSONSamples.string(&random) : nil,
                     sessionID: Bool.random(using: &random)
                         ? SessionID(epoch: UInt32.random(in: 0...UInt32.max, using: &random), number: random.next())
                         : nil,
-                    detail: FrameWriterTests.string(&random),
+                    detail: JSONSamples.string(&random),
                     at: Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random))
                 )
                 let timestamp = Double(Int64.random(in: 0...2_000_000_000_000, using: &random)) / 1000
@@ -96,10 +97,10 @@ import Varlink
         for _ in 0..<2_000 {
             let session = SessionView(
                 id: SessionID(epoch: UInt32.random(in: 0...UInt32.max, using: &random), number: random.next()),
-                appID: FrameWriterTests.string(&random),
+                appID: JSONSamples.string(&random),
                 kind: SessionKind.allCases.randomElement(using: &random)!,
                 requirement: Requirement.allCases.randomElement(using: &random)!,
-                purposeKey: Bool.random(using: &random) ? FrameWriterTests.string(&random) : nil,
+                purposeKey: Bool.random(using: &random) ? JSONSamples.string(&random) : nil,
                 state: SessionState.allCases.randomElement(using: &random)!,
                 diagnostic: DiagnosticMask(rawValue: UInt16.random(in: 0..<(1 << 14), using: &random)),
                 deadline: Bool.random(using: &random)

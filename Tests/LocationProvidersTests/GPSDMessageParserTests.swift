@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationProviders

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationTestSupport
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -86,14 +87,14 @@ struct GPSDProviderTests {
         let gpsd = try FakeGPSD(path: path)
         let harness = try Harness(.unix(path: path))
         try harness.start()
-        guard waitUntil("the WATCH command", { gpsd.received(0).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for the WATCH command")
         #expect(gpsd.received(0) == #"?WATCH={"enable":true,"json":true};"# + "\n")
-        guard waitUntil("running", { harness.state == .running }) else { return }
+        try #require(eventually { harness.state == .running }, "timed out waiting for running")
 
         let bytes = Array(Self.tpv3.utf8)
         try gpsd.send(String(decoding: bytes[..<50], as: UTF8.self), to: 0)
         try gpsd.send(String(decoding: bytes[50...], as: UTF8.self), to: 0)
-        guard waitUntil("a fix", { !harness.updates.fixes.isEmpty }) else { return }
+        try #require(eventually { !harness.updates.fixes.isEmpty }, "timed out waiting for a fix")
         let fix = harness.updates.fixes[0]
         #expect(
             fix
@@ -108,13 +109,13 @@ struct GPSDProviderTests {
         )
 
         try gpsd.send(Self.tpv1, to: 0)
-        guard waitUntil("a loss of fix", { !harness.updates.losses.isEmpty }) else { return }
+        try #require(eventually { !harness.updates.losses.isEmpty }, "timed out waiting for a loss of fix")
         #expect(harness.updates.losses == ["gpsd reports mode 1: no fix"])
         #expect(harness.updates.states.map(\.0) == [.connecting, .running])
         #expect(harness.updates.states.last?.1 == "connected to gpsd 3.22 at unix:\(path)")
 
         try gpsd.send("{\"class\":\"ERROR\",\"message\":\"Unrecognized request\"}\r\nnot json\r\n", to: 0)
-        guard waitUntil("two warnings", { harness.updates.warnings.count == 2 }) else { return }
+        try #require(eventually { harness.updates.warnings.count == 2 }, "timed out waiting for two warnings")
         #expect(harness.updates.warnings.contains { $0.hasSuffix("answered with an error: Unrecognized request") })
         #expect(harness.updates.warnings.contains { $0.hasSuffix("sent 1 unreadable lines; skipped") })
         try harness.stop()
@@ -126,17 +127,17 @@ struct GPSDProviderTests {
         let gpsd = try FakeGPSD(path: path)
         let harness = try Harness(.unix(path: path))
         try harness.start()
-        guard waitUntil("the WATCH command", { gpsd.received(0).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for the WATCH command")
         try gpsd.send(Self.tpv3, to: 0)
-        guard waitUntil("a fix", { harness.updates.fixes.count == 1 }) else { return }
+        try #require(eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
 
         try gpsd.disconnect(0)
-        guard waitUntil("a loss of fix", { harness.updates.losses.count == 1 }) else { return }
+        try #require(eventually { harness.updates.losses.count == 1 }, "timed out waiting for a loss of fix")
         #expect(harness.updates.losses == ["gpsd at unix:\(path) closed the connection"])
         #expect(harness.updates.states.contains { $0.0 == .retrying && $0.1?.hasSuffix("retrying in 0.02 s") == true })
-        guard waitUntil("a second connection", { gpsd.received(1).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(1).contains("?WATCH") }, "timed out waiting for a second connection")
         try gpsd.send(Self.tpv3, to: 1)
-        guard waitUntil("the fix again", { harness.updates.fixes.count == 2 }) else { return }
+        try #require(eventually { harness.updates.fixes.count == 2 }, "timed out waiting for the fix again")
         #expect(harness.state == .running)
         try harness.stop()
     }
@@ -151,7 +152,7 @@ struct GPSDProviderTests {
         func retries() -> [String] {
             harness.updates.states.filter { $0.0 == .retrying }.compactMap { $0.1?.components(separatedBy: "; ").last }
         }
-        guard waitUntil("four failed attempts", { retries().count >= 4 }) else { return }
+        try #require(eventually { retries().count >= 4 }, "timed out waiting for four failed attempts")
         #expect(
             Array(retries().prefix(4)) == [
                 "retrying in 0.01 s", "retrying in 0.02 s", "retrying in 0.04 s", "retrying in 0.04 s",
@@ -164,12 +165,12 @@ struct GPSDProviderTests {
         )
 
         let gpsd = try FakeGPSD(path: path)
-        guard waitUntil("a connection", { gpsd.received(0).contains("?WATCH") }) else { return }
-        guard waitUntil("running", { harness.state == .running }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for a connection")
+        try #require(eventually { harness.state == .running }, "timed out waiting for running")
         // gpsd said hello, so the next failure waits the first pause again.
         let before = retries().count
         try gpsd.disconnect(0)
-        guard waitUntil("another retry", { retries().count > before }) else { return }
+        try #require(eventually { retries().count > before }, "timed out waiting for another retry")
         #expect(retries()[before] == "retrying in 0.01 s")
         try harness.stop()
     }
@@ -180,13 +181,13 @@ struct GPSDProviderTests {
         let gpsd = try FakeGPSD(path: path)
         let harness = try Harness(.unix(path: path))
         try harness.start()
-        guard waitUntil("the WATCH command", { gpsd.received(0).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for the WATCH command")
         try gpsd.send(Self.tpv3, to: 0)
-        guard waitUntil("a fix", { harness.updates.fixes.count == 1 }) else { return }
+        try #require(eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
         try harness.stop()
         let count = harness.updates.all.count
         #expect(harness.state == .stopped)
-        guard waitUntil("the connection closed", { gpsd.closedConnections == 1 }) else { return }
+        try #require(eventually { gpsd.closedConnections == 1 }, "timed out waiting for the connection closed")
         #expect(harness.updates.all.count == count)
         #expect(gpsd.accepted == 1, "no reconnection after a stop")
     }
@@ -196,9 +197,9 @@ struct GPSDProviderTests {
         let gpsd = try FakeGPSD()
         let harness = try Harness(.tcp(host: "127.0.0.1", port: gpsd.port))
         try harness.start()
-        guard waitUntil("the WATCH command", { gpsd.received(0).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for the WATCH command")
         try gpsd.send(Self.tpv3, to: 0)
-        guard waitUntil("a fix", { harness.updates.fixes.count == 1 }) else { return }
+        try #require(eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
         #expect(harness.updates.states.last?.1 == "connected to gpsd 3.22 at 127.0.0.1:\(gpsd.port)")
         try harness.stop()
     }
@@ -209,10 +210,10 @@ struct GPSDProviderTests {
         let gpsd = try FakeGPSD(path: path)
         let harness = try Harness(.unix(path: path), staleAfter: 0.1)
         try harness.start()
-        guard waitUntil("the WATCH command", { gpsd.received(0).contains("?WATCH") }) else { return }
+        try #require(eventually { gpsd.received(0).contains("?WATCH") }, "timed out waiting for the WATCH command")
         try gpsd.send(Self.tpv3, to: 0)
-        guard waitUntil("a fix", { harness.updates.fixes.count == 1 }) else { return }
-        guard waitUntil("the loss of fix", { harness.updates.losses.count == 1 }) else { return }
+        try #require(eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
+        try #require(eventually { harness.updates.losses.count == 1 }, "timed out waiting for the loss of fix")
         #expect(harness.updates.losses == ["no report from gpsd at unix:\(path) for 0.1 s"])
         #expect(gpsd.accepted == 1, "silence is not a disconnect")
         try harness.stop()

@@ -1,3 +1,4 @@
+import LocationTestSupport
 import Testing
 
 @testable import LocationProviders
@@ -207,22 +208,5 @@ struct NMEASentenceParserTests {
         #expect(parser.accepted + parser.ignored + parser.rejected == lines)
         #expect(parser.rejected > 0)
         #expect(parser.accepted > 0, "the damaged-field rounds leave some sentences valid")
-    }
-}
-
-/// A small deterministic generator, so a failure repeats.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationStore
@@ -11,11 +12,11 @@ import Testing
         try TemporaryDirectory.with { directory in
             let record = AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted)
             do {
-                let before = try LocationStore(directory: directory, bootID: "boot-a")
+                let before = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try before.apply(Samples.everyCase)
                 try before.apply([.record(appID: "com.ex.maps", record), .locationServices(false)])
             }
-            let after = try LocationStore(directory: directory, bootID: "boot-b")
+            let after = try LocationStore(directory: directory.path, bootID: "boot-b")
             let loaded = try after.load()
             #expect(loaded.apps.isEmpty)
             #expect(loaded.sessions.isEmpty)
@@ -27,7 +28,7 @@ import Testing
                     == Samples.expected(after: Samples.everyCase).records.merging(["com.ex.maps": record]) { $1 }
             )
             // Going back to the first boot's id brings nothing back: the stale rows are gone, not hidden.
-            #expect(try LocationStore(directory: directory, bootID: "boot-a").load().sessions.isEmpty)
+            #expect(try LocationStore(directory: directory.path, bootID: "boot-a").load().sessions.isEmpty)
         }
     }
 
@@ -36,10 +37,10 @@ import Testing
         try TemporaryDirectory.with { directory in
             let session = DurabilityTests.session(3)
             do {
-                let before = try LocationStore(directory: directory, bootID: "boot-b")
+                let before = try LocationStore(directory: directory.path, bootID: "boot-b")
                 try before.apply([.session(session), .app(DurabilityTests.app(3)), .prompt(DurabilityTests.prompt(3))])
             }
-            let loaded = try LocationStore(directory: directory, bootID: "boot-b").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-b").load()
             #expect(loaded.sessions == [session])
             #expect(loaded.apps == [DurabilityTests.app(3)])
             #expect(loaded.prompts == [DurabilityTests.prompt(3)])
@@ -50,8 +51,8 @@ import Testing
     func rewriteRetags() throws {
         try TemporaryDirectory.with { directory in
             let app = DurabilityTests.app(1)
-            try LocationStore(directory: directory, bootID: "boot-a").apply([.app(app)])
-            let current = try LocationStore(directory: directory, bootID: "boot-b")
+            try LocationStore(directory: directory.path, bootID: "boot-a").apply([.app(app)])
+            let current = try LocationStore(directory: directory.path, bootID: "boot-b")
             // Written again in this boot before any load: it is this boot's state now.
             try current.apply([.app(app)])
             #expect(try current.load().apps == [app])
@@ -62,12 +63,12 @@ import Testing
     func epochIncreases() throws {
         try TemporaryDirectory.with { directory in
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 #expect(try store.nextEpoch() == 1)
                 #expect(try store.nextEpoch() == 2)
             }
-            #expect(try LocationStore(directory: directory, bootID: "boot-a").nextEpoch() == 3)
-            let rebooted = try LocationStore(directory: directory, bootID: "boot-b")
+            #expect(try LocationStore(directory: directory.path, bootID: "boot-a").nextEpoch() == 3)
+            let rebooted = try LocationStore(directory: directory.path, bootID: "boot-b")
             _ = try rebooted.load()
             #expect(try rebooted.nextEpoch() == 4)
         }

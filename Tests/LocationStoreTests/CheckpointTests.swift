@@ -1,5 +1,6 @@
 import GRDB
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationStore
@@ -50,7 +51,7 @@ import Testing
     @Test("R2: commits never checkpoint; the checkpointer does, and the log starts over once it has")
     func checkpointsOffTheWriter() throws {
         try TemporaryDirectory.with { directory in
-            let burst = try Burst(directory: directory)
+            let burst = try Burst(directory: directory.path)
             let checkpointer = burst.checkpointer
 
             // Held back, the checkpointer cannot run: the log only grows, so no commit checkpointed.
@@ -82,7 +83,7 @@ import Testing
     func waitsForQuietUpToTheLimit() throws {
         try TemporaryDirectory.with { directory in
             // A quiet period longer than the test: only the limit can start a checkpoint here.
-            let burst = try Burst(directory: directory, quiet: .seconds(3600))
+            let burst = try Burst(directory: directory.path, quiet: .seconds(3600))
             let checkpointer = burst.checkpointer
             let opening = checkpointer.completed
             while checkpointer.logPages < checkpointer.threshold { try burst.commit() }
@@ -107,7 +108,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             // Never quiet: only the limit can start a checkpoint, and without one that starts the log over it
             // grew by every commit (600 commits of 50 sessions: thousands of pages).
-            let burst = try Burst(directory: directory, quiet: .seconds(3600))
+            let burst = try Burst(directory: directory.path, quiet: .seconds(3600))
             let checkpointer = burst.checkpointer
             var largest = 0
             for _ in 0..<600 {
@@ -125,7 +126,7 @@ import Testing
     @Test("R2: what a checkpoint could not copy is copied once the store is quiet, and the log starts over")
     func copiesTheRestWhenQuiet() throws {
         try TemporaryDirectory.with { directory in
-            let burst = try Burst(directory: directory, quiet: .milliseconds(10))
+            let burst = try Burst(directory: directory.path, quiet: .milliseconds(10))
             let checkpointer = burst.checkpointer
             try burst.commit()
             // A reader's snapshot keeps a checkpoint from copying what was committed after it was taken, as a
@@ -152,7 +153,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             var written: [SessionSnapshot] = []
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a", checkpointPages: 10)
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a", checkpointPages: 10)
                 for round in 0..<20 {
                     let batch = (0..<25).map { Self.session(round * 25 + $0, app: $0 % 5) }
                     try store.apply(batch.map(Persist.session))
@@ -161,7 +162,7 @@ import Testing
                 store.checkpointer.waitUntilIdle()
                 #expect(store.checkpointer.completed > 0)
             }
-            let reopened = try LocationStore(directory: directory, bootID: "boot-a")
+            let reopened = try LocationStore(directory: directory.path, bootID: "boot-a")
             #expect(try reopened.load().sessions == written.sorted { $0.id < $1.id })
         }
     }

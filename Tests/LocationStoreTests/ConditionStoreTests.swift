@@ -1,5 +1,6 @@
 import LocationCore
 import LocationStore
+import LocationTestSupport
 import Testing
 
 /// U4: monitored conditions in the store — kept across boots, unlike sessions, and restored into the core.
@@ -32,11 +33,11 @@ import Testing
                 )
             }
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply(conditions.map { .condition($0) })
                 try store.apply([.session(Samples.everyCase.compactMap(\.session).first!)])
             }
-            let loaded = try LocationStore(directory: directory, bootID: "boot-b").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-b").load()
             #expect(loaded.sessions.isEmpty)
             #expect(loaded.conditions == Array(conditions.reversed()), "in the order they were added: by position")
         }
@@ -45,8 +46,8 @@ import Testing
     @Test("U4: a core's condition writes, restored from the store, give the same monitors and states")
     func restoredFromStore() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            var driver = CoreDriver(manifests: [Self.maps], store: store)
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            var driver = CoreDriver(manifests: [Self.maps], persist: store.apply)
             let admin = try driver.connect(pid: 1)
             try driver.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil))
             let maps = try driver.connect(pid: 4242)
@@ -58,7 +59,7 @@ import Testing
             let fix = Fix(latitude: 35.681236, longitude: 139.767125, horizontalAccuracy: 5, timestamp: 1_700_000_000)
             try driver.send(.fix(fix))
 
-            let loaded = try LocationStore(directory: directory, bootID: "boot-b").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-b").load()
             #expect(loaded.conditions == driver.core.snapshot.conditions)
             #expect(loaded.conditions.map(\.identifier) == ["station", "office"])
             #expect(loaded.conditions.map(\.state) == [.satisfied, .satisfied])

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LocationCore
+import LocationTestSupport
 import Synchronization
 import Testing
 
@@ -11,11 +12,11 @@ import Testing
     @Test("R1: a decision is in the store when apply returns")
     func decisionVisibleToAnotherConnection() throws {
         try TemporaryDirectory.with { directory in
-            let daemon = try LocationStore(directory: directory, bootID: "boot-a")
+            let daemon = try LocationStore(directory: directory.path, bootID: "boot-a")
             let record = AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .reducedAccuracy)
             try daemon.apply([.record(appID: "com.ex.maps", record), .locationServices(false)])
             // A second connection, while the first stays open: what it reads is what a restart would read.
-            let other = try LocationStore(directory: directory, bootID: "boot-a")
+            let other = try LocationStore(directory: directory.path, bootID: "boot-a")
             let loaded = try other.load()
             #expect(loaded.records == ["com.ex.maps": record])
             #expect(loaded.locationServicesEnabled == false)
@@ -26,7 +27,7 @@ import Testing
     @Test("R1: a commit with a decision runs with synchronous FULL, any other with NORMAL")
     func synchronousPerTransaction() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             func synchronous() throws -> Int? {
                 try store.queue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
             }
@@ -55,8 +56,8 @@ import Testing
     @Test("R1: no partial event is ever visible to another connection")
     func noPartialEventVisible() throws {
         try TemporaryDirectory.with { directory in
-            let writer = try LocationStore(directory: directory, bootID: "boot-a")
-            let reader = try LocationStore(directory: directory, bootID: "boot-a")
+            let writer = try LocationStore(directory: directory.path, bootID: "boot-a")
+            let reader = try LocationStore(directory: directory.path, bootID: "boot-a")
             let events = 300
             let failure = Failure()
             let started = DispatchSemaphore(value: 0)
@@ -88,14 +89,14 @@ import Testing
             done.wait()
             #expect(failure.message == nil)
             #expect(seen.contains(0) && seen.contains(events))
-            #expect(try LocationStore(directory: directory, bootID: "boot-a").load() == Self.state(after: events))
+            #expect(try LocationStore(directory: directory.path, bootID: "boot-a").load() == Self.state(after: events))
         }
     }
 
     @Test("R1: an event whose write fails leaves nothing of itself behind")
     func failedEventRollsBack() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             try store.apply(Self.event(1))
             // Stand-in for a crash or a full disk in the middle of an event: the event's last write fails.
             try store.queue.write { db in

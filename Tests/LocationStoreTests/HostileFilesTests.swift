@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationStore
@@ -37,10 +38,10 @@ import Testing
         try TemporaryDirectory.with { directory in
             let conditions = [Self.condition("home\u{0}a", position: 1), Self.condition("home\u{0}b", position: 2)]
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply(conditions.map { .condition($0) })
             }
-            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             #expect(loaded.conditions == conditions)
         }
     }
@@ -58,7 +59,7 @@ import Testing
                 f = open(sys.argv[1], "w"); fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 f.write(str(os.getpid()) + "\\n"); f.flush(); print("locked", flush=True); sys.stdin.read()
                 """,
-                directory + "/lock",
+                directory.path + "/lock",
             ]
             let input = Pipe()
             let output = Pipe()
@@ -70,26 +71,28 @@ import Testing
                 holder.waitUntilExit()
             }
             try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
-            let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
+            let error = #expect(throws: StoreError.self) {
+                try LocationStore(directory: directory.path, bootID: "boot-a")
+            }
             guard case .inUse(let path, let pid)? = error else {
                 Issue.record("expected inUse, got \(String(describing: error))")
                 return
             }
-            #expect(path == directory + "/lock")
+            #expect(path == directory.path + "/lock")
             #expect(pid == String(holder.processIdentifier))
             #expect(error?.description.contains("state-dir") == true)
             // Nothing was opened: no store file was created behind the lock.
-            #expect(!FileManager.default.fileExists(atPath: directory + "/locd.sqlite"))
+            #expect(!FileManager.default.fileExists(atPath: directory.path + "/locd.sqlite"))
         }
     }
 
     @Test("R7: a store whose file was deleted under it fails every commit instead of acknowledging it")
     func deletedUnderTheStore() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             try store.apply([.record(appID: "com.ex.maps", Self.record)])
-            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-                try FileManager.default.removeItem(atPath: directory + "/" + name)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                try FileManager.default.removeItem(atPath: directory.path + "/" + name)
             }
             let error = #expect(throws: StoreError.self) {
                 try store.apply([.record(appID: "com.ex.run", Self.record)])
@@ -106,17 +109,17 @@ import Testing
     func garbageLog() throws {
         try TemporaryDirectory.with { directory in
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
             // Closed cleanly, the log was copied and removed; a hostile user writes one of garbage.
             let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-            try garbage.write(to: URL(fileURLWithPath: directory + "/locd.sqlite-wal"))
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            let aside = try Self.files(in: directory, startingWith: "locd.sqlite-wal.damaged-")
+            try garbage.write(to: URL(fileURLWithPath: directory.path + "/locd.sqlite-wal"))
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            let aside = try Self.files(in: directory.path, startingWith: "locd.sqlite-wal.damaged-")
             try #require(aside.count == 1)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + aside[0])) == garbage)
-            #expect(store.damaged?.description.contains(directory + "/locd.sqlite-wal") == true)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + aside[0])) == garbage)
+            #expect(store.damaged?.description.contains(directory.path + "/locd.sqlite-wal") == true)
             #expect(try store.load().records["com.ex.maps"] == Self.record)
         }
     }
@@ -124,10 +127,12 @@ import Testing
     @Test("R9: a log cut short inside its header is set aside")
     func logCutShort() throws {
         try TemporaryDirectory.with { directory in
-            _ = try LocationStore(directory: directory, bootID: "boot-a")
-            try Data([0x37, 0x7F, 0x06, 0x82, 0, 0x2D]).write(to: URL(fileURLWithPath: directory + "/locd.sqlite-wal"))
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            #expect(try Self.files(in: directory, startingWith: "locd.sqlite-wal.damaged-").count == 1)
+            _ = try LocationStore(directory: directory.path, bootID: "boot-a")
+            try Data([0x37, 0x7F, 0x06, 0x82, 0, 0x2D]).write(
+                to: URL(fileURLWithPath: directory.path + "/locd.sqlite-wal")
+            )
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            #expect(try Self.files(in: directory.path, startingWith: "locd.sqlite-wal.damaged-").count == 1)
             #expect(store.damaged?.reason.contains("cut short") == true)
         }
     }
@@ -136,17 +141,17 @@ import Testing
     func emptiedDatabase() throws {
         try TemporaryDirectory.with { directory in
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
-            #expect(truncate(directory + "/locd.sqlite", 0) == 0)
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            #expect(try Self.files(in: directory, startingWith: "locd.sqlite.damaged-").count == 1)
-            #expect(store.damaged?.description.contains(directory + "/locd.sqlite") == true)
+            #expect(truncate(directory.path + "/locd.sqlite", 0) == 0)
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            #expect(try Self.files(in: directory.path, startingWith: "locd.sqlite.damaged-").count == 1)
+            #expect(store.damaged?.description.contains(directory.path + "/locd.sqlite") == true)
             #expect(try store.load().records.isEmpty)
             // The new store is marked in turn: a second start finds nothing wrong.
             _ = consume store
-            #expect(try LocationStore(directory: directory, bootID: "boot-a").damaged == nil)
+            #expect(try LocationStore(directory: directory.path, bootID: "boot-a").damaged == nil)
         }
     }
 
@@ -154,20 +159,20 @@ import Testing
     func databaseWithoutTables() throws {
         try TemporaryDirectory.with { directory in
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply([.record(appID: "com.ex.maps", Self.record)])
             }
-            try FileManager.default.removeItem(atPath: directory + "/locd.sqlite")
+            try FileManager.default.removeItem(atPath: directory.path + "/locd.sqlite")
             let empty = Process()
             empty.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             empty.arguments = [
-                "python3", "-c", "import sqlite3; sqlite3.connect('\(directory)/locd.sqlite').execute('VACUUM')",
+                "python3", "-c", "import sqlite3; sqlite3.connect('\(directory.path)/locd.sqlite').execute('VACUUM')",
             ]
             try empty.run()
             empty.waitUntilExit()
             try #require(empty.terminationStatus == 0)
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            #expect(try Self.files(in: directory, startingWith: "locd.sqlite.damaged-").count == 1)
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            #expect(try Self.files(in: directory.path, startingWith: "locd.sqlite.damaged-").count == 1)
             #expect(store.damaged?.reason.contains("no tables") == true)
         }
     }

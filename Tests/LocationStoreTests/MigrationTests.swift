@@ -1,5 +1,6 @@
 import GRDB
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationStore
@@ -9,7 +10,7 @@ import Testing
     @Test("R2: a store from before sessions were keyed by app keeps every session through the migration")
     func sessionsKeyedByApp() throws {
         try TemporaryDirectory.with { directory in
-            let path = directory + "/locd.sqlite"
+            let path = directory.path + "/locd.sqlite"
             let lingerEnds = Instant(nanoseconds: 9_000_000_000)
             do {
                 let queue = try DatabaseQueue(path: path)
@@ -28,7 +29,7 @@ import Testing
                     }
                 }
             }
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let expected = [
                 SessionSnapshot(
                     id: SessionID(epoch: 2, number: 9),
@@ -68,7 +69,7 @@ import Testing
     @Test("R2: removing a session names its app: the same id under another app is not touched")
     func removalNamesTheApp() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let session = DurabilityTests.session(1)
             try store.apply([.session(session)])
             try store.apply([.sessionRemoved(appID: "com.ex.other", session.id)])

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LocationCore
+import LocationTestSupport
 import Testing
 
 @testable import LocationStore
@@ -10,7 +11,7 @@ import Testing
     @Test("R4: a missing state directory is created with mode 0700")
     func createsDirectory() throws {
         try TemporaryDirectory.with { directory in
-            let state = directory + "/var/lib/locd"
+            let state = directory.path + "/var/lib/locd"
             let store = try LocationStore(directory: state, bootID: "boot-a")
             #expect(store.path == state + "/locd.sqlite")
             let attributes = try FileManager.default.attributesOfItem(atPath: state)
@@ -23,7 +24,7 @@ import Testing
     @Test("R4: a state directory that cannot be created fails, naming it")
     func directoryCannotBeCreated() throws {
         try TemporaryDirectory.with { directory in
-            let file = directory + "/file"
+            let file = directory.path + "/file"
             try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
             let state = file + "/locd"
             let error = #expect(throws: StoreError.self) { try LocationStore(directory: state, bootID: "boot-a") }
@@ -40,10 +41,12 @@ import Testing
     @Test("R4: a file at locd.sqlite that is not SQLite fails, naming it")
     func notSQLite() throws {
         try TemporaryDirectory.with { directory in
-            let path = directory + "/locd.sqlite"
+            let path = directory.path + "/locd.sqlite"
             let garbage = String(repeating: "this is not a database\n", count: 200)
             try Data(garbage.utf8).write(to: URL(fileURLWithPath: path))
-            let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
+            let error = #expect(throws: StoreError.self) {
+                try LocationStore(directory: directory.path, bootID: "boot-a")
+            }
             guard case .notAStore(let errorPath, _)? = error else {
                 Issue.record("expected notAStore, got \(String(describing: error))")
                 return
@@ -59,12 +62,14 @@ import Testing
     @Test("R4: another program's SQLite database is not taken for a store, nor changed")
     func foreignDatabase() throws {
         try TemporaryDirectory.with { directory in
-            let path = directory + "/locd.sqlite"
+            let path = directory.path + "/locd.sqlite"
             do {
                 let foreign = try DatabaseQueue(path: path)
                 try foreign.write { try $0.execute(sql: "CREATE TABLE notes (text TEXT)") }
             }
-            let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
+            let error = #expect(throws: StoreError.self) {
+                try LocationStore(directory: directory.path, bootID: "boot-a")
+            }
             guard case .notAStore(let errorPath, _)? = error else {
                 Issue.record("expected notAStore, got \(String(describing: error))")
                 return
@@ -78,9 +83,11 @@ import Testing
     @Test("R4: a directory in place of locd.sqlite fails, naming it")
     func cannotOpen() throws {
         try TemporaryDirectory.with { directory in
-            let path = directory + "/locd.sqlite"
+            let path = directory.path + "/locd.sqlite"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
+            let error = #expect(throws: StoreError.self) {
+                try LocationStore(directory: directory.path, bootID: "boot-a")
+            }
             guard case .cannotOpen(let errorPath, _)? = error else {
                 Issue.record("expected cannotOpen, got \(String(describing: error))")
                 return
@@ -93,11 +100,13 @@ import Testing
     @Test("R4: a store migrated by a newer locd is refused, not rewritten")
     func newerStore() throws {
         try TemporaryDirectory.with { directory in
-            let path = try LocationStore(directory: directory, bootID: "boot-a").path
+            let path = try LocationStore(directory: directory.path, bootID: "boot-a").path
             try DatabaseQueue(path: path).write {
                 try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')")
             }
-            let error = #expect(throws: StoreError.self) { try LocationStore(directory: directory, bootID: "boot-a") }
+            let error = #expect(throws: StoreError.self) {
+                try LocationStore(directory: directory.path, bootID: "boot-a")
+            }
             #expect(error == .newerStore(path: path, unknownMigrations: ["v9-future"]))
             #expect(error?.description.contains("newer locd") == true)
         }
@@ -106,7 +115,7 @@ import Testing
     @Test("R4: a stored value this locd does not know fails the load, naming row and column")
     func unknownValue() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             try store.apply([.record(appID: "com.ex.maps", AuthorizationRecord())])
             try store.queue.write { try $0.execute(sql: "UPDATE records SET status = 'maybe'") }
             let error = #expect(throws: StoreError.self) { try store.load() }

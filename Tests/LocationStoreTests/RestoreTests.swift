@@ -1,30 +1,18 @@
 import LocationCore
 import LocationStore
+import LocationTestSupport
 import Testing
 
 /// R3: a core restored from what the store kept has the same decisions, and its sessions wait for their clients.
 @Suite struct RestoreTests {
-    static let manifests = [
-        Manifest(
-            appID: "com.ex.maps",
-            whenInUseUsageDescription: "Shows you on the map",
-            alwaysAndWhenInUseUsageDescription: "Tracks your trips",
-            temporaryUsageDescriptions: ["Navigation": "Turn-by-turn needs your precise location"]
-        ),
-        Manifest(
-            appID: "com.ex.run",
-            whenInUseUsageDescription: "Records your run",
-            alwaysAndWhenInUseUsageDescription: "Records runs in the background",
-            backgroundLocation: true
-        ),
-        Manifest(appID: "com.ex.approx", whenInUseUsageDescription: "Weather near you", defaultAccuracyReduced: true),
-    ]
+    /// The core driver's apps: maps, run and approx take decisions here; the others must restore as untouched.
+    static let manifests = Harness.defaultManifests
 
     @Test("R3: a core restored from the store has the records, sessions (lingering) and prompts it had")
     func restore() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
-            var driver = CoreDriver(manifests: Self.manifests, store: store)
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            var driver = CoreDriver(manifests: Self.manifests, persist: store.apply)
 
             let maps = try driver.connect(pid: 4242)
             try driver.call(maps, .hello(appID: "com.ex.maps", state: .foreground))
@@ -64,7 +52,7 @@ import Testing
             #expect(original.sessionIDs.count == 3)
 
             // The daemon restarts in the same boot: a new store object reads what the old one wrote.
-            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             let expected = original.snapshot
             #expect(loaded.locationServicesEnabled == expected.locationServicesEnabled)
             #expect(loaded.records == expected.records.filter { appID, _ in Self.decided.contains(appID) })

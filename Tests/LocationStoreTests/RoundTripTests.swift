@@ -1,5 +1,6 @@
 import LocationCore
 import LocationStore
+import LocationTestSupport
 import Testing
 
 /// What goes into the store comes back out unchanged (SEMANTICS §10, STYLE habit 3).
@@ -9,10 +10,10 @@ import Testing
         try TemporaryDirectory.with { directory in
             let writes = Samples.everyCase
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 for write in writes { try store.apply([write]) }
             }
-            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             #expect(loaded == Samples.expected(after: writes))
             #expect(loaded.locationServicesEnabled == false)
             #expect(loaded.records["com.ex.app0"] == AuthorizationRecord(status: .denied, alwaysDecision: .declined))
@@ -54,12 +55,12 @@ import Testing
                 )
             }
             do {
-                let store = try LocationStore(directory: directory, bootID: "boot-a")
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try store.apply(writes)
                 // The same statements again, their scratch reused, with other text.
                 try store.apply([writes[1], writes[3]])
             }
-            let loaded = try LocationStore(directory: directory, bootID: "boot-a").load()
+            let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             #expect(loaded == Samples.expected(after: writes))
             #expect(loaded.sessions.first { $0.id.number == 0 }?.purposeKey == "")
             #expect(loaded.sessions.first { $0.id.number == 3 }?.purposeKey == longer)
@@ -69,7 +70,7 @@ import Testing
     @Test("R2: an empty store loads as a core with no history, location services on")
     func emptyStore() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             #expect(try store.load() == CoreSnapshot())
         }
     }
@@ -77,7 +78,7 @@ import Testing
     @Test("R2: applying the same writes twice changes nothing; removing what is absent is fine")
     func idempotent() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let writes = Samples.everyCase
             try store.apply(writes)
             let once = try store.load()
@@ -95,12 +96,14 @@ import Testing
     @Test("R1: a batch of events commits in order in one transaction")
     func batch() throws {
         try TemporaryDirectory.with { directory in
-            let store = try LocationStore(directory: directory, bootID: "boot-a")
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let writes = Samples.everyCase
             let events = stride(from: 0, to: writes.count, by: 3).map { Array(writes[$0..<min($0 + 3, writes.count)]) }
             try store.apply(batch: events)
             try store.apply(batch: [[], []])
-            #expect(try LocationStore(directory: directory, bootID: "boot-a").load() == Samples.expected(after: writes))
+            #expect(
+                try LocationStore(directory: directory.path, bootID: "boot-a").load() == Samples.expected(after: writes)
+            )
         }
     }
 
@@ -123,8 +126,8 @@ import Testing
                 relaunchEnds: Instant(nanoseconds: 0),
                 inUseAtTermination: true
             )
-            try LocationStore(directory: directory, bootID: "").apply([.session(session), .app(app)])
-            let loaded = try LocationStore(directory: directory, bootID: "").load()
+            try LocationStore(directory: directory.path, bootID: "").apply([.session(session), .app(app)])
+            let loaded = try LocationStore(directory: directory.path, bootID: "").load()
             #expect(loaded.sessions == [session])
             #expect(loaded.apps == [app])
         }

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 extension ProcessWideTests {
@@ -9,7 +10,7 @@ extension ProcessWideTests {
     struct InstallTests {
         @Test("install: make install puts the binary, units, sysusers and tmpfiles where systemd looks")
         func stage() throws {
-            let scratch = try makeTemporaryDirectory()
+            let scratch = try TemporaryDirectory(prefix: "locd-systemd").path
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let build = scratch + "/build"
             let stage = scratch + "/stage"
@@ -22,7 +23,7 @@ extension ProcessWideTests {
                     "-s", "-f", "systemd/install.mk", "install", "DESTDIR=" + stage, "BUILD=" + build,
                     "PREFIX=/usr/local",
                 ],
-                directory: packageRoot
+                directory: Repository.root()
             )
             #expect(result.status == 0, "\(result.output)")
 

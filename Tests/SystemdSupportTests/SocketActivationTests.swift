@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import SystemdSupport
 import Testing
 
@@ -19,7 +20,7 @@ extension ProcessWideTests {
             .enabled(if: FileManager.default.isExecutableFile(atPath: activator))
         )
         func activated() throws {
-            let directory = try makeTemporaryDirectory()
+            let directory = try TemporaryDirectory(prefix: "locd-systemd").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let path = directory + "/io.locd"
             let probe = try #require(Self.probePath(), "SystemdProbe is built beside the test binary")

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 private let systemdAnalyze = "/usr/bin/systemd-analyze"
@@ -12,12 +13,12 @@ extension ProcessWideTests {
     struct UnitFileTests {
         static let analyze = systemdAnalyze
         static let units = ["locd.socket", "locd.service", "locd-gpsd.socket", "locd-gpsd.service"]
-        static let systemdFolder = packageRoot + "/systemd"
+        static let systemdFolder = Repository.root() + "/systemd"
 
         /// Copies of the units in a temporary folder, `ExecStart=/usr/bin/locd` pointed at `/bin/true`
         /// (verify checks that the binary exists, and locd is not installed here).
         static func copies() throws -> String {
-            let folder = try makeTemporaryDirectory()
+            let folder = try TemporaryDirectory(prefix: "locd-systemd").path
             for unit in units {
                 let text = try String(contentsOfFile: systemdFolder + "/" + unit, encoding: .utf8)
                 let patched = text.replacingOccurrences(of: "ExecStart=/usr/bin/locd ", with: "ExecStart=/bin/true ")
@@ -86,7 +87,7 @@ extension ProcessWideTests {
             .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers"))
         )
         func sysusers() throws {
-            let root = try makeTemporaryDirectory()
+            let root = try TemporaryDirectory(prefix: "locd-systemd").path
             defer { try? FileManager.default.removeItem(atPath: root) }
             try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
             let result = try run(
@@ -105,7 +106,7 @@ extension ProcessWideTests {
             .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-tmpfiles"))
         )
         func tmpfiles() throws {
-            let root = try makeTemporaryDirectory()
+            let root = try TemporaryDirectory(prefix: "locd-systemd").path
             defer { try? FileManager.default.removeItem(atPath: root) }
             let result = try run(
                 "/usr/bin/systemd-tmpfiles",

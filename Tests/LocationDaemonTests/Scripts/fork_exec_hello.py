@@ -12,6 +12,9 @@ import socket
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from varlink_reply import first_reply  # noqa: E402
+
 path, executable, app = sys.argv[1:4]
 connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 connection.connect(path)
@@ -29,11 +32,5 @@ while os.readlink(f"/proc/{connector}/exe") != executable:
     time.sleep(0.01)
 hello = {"method": "io.locd.App.Hello", "parameters": {"appId": app}}
 connection.sendall(json.dumps(hello).encode() + b"\0")
-buffer = b""
-while b"\0" not in buffer:
-    chunk = connection.recv(65536)
-    if not chunk:
-        sys.exit("connection closed")
-    buffer += chunk
-print(buffer.split(b"\0", 1)[0].decode(), flush=True)
+print(first_reply(connection), flush=True)
 os.kill(connector, signal.SIGKILL)

@@ -9,6 +9,9 @@ import os
 import socket
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from varlink_reply import first_reply  # noqa: E402
+
 path = sys.argv[1]
 
 
@@ -74,13 +77,7 @@ else:
     sys.exit("the pid was never reused")
 
 connection.sendall(b'{"method":"io.locd.Admin.Status"}\0')
-buffer = b""
-while b"\0" not in buffer:
-    chunk = connection.recv(65536)
-    if not chunk:
-        sys.exit("connection closed")
-    buffer += chunk
-print(buffer.split(b"\0", 1)[0].decode())
+print(first_reply(connection))
 print("reused %d" % holder, flush=True)
 os.close(hold_write)
 os.waitpid(holder, 0)

@@ -8,6 +8,9 @@ import os
 import socket
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from varlink_reply import first_reply  # noqa: E402
+
 path, app = sys.argv[1:3]
 frame = json.dumps({"method": "io.locd.App.Hello", "parameters": {"appId": app}}).encode() + b"\0"
 half = len(frame) // 2
@@ -19,10 +22,4 @@ if child == 0:
     connection.sendall(frame[half:])
     os._exit(0)
 os.waitpid(child, 0)
-buffer = b""
-while b"\0" not in buffer:
-    chunk = connection.recv(65536)
-    if not chunk:
-        sys.exit("connection closed")
-    buffer += chunk
-print(buffer.split(b"\0", 1)[0].decode(), flush=True)
+print(first_reply(connection), flush=True)

@@ -10,7 +10,7 @@ final class ConnectionHolder {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var reader = LineReader(output)
 
     /// - Parameters:
     ///   - uid: the user (and group) the script runs as.
@@ -51,30 +51,11 @@ final class ConnectionHolder {
         input.fileHandleForWriting.write(Data((text + "\n").utf8))
         var lines: [String] = []
         let deadline = Date().addingTimeInterval(timeout)
-        while let line = nextLine(deadline: deadline) {
+        while let line = reader.next(by: deadline) {
             if line == "done" { return lines }
             lines.append(line)
         }
         throw HolderFailed(command: text, lines: lines)
-    }
-
-    private func nextLine(deadline: Date) -> String? {
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &chunk, chunk.count)
-            guard count > 0 else { return nil }
-            buffer.append(contentsOf: chunk[..<count])
-        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -20,10 +21,7 @@ final class GPSFake {
     /// Starts gpsfake on `route`, one sentence every `cycle` seconds, and waits until gpsd accepts
     /// connections (the probe connection starts the replay: gpsfake waits for a first client).
     init(route: String, cycle: Double = 0.2) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "gpsfake-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(fileURLWithPath: try TemporaryDirectory(prefix: "gpsfake").path)
         port = try Self.freePort()
         let log = directory.appendingPathComponent("gpsfake.log").path
         let arguments = ["/usr/bin/python3", Self.executable, "-P", "\(port)", "-c", "\(cycle)", route]

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ enum LocctlBinary {
 final class RunningLocctl {
     let process = Process()
     private let output = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var reader = LineReader(output)
     /// Every line read so far, for failure messages.
     private(set) var transcript: [String] = []
 
@@ -89,24 +90,9 @@ final class RunningLocctl {
 
     /// The next line, or `nil` when none comes within `timeout` seconds (or the process ended).
     func nextLine(timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                transcript.append(line)
-                return line
-            }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &chunk, chunk.count)
-            guard count > 0 else { return nil }
-            buffer.append(contentsOf: chunk[..<count])
-        }
+        guard let line = reader.next(by: Date().addingTimeInterval(timeout)) else { return nil }
+        transcript.append(line)
+        return line
     }
 
     /// Reads lines until one satisfies `condition` or `timeout` seconds pass.

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -38,12 +39,9 @@ extension DaemonProcess {
     /// Asks `Admin.Status` until `storeHealthy` is `healthy`, for at most `timeout` seconds; returns whether
     /// it got there.
     func waitForStore(healthy: Bool, on admin: VarlinkClient, timeout: Double = 10) throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try admin.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(healthy) { return true }
-            // Status is cheap, but not worth asking a thousand times a second.
-            usleep(20_000)
+        // Status is cheap, but not worth asking a thousand times a second.
+        try eventually(timeout: timeout, every: 0.02) {
+            try admin.call("io.locd.Admin.Status")["status"]?["storeHealthy"] == .bool(healthy)
         }
-        return false
     }
 }

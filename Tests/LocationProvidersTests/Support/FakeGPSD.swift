@@ -2,7 +2,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Synchronization
-import Testing
 
 /// A stand-in for gpsd on a Unix socket or a TCP port: greets each connection with gpsd's VERSION line,
 /// records what clients send, and writes or closes on the test's command.
@@ -110,21 +109,4 @@ final class FakeGPSD: Sendable {
             server.closed()
         }
     }
-}
-
-/// Polls `condition` until it holds or `timeout` seconds pass: the wait for something another thread does.
-func waitUntil(
-    _ what: String,
-    timeout: Double = 10,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(2_000)
-    }
-    if condition() { return true }
-    Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
-    return false
 }

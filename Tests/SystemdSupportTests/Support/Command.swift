@@ -42,16 +42,3 @@ final class RunningCommand {
 func run(_ executable: String, _ arguments: [String], directory: String? = nil) throws -> CommandResult {
     try RunningCommand(executable, arguments, directory: directory).finish()
 }
-
-/// The package's root folder (this file is Tests/SystemdSupportTests/Support/Command.swift).
-let packageRoot: String = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().path
-
-/// A new empty folder under the system's temporary folder; the caller removes it.
-func makeTemporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("locd-systemd-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import LocationProtocol
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -24,11 +25,7 @@ struct ClientLibraryTests {
         #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(1))
         #expect(try await client.authorization.status == .notDetermined)
 
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("always")]
-        )
+        try daemon.authorize("com.ex.maps", "always")
         let authorization = try await client.authorization
         #expect(authorization.status == .authorizedAlways)
         #expect(authorization.settingsLabel == .always)
@@ -175,11 +172,7 @@ struct ClientLibraryTests {
     func diagnosticsFollowTheSwitch() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         let session = try await client.serviceSession(authorization: .whenInUse)
         let inbox = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
@@ -213,11 +206,7 @@ struct ClientLibraryTests {
     func breakingOutClosesTheStream() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         var received = 0
         for try await update in client.liveUpdates(.fitness) {
@@ -254,11 +243,7 @@ struct ClientLibraryTests {
     func restartMidStream() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.ex.maps", "whileUsing")
         let client = try await LocationClient.connect(
             appID: "com.ex.maps",
             socketPath: daemon.socketPath,
@@ -350,11 +335,7 @@ struct ClientLibraryTests {
         let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
         let updates = Inbox<Authorization>.collecting(client.authorizationUpdates)
         #expect(try await updates.element(0).status == .notDetermined)
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.ex.maps"), "setting": .string("never")]
-        )
+        let admin = try daemon.authorize("com.ex.maps", "never")
         let denied = try await updates.element(1)
         #expect(denied.status == .denied)
         #expect(denied.settingsLabel == .never)
@@ -487,11 +468,7 @@ struct ClientLibraryTests {
             """
         let daemon = try DaemonProcess(manifests: manifests)
         try daemon.start()
-        let admin = try daemon.connect()
-        try admin.call(
-            "io.locd.Admin.SetAuthorization",
-            ["appId": .string("com.example.maps"), "setting": .string("whileUsing")]
-        )
+        try daemon.authorize("com.example.maps", "whileUsing")
 
         let example = Process()
         example.executableURL = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
@@ -505,7 +482,7 @@ struct ClientLibraryTests {
         defer { if example.isRunning { kill(example.processIdentifier, SIGKILL) } }
 
         // The app prints its session's diagnostic and the first update as they arrive.
-        let printed = try await eventually(timeout: 30) {
+        let printed = try await eventually(timeout: 30, every: 0.02) {
             let text = collected.text
             return text.contains("diagnostic: nothing limits location\n") && text.contains("update: ")
         }
@@ -567,29 +544,16 @@ struct RestartContinuityTests {
     static let grace = 5.0
     static let promptTimeout = 5.0
 
-    static var manifests: [String: String] {
-        var manifests: [String: String] = [:]
-        for app in apps + [graceApp, promptApp] {
-            manifests[app] = """
-                id = "\(app)"
-                identity = "any"
-                NSLocationWhenInUseUsageDescription = "Restart test"
-                """
-        }
-        return manifests
-    }
+    static let manifests = DaemonProcess.manifests(apps + [graceApp, promptApp], whenInUse: "Restart test")
 
     /// Windows long enough for a loaded machine to resume a thousand sessions one call at a time.
-    static let settings = """
-        allow-unknown-apps = false
-        [lifecycle]
-        background-grace = \(grace)
-        relaunch-window = 60.0
-        relaunch-adopt = 60.0
-        prompt-timeout = \(promptTimeout)
-        [limits]
-        max-sessions-per-app = 128
-        """
+    static let settings =
+        DaemonProcess.lifecycle(
+            backgroundGrace: grace,
+            relaunchWindow: 60,
+            relaunchAdopt: 60,
+            promptTimeout: promptTimeout
+        ) + "\n[limits]\nmax-sessions-per-app = 128"
 
     /// The grace app's stored `grace_ends` (CLOCK_BOOTTIME nanoseconds), read with Python's sqlite3.
     private func storedGrace(_ daemon: DaemonProcess) throws -> Int64? {
@@ -681,7 +645,7 @@ struct RestartContinuityTests {
         try after.send(VarlinkCall(method: "io.locd.Admin.Watch", parameters: [:], more: true))
 
         // Every client comes back and takes its sessions back: all 1,000 active again, under the same ids.
-        let allBack = try await eventually(timeout: 60) {
+        let allBack = try await eventually(timeout: 60, every: 0.02) {
             let listed = try daemon.connect().call("io.locd.Admin.ListSessions")["sessions"]?.arrayValue ?? []
             let active = Set(
                 listed.filter { $0["state"] == .string("active") }.compactMap { $0["id"]?.stringValue }
@@ -777,11 +741,9 @@ private actor Inbox<Element: Sendable> {
     }
 
     private func wait(timeout: Double, for what: String, until condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { throw InboxTimeout(what: what, elements: elements.count) }
-            // Polling with a deadline: the loop records into this actor between polls.
-            try await Task.sleep(for: .milliseconds(10))
+        // Polling with a deadline: the loop records into this actor between polls.
+        guard try await eventually(timeout: timeout, condition) else {
+            throw InboxTimeout(what: what, elements: elements.count)
         }
     }
 }
@@ -820,16 +782,6 @@ private final class CollectedOutput: @unchecked Sendable {
             return String(decoding: data, as: UTF8.self)
         }
     }
-}
-
-/// Polls `condition` until it holds or `timeout` seconds pass; whether it held.
-private func eventually(timeout: Double = 20, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
 }
 
 /// The app's entry in `Admin.ListApps`.

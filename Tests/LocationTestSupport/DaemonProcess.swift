@@ -10,31 +10,28 @@ import Glibc
 ///
 /// Start-up is synchronised on the daemon's own `READY=1`, read from a `NOTIFY_SOCKET` the test binds,
 /// never on a sleep.
-final class DaemonProcess {
-    let directory: URL
-    let socketPath: String
-    let stateDirectory: String
-    let appsDirectory: String
-    let configPath: String
-    private(set) var process: Process?
-    let notify: NotifySocket
+package final class DaemonProcess {
+    package let directory: URL
+    package let socketPath: String
+    package let stateDirectory: String
+    package let appsDirectory: String
+    package let configPath: String
+    package private(set) var process: Process?
+    package let notify: NotifySocket
     /// Everything the daemon printed on stderr so far (read when it has exited).
-    private(set) var errorOutput = ""
+    package private(set) var errorOutput = ""
 
     /// Writes the config and manifests; call ``start()`` to run the daemon.
     /// - Parameters:
     ///   - manifests: file name stem → TOML text.
     ///   - settings: extra top-level TOML lines and tables appended to the config.
-    init(
+    package init(
         manifests: [String: String] = DaemonProcess.standardManifests,
         settings: String = DaemonProcess.fastLifecycle
     )
         throws
     {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "locd-test-\(UUID().uuidString.prefix(8))"
-        )
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = URL(fileURLWithPath: try TemporaryDirectory(prefix: "locd-test").path)
         socketPath = directory.appendingPathComponent("io.locd").path
         stateDirectory = directory.appendingPathComponent("state").path
         appsDirectory = directory.appendingPathComponent("apps.d").path
@@ -62,7 +59,7 @@ final class DaemonProcess {
     /// `settings` with `idle-timeout = 120` unless it sets one: the suite runs hundreds of tests side by side on
     /// two cores, where a client's first call can wait behind other tests for longer than the default 10 s,
     /// and F13's own tests set the timeout they test.
-    static func withPatientIdleTimeout(_ settings: String) -> String {
+    package static func withPatientIdleTimeout(_ settings: String) -> String {
         guard !settings.contains("idle-timeout") else { return settings }
         let line = "idle-timeout = 120.0"
         guard let table = settings.range(of: "[limits]\n") else { return settings + "\n[limits]\n" + line }
@@ -70,16 +67,41 @@ final class DaemonProcess {
     }
 
     /// Lifecycle settings in fractions of a second, so tests of grace and windows are quick.
-    static let fastLifecycle = """
+    package static let fastLifecycle = lifecycle()
+
+    /// `allow-unknown-apps = false` and a `[lifecycle]` table with these windows, in seconds.
+    package static func lifecycle(
+        backgroundGrace: Double = 0.4,
+        relaunchWindow: Double = 2,
+        relaunchAdopt: Double = 1,
+        promptTimeout: Double = 30
+    ) -> String {
+        """
         allow-unknown-apps = false
         [lifecycle]
-        background-grace = 0.4
-        relaunch-window = 2.0
-        relaunch-adopt = 1.0
-        prompt-timeout = 30.0
+        background-grace = \(backgroundGrace)
+        relaunch-window = \(relaunchWindow)
+        relaunch-adopt = \(relaunchAdopt)
+        prompt-timeout = \(promptTimeout)
         """
+    }
 
-    static let standardManifests: [String: String] = [
+    /// Manifests of `apps` that any process may say `Hello` as, with these usage descriptions: file name
+    /// stem → TOML text, for ``init(manifests:settings:)``.
+    package static func manifests(_ apps: [String], whenInUse: String, always: String? = nil) -> [String: String] {
+        var manifests: [String: String] = [:]
+        for app in apps {
+            manifests[app] = """
+                id = "\(app)"
+                identity = "any"
+                NSLocationWhenInUseUsageDescription = "\(whenInUse)"
+                """
+            if let always { manifests[app]? += "\nNSLocationAlwaysAndWhenInUseUsageDescription = \"\(always)\"" }
+        }
+        return manifests
+    }
+
+    package static let standardManifests: [String: String] = [
         "com.ex.maps": """
         id = "com.ex.maps"
         identity = "any"
@@ -103,7 +125,7 @@ final class DaemonProcess {
     ]
 
     /// The `locd` binary beside the test bundle.
-    static var binary: String {
+    package static var binary: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundle, bundle.deletingLastPathComponent()] {
             let path = candidate.appendingPathComponent("locd").path
@@ -115,7 +137,7 @@ final class DaemonProcess {
     /// Starts the daemon and waits for its `READY=1`.
     /// - Parameter launcher: a command that execs the daemon in the same process (`prlimit --nofile=…`).
     @discardableResult
-    func start(
+    package func start(
         extraArguments: [String] = [],
         environment: [String: String] = [:],
         launcher: [String] = []
@@ -143,17 +165,17 @@ final class DaemonProcess {
         return try notify.waitFor("READY=1", timeout: 20, while: { process.isRunning })
     }
 
-    var pid: Int32 { process?.processIdentifier ?? 0 }
+    package var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// Sends a signal to the daemon.
-    func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, number)
     }
 
     /// SIGTERM, then waits for the exit; returns the exit status.
     @discardableResult
-    func stop() -> Int32 {
+    package func stop() -> Int32 {
         guard let process else { return 0 }
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
@@ -163,7 +185,7 @@ final class DaemonProcess {
     }
 
     /// SIGKILL: a crash at this very moment.
-    func crash() {
+    package func crash() {
         guard let process else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
@@ -176,84 +198,30 @@ final class DaemonProcess {
     }
 
     /// What the daemon has printed on stderr so far, while it runs.
-    var logSoFar: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    package var logSoFar: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Where the daemon's stderr goes, across every start.
     private var logPath: String { directory.appendingPathComponent("locd.stderr").path }
 
     /// A fresh client connection.
-    func connect() throws -> VarlinkClient {
+    package func connect() throws -> VarlinkClient {
         try VarlinkClient(path: socketPath, timeout: 10)
     }
 
+    /// An admin connection that has set `appID`'s record to `setting` with `Admin.SetAuthorization`.
+    @discardableResult
+    package func authorize(_ appID: String, _ setting: String) throws -> VarlinkClient {
+        let admin = try connect()
+        try admin.call("io.locd.Admin.SetAuthorization", ["appId": .string(appID), "setting": .string(setting)])
+        return admin
+    }
+
     /// A client bound to `appID` by `Hello`.
-    func app(_ appID: String, state: String? = nil) throws -> VarlinkClient {
+    package func app(_ appID: String, state: String? = nil) throws -> VarlinkClient {
         let client = try connect()
         var parameters: JSONObject = ["appId": .string(appID)]
         if let state { parameters["state"] = .string(state) }
         try client.call("io.locd.App.Hello", parameters)
         return client
     }
-}
-
-/// A `NOTIFY_SOCKET` datagram socket, as systemd binds it, to read what the daemon reports.
-final class NotifySocket {
-    let path: String
-    private let descriptor: Int32
-
-    init(path: String) throws {
-        self.path = path
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else { throw POSIXError(.EADDRINUSE) }
-    }
-
-    deinit {
-        close(descriptor)
-        unlink(path)
-    }
-
-    /// Reads datagrams until one has the line `line`; returns every line read on the way.
-    /// - Parameter alive: checked between reads; when it turns false (the daemon exited) the wait ends.
-    @discardableResult
-    func waitFor(_ line: String, timeout: Double, while alive: () -> Bool = { true }) throws -> [String] {
-        var seen: [String] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            // Short polls, so that a daemon that exits instead of getting ready ends the wait.
-            guard poll(&poller, 1, 50) > 0 else {
-                if !alive() { throw DaemonExited(seen: seen) }
-                continue
-            }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            guard count > 0 else { continue }
-            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
-            seen += lines
-            if lines.contains(line) { return seen }
-        }
-        throw NotifyTimeout(expected: line, seen: seen)
-    }
-}
-
-/// The daemon exited before it said what the test waited for.
-struct DaemonExited: Error, CustomStringConvertible {
-    var seen: [String]
-    var description: String { "locd exited; NOTIFY_SOCKET saw \(seen)" }
-}
-
-struct NotifyTimeout: Error, CustomStringConvertible {
-    var expected: String
-    var seen: [String]
-    var description: String { "no \(expected) on NOTIFY_SOCKET; saw \(seen)" }
 }

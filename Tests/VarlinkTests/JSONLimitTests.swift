@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Testing
 import Varlink
 
@@ -7,20 +8,9 @@ import Varlink
 /// object and values in all; a refused call says which limit it passed.
 @Suite("JSON limits")
 struct JSONLimitTests {
-    /// `{"k0":0,"k1":0,…}` with `count` distinct keys, then `extra` appended verbatim before the brace.
-    static func wideObject(keys count: Int, extra: String = "") -> [UInt8] {
-        var text = "{"
-        text.reserveCapacity(count * 10)
-        for index in 0..<count {
-            if index > 0 { text += "," }
-            text += "\"\(String(index, radix: 36))\":0"
-        }
-        return Array((text + extra + "}").utf8)
-    }
-
     @Test("F1: an object of 110,000 keys and a repeated one parses whole, first value kept, in linear time")
     func wideObjectParsesLinearly() throws {
-        let bytes = Self.wideObject(keys: 110_000, extra: #","0":1"#)
+        let bytes = JSONSamples.wideObject(keys: 110_000, extra: #","0":1"#)
         let started = Date()
         let object = try #require(JSONValue.parse(bytes)?.objectValue)
         let elapsed = Date().timeIntervalSince(started)
@@ -34,13 +24,14 @@ struct JSONLimitTests {
     @Test("F1: a call's object past 256 keys is refused while it is read, naming the limit")
     func keysPerObject() {
         #expect(
-            JSONValue.parse(Self.wideObject(keys: 257), limits: .call) == .failure(.tooManyKeys(maximum: 256))
+            JSONValue.parse(JSONSamples.wideObject(keys: 257), limits: .call) == .failure(.tooManyKeys(maximum: 256))
         )
         #expect(
-            (try? JSONValue.parse(Self.wideObject(keys: 256), limits: .call).get())?.objectValue?.fields.count == 256
+            (try? JSONValue.parse(JSONSamples.wideObject(keys: 256), limits: .call).get())?.objectValue?.fields.count
+                == 256
         )
         // A repeated key is not a new one.
-        let repeated = Self.wideObject(keys: 256, extra: #","0":1,"1":2"#)
+        let repeated = JSONSamples.wideObject(keys: 256, extra: #","0":1,"1":2"#)
         #expect((try? JSONValue.parse(repeated, limits: .call).get()) != nil)
     }
 
@@ -73,7 +64,7 @@ struct JSONLimitTests {
     @Test("F1: a call past a limit is answered InvalidParameter with the limit and what to do")
     func callRefusal() throws {
         var frame = Array(#"{"method":"io.locd.App.Hello","parameters":"#.utf8)
-        frame += Self.wideObject(keys: 110_000)
+        frame += JSONSamples.wideObject(keys: 110_000)
         frame += Array("}".utf8)
         guard case .failure(let error) = VarlinkCall.decode(frame) else {
             Issue.record("a call of 110,000 parameters was accepted")
