@@ -19,6 +19,9 @@ package final class Daemon: Service {
     private let options: DaemonOptions
     private let eventLoop: any EventLoop
     private let logger: Logger
+    private let started: EventLoopPromise<Void>
+    /// Succeeds once start-up has sent `READY=1`; fails if start-up fails. The watchdog pings only after it.
+    package var ready: EventLoopFuture<Void> { started.futureResult }
 
     /// - Parameters:
     ///   - configuration: the configuration ``configuration(_:)`` read, with the command line's overrides.
@@ -28,6 +31,7 @@ package final class Daemon: Service {
         self.options = options
         self.eventLoop = eventLoop
         self.logger = logger
+        started = eventLoop.makePromise()
     }
 
     /// Reads and checks the configuration with the command line's overrides.
@@ -51,7 +55,14 @@ package final class Daemon: Service {
             eventLoop: eventLoop,
             logger: logger
         )
-        let running = try await startup.start()
+        let running: NIOLoopBound<Running>
+        do {
+            running = try await startup.start()
+            started.succeed()
+        } catch {
+            started.fail(error)
+            throw error
+        }
         let loop = eventLoop
         let hang = Task { [options, logger] in
             await Self.hangOnRequest(loop: loop, environment: options.environment, logger: logger)

@@ -75,7 +75,9 @@ struct Locd: AsyncParsableCommand {
         let daemon = Daemon(configuration: configuration, options: options, eventLoop: loop, logger: logger)
         // The daemon last: graceful shutdown stops it first, and the watchdog pings while it stops.
         var services: [any Service] = []
-        if let interval = Systemd.watchdogInterval() { services.append(Watchdog(eventLoop: loop, interval: interval)) }
+        if let interval = Systemd.watchdogInterval() {
+            services.append(Watchdog(eventLoop: loop, interval: interval, after: daemon.ready))
+        }
         services.append(daemon)
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
