@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""GeoClue2 clients as real programs use the API, for GeoClueTests. Run with /usr/bin/python3 (it has gi).
+
+Modes (one JSON object per line on stdout):
+  where-am-i APP LEVEL   GetClient, Set DesktopId, Set RequestedAccuracyLevel LEVEL, Start, GetAll of the
+                         Location of the first LocationUpdated, DeleteClient (as where-am-i does).
+  gammastep APP          GetClient, Set DesktopId, Set DistanceThreshold 50000, Start, GetAll of the first
+                         Location, then exits without DeleteClient (as gammastep and redshift do).
+  start APP              GetClient, Set DesktopId, Start: prints the reply or the error.
+  no-desktop-id          GetClient, Start without DesktopId: prints the error.
+  set-active             GetClient, Set Active true: prints the error.
+  hold APP               GetClient, Set DesktopId, prints the client path, then waits for stdin to close.
+  hold-started APP       GetClient, Set DesktopId, Start, prints that it started, then waits for stdin to close.
+Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
+"""
+import json
+import sys
+
+from gi.repository import Gio, GLib
+
+BUS_NAME = "org.freedesktop.GeoClue2"
+MANAGER = "/org/freedesktop/GeoClue2/Manager"
+CLIENT = "org.freedesktop.GeoClue2.Client"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+
+
+def out(value):
+    print(json.dumps(value), flush=True)
+
+
+def call(bus, path, interface, method, args=None, reply=None):
+    return bus.call_sync(BUS_NAME, path, interface, method, args,
+                         GLib.VariantType(reply) if reply else None, Gio.DBusCallFlags.NONE, 10000, None)
+
+
+def set_property(bus, path, name, value):
+    call(bus, path, PROPERTIES, "Set", GLib.Variant("(ssv)", (CLIENT, name, value)))
+
+
+def error_of(error):
+    name = Gio.DBusError.get_remote_error(error)
+    prefix = "GDBus.Error:%s: " % name
+    message = error.message[len(prefix):] if error.message.startswith(prefix) else error.message
+    return {"error": name, "message": message}
+
+
+def first_location(bus, path):
+    """Starts the client and returns the properties of the Location its first LocationUpdated names."""
+    loop = GLib.MainLoop()
+    seen = {}
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        seen["old"], seen["new"] = parameters.unpack()
+        loop.quit()
+
+    bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None, Gio.DBusSignalFlags.NONE, updated, None)
+    call(bus, path, CLIENT, "Start")
+    GLib.timeout_add_seconds(10, loop.quit)
+    loop.run()
+    if "new" not in seen:
+        return {"error": "timeout", "message": "no LocationUpdated in 10 s"}
+    (properties,) = call(bus, seen["new"], PROPERTIES, "GetAll",
+                         GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+    properties["old"], properties["new"] = seen["old"], seen["new"]
+    return properties
+
+
+def main(mode, args):
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
+    try:
+        if mode == "where-am-i":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(args[1])))
+            out(first_location(bus, path))
+            call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
+        elif mode == "gammastep":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "DistanceThreshold", GLib.Variant("u", 50000))
+            out(first_location(bus, path))
+        elif mode == "start":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+        elif mode == "no-desktop-id":
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+        elif mode == "set-active":
+            set_property(bus, path, "Active", GLib.Variant("b", True))
+            out({"set": path})
+        elif mode == "hold-started":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+            sys.stdin.read()
+        elif mode == "hold":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            out({"client": path})
+            sys.stdin.read()
+    except GLib.Error as error:
+        out(error_of(error))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
