@@ -5,6 +5,9 @@ struct GeoClueLimits: Sendable {
     var clients = 4096
     /// Client objects of one peer.
     var clientsPerPeer = 64
+    /// App ids (`DesktopId`s) one peer speaks to locd for at once: each is a locd connection, and every connection
+    /// of locd-geoclue counts against locd's `max-connections-per-uid`.
+    var appsPerPeer = 4
     /// `Start` calls of one client waiting for locd's decision.
     var pendingStarts = 8
     /// Runs of one client not yet wound down (a peer that alternates Start and Stop faster than locd answers).

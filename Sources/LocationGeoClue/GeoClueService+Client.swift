@@ -20,6 +20,16 @@ extension GeoClueService {
             call.reply(.limitsExceeded("too many Start and Stop calls in flight: wait for the replies"))
             return 1
         }
+        if client.run == nil, let peer = peers[client.owner], peer.apps[client.desktopID] == nil,
+            peer.apps.count >= limits.appsPerPeer
+        {
+            call.reply(
+                .limitsExceeded(
+                    "a peer may speak for \(limits.appsPerPeer) app ids at most: delete the clients of the others first"
+                )
+            )
+            return 1
+        }
         client.pendingStarts.append(call.retained())
         if client.run == nil { launch(client) }
         return 1

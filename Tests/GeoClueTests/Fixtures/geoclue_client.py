@@ -11,6 +11,12 @@ Modes (one JSON object per line on stdout):
   set-active             GetClient, Set Active true: prints the error.
   hold APP               GetClient, Set DesktopId, prints the client path, then waits for stdin to close.
   hold-started APP       GetClient, Set DesktopId, Start, prints that it started, then waits for stdin to close.
+  follow APP DISTANCE SECONDS
+                         GetClient, Set DesktopId, Set DistanceThreshold DISTANCE, Start, then counts the
+                         LocationUpdated signals for SECONDS and reads each replaced Location 1 s after the
+                         signal that replaced it: prints {"updates": n, "replaced": n, "readable": n,
+                         "positions": [[latitude, longitude], ...]}.
+  create-clients N       CreateClient N times: prints how many were made and the first error.
 Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
 """
 import json
@@ -65,6 +71,41 @@ def first_location(bus, path):
     return properties
 
 
+def follow(bus, path, seconds):
+    loop = GLib.MainLoop()
+    counts = {"updates": 0, "replaced": 0, "readable": 0, "positions": []}
+
+    def read_later(old):
+        try:
+            call(bus, old, PROPERTIES, "GetAll", GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)))
+            counts["readable"] += 1
+        except GLib.Error:
+            pass
+        return False
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        old, new = parameters.unpack()
+        counts["updates"] += 1
+        (properties,) = call(bus, new, PROPERTIES, "GetAll",
+                             GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+        counts["positions"].append([properties["Latitude"], properties["Longitude"]])
+        if old != "/":
+            counts["replaced"] += 1
+            GLib.timeout_add(1000, read_later, old)
+
+    subscription = bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None,
+                                        Gio.DBusSignalFlags.NONE, updated, None)
+    call(bus, path, CLIENT, "Start")
+    GLib.timeout_add(int(seconds * 1000), loop.quit)
+    loop.run()
+    bus.signal_unsubscribe(subscription)
+    # The reads scheduled in the last second are still due: give them their second.
+    end = GLib.MainLoop()
+    GLib.timeout_add(1100, end.quit)
+    end.run()
+    return counts
+
+
 def main(mode, args):
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
     (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
@@ -78,6 +119,22 @@ def main(mode, args):
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             set_property(bus, path, "DistanceThreshold", GLib.Variant("u", 50000))
             out(first_location(bus, path))
+        elif mode == "follow":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "DistanceThreshold", GLib.Variant("u", int(args[1])))
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", 8))
+            out(follow(bus, path, float(args[2])))
+        elif mode == "create-clients":
+            made = 1
+            try:
+                for _ in range(int(args[0]) - 1):
+                    call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None, "(o)")
+                    made += 1
+                out({"made": made})
+            except GLib.Error as error:
+                failure = error_of(error)
+                failure["made"] = made
+                out(failure)
         elif mode == "start":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             call(bus, path, CLIENT, "Start")

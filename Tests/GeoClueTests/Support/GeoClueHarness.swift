@@ -21,7 +21,10 @@ final class GeoClueHarness {
     private(set) var locd: LongRunning?
     private(set) var bridge: LongRunning?
 
-    init(promptTimeout: Double = 30) throws {
+    /// - Parameters:
+    ///   - promptTimeout: locd's `prompt-timeout`.
+    ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
+    init(promptTimeout: Double = 30, provider: String? = nil) throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "geoclue-\(UUID().uuidString.prefix(8))"
@@ -30,7 +33,7 @@ final class GeoClueHarness {
         socket = directory + "/io.locd"
         busAddress = "unix:path=" + directory + "/bus"
         try startBus()
-        try startLocd(promptTimeout: promptTimeout)
+        try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin)
         try startBridge()
     }
 
@@ -54,7 +57,21 @@ final class GeoClueHarness {
         guard bus.waitFor("unix:path=") else { throw HarnessFailure("dbus-daemon did not start: \(bus.log)") }
     }
 
-    private func startLocd(promptTimeout: Double) throws {
+    static let berlin = """
+        kind = "static"
+        latitude = \(latitude)
+        longitude = \(longitude)
+        """
+
+    /// The NMEA route of Fixtures/circle-walk.nmea (a walk in Tokyo, a fix every 10 s, about 100 m apart), replayed
+    /// 30 times faster than real time.
+    static let walk = """
+        kind = "nmea"
+        file = "\(fixture("circle-walk.nmea"))"
+        speed-factor = 30
+        """
+
+    private func startLocd(promptTimeout: Double, provider: String) throws {
         for app in Self.apps {
             try """
             id = "\(app)"
@@ -73,9 +90,7 @@ final class GeoClueHarness {
         [limits]
         idle-timeout = 120.0
         [provider]
-        kind = "static"
-        latitude = \(Self.latitude)
-        longitude = \(Self.longitude)
+        \(provider)
         """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
         let locd = try LongRunning(
             [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
