@@ -37,4 +37,24 @@ struct GeoClueUpdatesTests {
         #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.LimitsExceeded", "\(reply)")
         #expect((reply["message"] as? String ?? "").contains("DeleteClient"), "\(reply)")
     }
+
+    @Test("G8: a peer that floods Start and Stop gets a reply to every call, LimitsExceeded past the bound")
+    func startStopFloodIsBounded() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        let result = try harness.python(["flood", "test.allowed", "200"], timeout: 40)
+        let outcomes = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        let replies = outcomes.values.compactMap { $0 as? Int }.reduce(0, +)
+        #expect(replies == 400, "\(outcomes)")
+        #expect((outcomes["org.freedesktop.DBus.Error.LimitsExceeded"] as? Int ?? 0) > 0, "\(outcomes)")
+        // Every run winds down and ends its session: nothing is left behind in locd.
+        let settled = try Command.eventually { try harness.sessions(of: "test.allowed").isEmpty }
+        #expect(settled, "\((try? harness.locctl(["sessions"]).output) ?? "")")
+        let manager = try harness.gdbus([
+            "call", "--system", "--dest", "org.freedesktop.GeoClue2", "--object-path",
+            "/org/freedesktop/GeoClue2/Manager", "--method", "org.freedesktop.DBus.Properties.Get",
+            "org.freedesktop.GeoClue2.Manager", "InUse",
+        ])
+        #expect(manager.output.contains("<false>"), "\(manager.output)\(manager.errors)")
+    }
 }

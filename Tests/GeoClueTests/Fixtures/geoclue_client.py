@@ -16,6 +16,8 @@ Modes (one JSON object per line on stdout):
                          LocationUpdated signals for SECONDS and reads each replaced Location 1 s after the
                          signal that replaced it: prints {"updates": n, "replaced": n, "readable": n,
                          "positions": [[latitude, longitude], ...]}.
+  flood APP N            GetClient, Set DesktopId, then N times Start and Stop without waiting for replies:
+                         prints how many replies came, by error name ("ok" for success), then exits.
   create-clients N       CreateClient N times: prints how many were made and the first error.
 Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
 """
@@ -106,6 +108,29 @@ def follow(bus, path, seconds):
     return counts
 
 
+def flood(bus, path, times):
+    loop = GLib.MainLoop()
+    outcomes = {}
+    expected = 2 * times
+
+    def done(connection, result, _data):
+        try:
+            connection.call_finish(result)
+            name = "ok"
+        except GLib.Error as error:
+            name = Gio.DBusError.get_remote_error(error) or error.message
+        outcomes[name] = outcomes.get(name, 0) + 1
+        if sum(outcomes.values()) == expected:
+            loop.quit()
+
+    for _ in range(times):
+        for method in ("Start", "Stop"):
+            bus.call(BUS_NAME, path, CLIENT, method, None, None, Gio.DBusCallFlags.NONE, 20000, None, done, None)
+    GLib.timeout_add_seconds(20, loop.quit)
+    loop.run()
+    return outcomes
+
+
 def main(mode, args):
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
     (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
@@ -124,6 +149,9 @@ def main(mode, args):
             set_property(bus, path, "DistanceThreshold", GLib.Variant("u", int(args[1])))
             set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", 8))
             out(follow(bus, path, float(args[2])))
+        elif mode == "flood":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            out(flood(bus, path, int(args[1])))
         elif mode == "create-clients":
             made = 1
             try:
