@@ -55,7 +55,7 @@ extension GeoClueService {
             guard id != client.desktopID else { return .success(()) }
             client.desktopID = id
         case "RequestedAccuracyLevel":
-            guard let level = value.readUInt32(), [0, 1, 4, 5, 6, 8].contains(level) else {
+            guard let level = value.readUInt32(), AccuracyLevel.all.contains(level) else {
                 return .failure(
                     .invalidArgs(
                         "RequestedAccuracyLevel is 0 (none), 1 (country), 4 (city), 5 (neighborhood), 6 (street) or 8 (exact)"

@@ -55,6 +55,17 @@ struct GeoClueAccessTests {
         #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
     }
 
+    @Test(
+        "G5: a value of the wrong type, an empty DesktopId or an undefined accuracy level answers InvalidArgs",
+        arguments: [["DesktopId", "u", "4"], ["DesktopId", "s", ""], ["RequestedAccuracyLevel", "u", "7"]]
+    )
+    func badValuesAreInvalid(arguments: [String]) throws {
+        let harness = try GeoClueHarness()
+        let result = try harness.python(["set"] + arguments)
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
+    }
+
     @Test("G5: the Manager answers GetAll with GeoClue's properties and introspects all four interfaces")
     func managerProperties() throws {
         let harness = try GeoClueHarness()

@@ -9,6 +9,7 @@ Modes (one JSON object per line on stdout):
   start APP              GetClient, Set DesktopId, Start: prints the reply or the error.
   no-desktop-id          GetClient, Start without DesktopId: prints the error.
   set-active             GetClient, Set Active true: prints the error.
+  set NAME TYPE VALUE    GetClient, Set the property NAME to VALUE of D-Bus type TYPE (s or u): prints the error.
   hold APP               GetClient, Set DesktopId, prints the client path, then waits for stdin to close.
   hold-started APP       GetClient, Set DesktopId, Start, prints that it started, then waits for stdin to close.
   follow APP DISTANCE SECONDS
@@ -172,6 +173,10 @@ def main(mode, args):
             out({"started": path})
         elif mode == "set-active":
             set_property(bus, path, "Active", GLib.Variant("b", True))
+            out({"set": path})
+        elif mode == "set":
+            value = GLib.Variant(args[1], int(args[2]) if args[1] == "u" else args[2])
+            set_property(bus, path, args[0], value)
             out({"set": path})
         elif mode == "hold-started":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
