@@ -7,6 +7,20 @@ struct GeoClueUnitTests {
     static let systemdFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("systemd").path
 
+    /// A folder with a copy of the unit whose ExecStart is /bin/true: verify checks that the binary exists, and
+    /// locd-geoclue is not installed here.
+    static func patchedCopy() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "units-\(UUID().uuidString.prefix(8))"
+        )
+        .path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let unit = try text("locd-geoclue.service")
+            .replacingOccurrences(of: "ExecStart=/usr/bin/locd-geoclue", with: "ExecStart=/bin/true")
+        try unit.write(toFile: folder + "/locd-geoclue.service", atomically: true, encoding: .utf8)
+        return folder
+    }
+
     static func text(_ name: String) throws -> String {
         try String(contentsOfFile: systemdFolder + "/" + name, encoding: .utf8)
     }
@@ -16,22 +30,36 @@ struct GeoClueUnitTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"))
     )
     func verify() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "units-\(UUID().uuidString.prefix(8))"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try Self.patchedCopy()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // verify checks that ExecStart's binary exists, and locd-geoclue is not installed here.
-        let unit = try Self.text("locd-geoclue.service")
-            .replacingOccurrences(of: "ExecStart=/usr/bin/locd-geoclue", with: "ExecStart=/bin/true")
-        try unit.write(toFile: folder + "/locd-geoclue.service", atomically: true, encoding: .utf8)
         let result = try Command.run([
             "/usr/bin/systemd-analyze", "verify", "--man=no", folder + "/locd-geoclue.service",
         ])
         #expect(result.status == 0, "\(result.output)\(result.errors)")
         let complaints = (result.output + result.errors).split(separator: "\n").filter { $0.contains("locd-geoclue") }
         #expect(complaints.isEmpty, "\(complaints.joined(separator: "\n"))")
+    }
+
+    @Test(
+        "G10: systemd-analyze security scores locd-geoclue.service at most 1.0",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"))
+    )
+    func security() throws {
+        let folder = try Self.patchedCopy()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // --threshold is on a 0–100 scale: 10 is an exposure of 1.0.
+        let result = try Command.run([
+            "/usr/bin/systemd-analyze", "security", "--offline=yes", "--threshold=10",
+            folder + "/locd-geoclue.service",
+        ])
+        #expect(result.status == 0, "\(result.output)\(result.errors)")
+        let lines = result.output.split(separator: "\n")
+        let summary = try #require(
+            lines.first { $0.contains("Overall exposure level for locd-geoclue.service:") },
+            "\(result.output)"
+        )
+        let score = summary.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect((score ?? 10) <= 1.0, "\(summary)")
     }
 
     @Test(
