@@ -22,7 +22,7 @@ struct ClientRunner: Sendable {
         let session: ServiceSession
         do {
             client = try await app.connection()
-            session = try await client.serviceSession(authorization: .whenInUse)
+            session = try await takeBackOrCreate(client)
         } catch {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
             return
@@ -39,6 +39,20 @@ struct ClientRunner: Sendable {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
         }
         if control.endsSession { await session.end() }
+    }
+
+    /// A lingering `whenInUse` session the app left when an earlier peer of it left the bus (a relaunch inside locd's
+    /// relaunch window, SEMANTICS L4): taken back with no new prompt. Else a new session.
+    private func takeBackOrCreate(_ client: LocationClient) async throws -> ServiceSession {
+        for lingering in await client.lingeringSessionsAtHello
+        where lingering.kind == .explicit && lingering.authorization == .whenInUse
+            && lingering.fullAccuracyPurposeKey == nil
+        {
+            guard await app.claim(lingering.id) else { continue }
+            // Another process of the app may have taken it since that Hello: then try the next.
+            if let session = try? await client.resumeSession(id: lingering.id) { return session }
+        }
+        return try await client.serviceSession(authorization: .whenInUse)
     }
 
     /// Returns once locd has decided for the app: authorized. Throws the ``StartRefusal`` that says what to do

@@ -12,6 +12,9 @@ actor LocdApp {
     private var client: LocationClient?
     private var connecting: Task<LocationClient, any Error>?
     private var closed = false
+    /// Lingering sessions a client of this connection took back: two clients share the connection, and a resume
+    /// of a session the connection already owns would hand the same session to both.
+    private var claimed: Set<String> = []
 
     init(appID: String, socketPath: String?) {
         self.appID = appID
@@ -34,6 +37,11 @@ actor LocdApp {
         }
         client = made
         return made
+    }
+
+    /// Whether the lingering session `id` is still free for a client of this connection to take; marks it taken.
+    func claim(_ id: String) -> Bool {
+        claimed.insert(id).inserted
     }
 
     /// Closes the connection without `Goodbye`: what sessions it still owns linger (SEMANTICS L3).

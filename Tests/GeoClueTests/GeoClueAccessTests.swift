@@ -105,6 +105,23 @@ struct GeoClueAccessTests {
         #expect(lingering, "\((try? harness.locctl(["sessions"]).output) ?? "")")
     }
 
+    @Test("G6: an app that comes back inside the relaunch window takes its lingering session back")
+    func relaunchTakesSessionBack() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "gammastep", "while-using"]).status == 0)
+        for run in 1...2 {
+            let result = try harness.python(["gammastep", "gammastep"])
+            #expect(result.objects.first?["Accuracy"] as? Double == 5000, "run \(run): \(result.output)")
+            let lingering = try Command.eventually {
+                try harness.sessions(of: "gammastep").contains { $0["state"] as? String == "lingering" }
+            }
+            #expect(lingering, "run \(run)")
+        }
+        // One session, resumed by the second run and left again: not a second one beside the first.
+        let sessions = try harness.sessions(of: "gammastep")
+        #expect(sessions.count == 1, "\((try? harness.locctl(["sessions"]).output) ?? "")")
+    }
+
     @Test("G6: DeleteClient ends the locd session: nothing lingers")
     func deleteClientEndsSession() throws {
         let harness = try GeoClueHarness()
