@@ -24,6 +24,11 @@ struct GeoClueClientTests {
         let timestamp = location["Timestamp"] as? [Any]
         #expect((timestamp?.first as? Int ?? 0) > 1_600_000_000, "\(String(describing: timestamp))")
         #expect(location["Description"] is String)
+        // PropertiesChanged told the client that Active turned true and that Location changed (sent before the
+        // signal, so it arrives first).
+        let changed = location["changed"] as? [String] ?? []
+        #expect(changed.contains("Active"), "\(changed)")
+        #expect(changed.contains("Location"), "\(changed)")
     }
 
     @Test("G2: a client at city level gets the approximate grid cell with accuracy 5000 m")

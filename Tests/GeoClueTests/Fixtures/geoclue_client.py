@@ -62,15 +62,25 @@ def first_location(bus, path):
         seen["old"], seen["new"] = parameters.unpack()
         loop.quit()
 
+    def changed(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        _interface_name, properties, _invalidated = parameters.unpack()
+        seen.setdefault("changed", []).extend(sorted(properties.keys()))
+
     bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None, Gio.DBusSignalFlags.NONE, updated, None)
+    bus.signal_subscribe(BUS_NAME, PROPERTIES, "PropertiesChanged", path, None, Gio.DBusSignalFlags.NONE, changed, None)
     call(bus, path, CLIENT, "Start")
     GLib.timeout_add_seconds(10, loop.quit)
     loop.run()
+    # PropertiesChanged of Location follows the signal: let the bus deliver what is already on its way.
+    context = GLib.MainContext.default()
+    while context.iteration(False):
+        pass
     if "new" not in seen:
         return {"error": "timeout", "message": "no LocationUpdated in 10 s"}
     (properties,) = call(bus, seen["new"], PROPERTIES, "GetAll",
                          GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
     properties["old"], properties["new"] = seen["old"], seen["new"]
+    properties["changed"] = seen.get("changed", [])
     return properties
 
 
