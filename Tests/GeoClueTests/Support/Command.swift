@@ -15,6 +15,7 @@ struct CommandResult {
     }
 }
 
+/// Programs the tests run to their end, and polling with a deadline in place of sleeps.
 enum Command {
     /// Runs `arguments[0]` with the rest, `environment` added to this process's; kills it past `timeout` seconds.
     ///

@@ -174,6 +174,7 @@ final class GeoClueHarness {
     }
 }
 
+/// A part of the harness did not start; the description carries its log.
 struct HarnessFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
