@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "locd-example", targets: ["locd-example"]),
         .library(name: "LocationClient", targets: ["LocationClient"]),
         .executable(name: "locd-bench", targets: ["LocationDaemonBenchmark"]),
+        .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,6 +104,24 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for LocationGeoClue.
+        .target(name: "CSdBus", dependencies: ["CSystemd"]),
+        // org.freedesktop.GeoClue2 on the system bus, served from locd's sessions: one locd app connection per peer.
+        .target(
+            name: "LocationGeoClue",
+            dependencies: [
+                "CSdBus", "LocationClient", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "locd-geoclue",
+            dependencies: [
+                "LocationGeoClue",
+                "SystemdSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
@@ -232,6 +251,13 @@ let package = Package(
         .testTarget(
             name: "LocctlTests",
             dependencies: ["locctl", "JSON", "Varlink"],
+            exclude: ["Fixtures"]
+        ),
+        // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and
+        // where-am-i.
+        .testTarget(
+            name: "GeoClueTests",
+            dependencies: ["locd", "locctl", "locd-geoclue"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

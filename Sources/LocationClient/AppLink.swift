@@ -24,6 +24,8 @@ actor AppLink {
     let policy: ReconnectPolicy
     private(set) var appState: AppState
     private(set) var lastAuthorization: Authorization?
+    /// The app's lingering sessions, as the last `Hello` on the control connection listed them.
+    private(set) var lingeringAtHello: [LingeringSession] = []
     private var control: VarlinkAsyncClient?
     /// Counts successful attachments; a stream compares it to know whether a reconnection happened since.
     private var generation: UInt64 = 0
@@ -67,6 +69,7 @@ actor AppLink {
         do {
             let hello = try await connection.call("io.locd.App.Hello", helloParameters)
             lastAuthorization = try? Authorization(wire: hello["authorization"])
+            lingeringAtHello = hello["lingeringSessions"]?.arrayValue?.compactMap(LingeringSession.init(wire:)) ?? []
             for id in liveSessions {
                 do {
                     try await connection.call("io.locd.App.ResumeSession", ["id": .string(id)])

@@ -29,6 +29,13 @@ extension LocationClient {
         return try await adopt(reply)
     }
 
+    /// The app's sessions that were lingering when this client last said `Hello`: those a previous process of the
+    /// app left when it exited without ``goodbye()``, which ``resumeSession(id:)`` takes over (SEMANTICS L4, S14).
+    /// A session another process took since is answered `noSuchSession` by the resume.
+    public var lingeringSessionsAtHello: [LingeringSession] {
+        get async { await link.lingeringAtHello }
+    }
+
     /// Begins a background activity session (`CLBackgroundActivitySession`): the app stays in use in the
     /// background while it holds it.
     /// - Throws: ``LocationClientError/backgroundActivityUnavailable(reason:message:)`` when the app is not in the

@@ -52,6 +52,12 @@ public final class ServiceSession: Sendable {
         }
     }
 
+    /// Ends the session now, like ``invalidate()``, and returns once the daemon has been told (or could not be
+    /// reached): for a caller that closes the client next and must not leave the session lingering.
+    public func end() async {
+        await link.invalidate(id)
+    }
+
     /// Ends the session now (`CLServiceSession.invalidate()`); its diagnostics sequences finish.
     ///
     /// Returns at once; the daemon is told in the background. Calling it again does nothing.

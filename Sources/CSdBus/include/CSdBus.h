@@ -1,0 +1,47 @@
+// What Swift cannot take from sd-bus by itself: the vtable macros (initialisers of a struct with unions and
+// bit fields, which do not import), and fixed-arity twins of the variadic calls that locd-geoclue makes
+// (sd_bus_reply_method_return, sd_bus_reply_method_errorf, sd_bus_emit_signal, sd_bus_message_append with a
+// struct). Everything else of sd-bus is called from Swift directly through CSystemd's headers.
+#pragma once
+
+#include <stdint.h>
+#include <sys/eventfd.h>  // the bus thread's wake-up; Glibc's module map leaves it out
+#include <systemd/sd-bus.h>
+
+// The vtable flags, as constants Swift can read (the header's anonymous enum imports without a type).
+static const uint64_t CSDBUS_VTABLE_PROPERTY_CONST = SD_BUS_VTABLE_PROPERTY_CONST;
+static const uint64_t CSDBUS_VTABLE_PROPERTY_EMITS_CHANGE = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
+
+// SD_BUS_VTABLE_START(flags).
+sd_bus_vtable csdbus_vtable_start(uint64_t flags);
+// SD_BUS_METHOD_WITH_NAMES(member, signature, in_names, result, out_names, handler, flags), with the
+// argument names already joined: the in names then the out names, each NUL-terminated ("path\0"), or "".
+sd_bus_vtable csdbus_vtable_method(const char *member, const char *signature, const char *result,
+                                   const char *names, sd_bus_message_handler_t handler, uint64_t flags);
+// SD_BUS_SIGNAL_WITH_NAMES(member, signature, names, flags).
+sd_bus_vtable csdbus_vtable_signal(const char *member, const char *signature, const char *names, uint64_t flags);
+// SD_BUS_PROPERTY(member, signature, get, 0, flags).
+sd_bus_vtable csdbus_vtable_property(const char *member, const char *signature, sd_bus_property_get_t get,
+                                     uint64_t flags);
+// SD_BUS_WRITABLE_PROPERTY(member, signature, get, set, 0, flags).
+sd_bus_vtable csdbus_vtable_writable_property(const char *member, const char *signature, sd_bus_property_get_t get,
+                                              sd_bus_property_set_t set, uint64_t flags);
+// SD_BUS_VTABLE_END.
+sd_bus_vtable csdbus_vtable_end(void);
+
+// sd_bus_reply_method_return(call, NULL).
+int csdbus_reply_empty(sd_bus_message *call);
+// sd_bus_reply_method_return(call, "o", path).
+int csdbus_reply_object_path(sd_bus_message *call, const char *path);
+// sd_bus_reply_method_errorf(call, name, "%s", message).
+int csdbus_reply_error(sd_bus_message *call, const char *name, const char *message);
+// sd_bus_emit_signal(bus, path, interface, member, "oo", first, second), sent to one destination only
+// (a unicast signal) when destination is not NULL.
+int csdbus_emit_signal_oo(sd_bus *bus, const char *destination, const char *path, const char *interface,
+                          const char *member, const char *first, const char *second);
+// sd_bus_message_append(m, "(tt)", first, second).
+int csdbus_append_tt_struct(sd_bus_message *m, uint64_t first, uint64_t second);
+// sd_bus_add_match(bus, slot, "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged'", ...):
+// every change of a name's owner, for learning when a peer leaves the bus.
+int csdbus_match_name_owner_changed(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback,
+                                    void *userdata);

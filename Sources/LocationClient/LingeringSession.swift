@@ -1,0 +1,31 @@
+import Varlink
+
+/// A session of the app that no process owns: its process closed without `Goodbye`, and it lingers for the daemon's
+/// relaunch window (SEMANTICS L3). ``LocationClient/resumeSession(id:)`` takes it over, with no new prompt.
+public struct LingeringSession: Sendable, Hashable {
+    /// `kind` of the protocol's `Session`; raw values are the wire names.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case explicit
+        case implicit
+        case backgroundActivity
+    }
+
+    public let id: String
+    public let kind: Kind
+    public let authorization: ServiceSession.AuthorizationRequirement
+    public let fullAccuracyPurposeKey: String?
+
+    /// A `Session` of the protocol; `nil` when it lacks what this type needs.
+    init?(wire value: JSONValue) {
+        guard let id = value["id"]?.stringValue,
+            let kind = value["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
+            let authorization = value["authorization"]?.stringValue.flatMap(
+                ServiceSession.AuthorizationRequirement.init(rawValue:)
+            )
+        else { return nil }
+        self.id = id
+        self.kind = kind
+        self.authorization = authorization
+        fullAccuracyPurposeKey = value["fullAccuracyPurposeKey"]?.stringValue
+    }
+}

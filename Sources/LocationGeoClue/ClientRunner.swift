@@ -1,0 +1,73 @@
+import LocationClient
+
+/// What `Start` sets going against locd: a `whenInUse` session, the wait for locd's decision, then a live-updates
+/// stream whose fixes become Location objects.
+struct ClientRunner: Sendable {
+    /// What locd decided about a `Start`.
+    enum Outcome: Sendable {
+        case authorized
+        case refused(String)
+    }
+
+    let app: LocdApp
+    /// `nil` for what the grant allows, `.reduced` for the grid cell (a level below street).
+    let accuracy: LocationUpdate.DesiredAccuracy?
+    /// Runs on the bus thread; the runner waits for it.
+    let decided: @Sendable (Outcome) async -> Void
+    /// Runs on the bus thread; the runner waits for it, so fixes queue at most in the stream's bounded buffer.
+    let deliver: @Sendable (GeoClueFix) async -> Void
+
+    func run(_ control: ClientRun) async {
+        let client: LocationClient
+        let session: ServiceSession
+        do {
+            client = try await app.connection()
+            session = try await takeBackOrCreate(client)
+        } catch {
+            if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
+            return
+        }
+        do {
+            try await awaitDecision(session, client)
+            await decided(.authorized)
+            for try await update in client.liveUpdates(.default, accuracy: accuracy) {
+                if let location = update.location { await deliver(GeoClueFix(location)) }
+            }
+        } catch is CancellationError {
+            // Stopped, deleted, or the peer left.
+        } catch {
+            if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
+        }
+        if control.endsSession { await session.end() }
+    }
+
+    /// A lingering `whenInUse` session the app left when an earlier peer of it left the bus (a relaunch inside locd's
+    /// relaunch window, SEMANTICS L4): taken back with no new prompt. Else a new session.
+    private func takeBackOrCreate(_ client: LocationClient) async throws -> ServiceSession {
+        for lingering in await client.lingeringSessionsAtHello
+        where lingering.kind == .explicit && lingering.authorization == .whenInUse
+            && lingering.fullAccuracyPurposeKey == nil
+        {
+            guard await app.claim(lingering.id) else { continue }
+            // Another process of the app may have taken it since that Hello: then try the next.
+            if let session = try? await client.resumeSession(id: lingering.id) { return session }
+        }
+        return try await client.serviceSession(authorization: .whenInUse)
+    }
+
+    /// Returns once locd has decided for the app: authorized. Throws the ``StartRefusal`` that says what to do
+    /// when it is denied, restricted, location services are off, or its prompt went unanswered (P8).
+    private func awaitDecision(_ session: ServiceSession, _ client: LocationClient) async throws {
+        for try await diagnostic in session.diagnostics {
+            if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
+            if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
+            if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
+            if diagnostic.authorizationRequestInProgress { continue }
+            // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
+            if try await client.authorization.isAuthorized { return }
+            throw StartRefusal.unanswered(app.appID)
+        }
+        try Task.checkCancellation()
+        throw StartRefusal.ended(app.appID)
+    }
+}

@@ -1,0 +1,44 @@
+import Dispatch
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// locd-geoclue's service: owns `org.freedesktop.GeoClue2` on the system bus and serves it from locd's sessions,
+/// on the calling thread, until SIGTERM or SIGINT (a clean exit) or until the bus goes away (an error).
+package struct GeoClueBridge {
+    let socketPath: String?
+    let limits: GeoClueLimits
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - socketPath: locd's socket; `nil` for the client library's default (`LOCD_SOCKET`, else the user's
+    ///     daemon when one listens, else `/run/locd/io.locd`).
+    package init(socketPath: String?, logger: Logger) {
+        self.socketPath = socketPath
+        self.limits = GeoClueLimits()
+        self.logger = logger
+    }
+
+    package func run() throws {
+        let connection = try BusConnection()
+        let service = GeoClueService(connection: connection, socketPath: socketPath, limits: limits, logger: logger)
+        try service.register()
+        logger.info(
+            "serving \(GeoClueService.busName)",
+            metadata: ["geoclue.locd-socket": "\(socketPath ?? "(default)")"]
+        )
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { connection.stop() }
+            source.resume()
+            return source
+        }
+        defer { for source in signals { source.cancel() } }
+        // The service lives as long as the loop: sd-bus holds it as the userdata of every vtable.
+        try withExtendedLifetime(service) { try connection.run() }
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,55 @@
+/// A GeoClue2 Client object (`/org/freedesktop/GeoClue2/Client/N`): its properties with GeoClue's defaults, its
+/// owner, and where its `Start` stands. Used on the bus thread only.
+final class GeoClueClient {
+    let path: String
+    /// The unique bus name of the peer that created it: the only one that may use it.
+    let owner: String
+    var desktopID = ""
+    var requestedAccuracy = AccuracyLevel.city
+    var distanceThreshold: UInt32 = 0
+    var timeThreshold: UInt32 = 0
+    var active = false
+    /// The current Location object, `nil` before the first fix (the property then reads "/").
+    var location: GeoClueLocation?
+    /// Replaced Location objects still exported (GeoClue keeps each at least 5 s), oldest first.
+    var retired: [String] = []
+    /// The run of the `Start` in force, `nil` while stopped.
+    var run: ClientRun?
+    /// The run of the latest `Start`, stopped or not: the next one waits for it, so runs never overlap.
+    var lastRun: ClientRun?
+    /// The app id the latest run speaks for.
+    var runApp: String?
+    /// Runs started and not yet finished (a peer that floods Start and Stop meets a bound here).
+    var unfinishedRuns = 0
+    /// `Start` calls waiting for locd's decision.
+    var pendingStarts: [BusMessage] = []
+    /// The registration of its vtable; unref'd to unexport it.
+    var slot: OpaquePointer?
+
+    init(path: String, owner: String) {
+        self.path = path
+        self.owner = owner
+    }
+
+    var locationPath: String { location?.path ?? "/" }
+}
+
+/// A GeoClue2 Location object (`/org/freedesktop/GeoClue2/Location/N`): one fix, readable by the client's owner.
+struct GeoClueLocation {
+    let path: String
+    let owner: String
+    let fix: GeoClueFix
+    let slot: OpaquePointer?
+}
+
+/// A peer on the bus that has created clients: they and its connections to locd, one per app id.
+final class GeoCluePeer {
+    let name: String
+    /// Its clients' paths, in the order they were created.
+    var clients: [String] = []
+    var apps: [String: LocdApp] = [:]
+
+    init(name: String) {
+        self.name = name
+    }
+}

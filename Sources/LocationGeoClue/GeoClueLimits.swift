@@ -1,0 +1,19 @@
+/// The bounds that keep one peer from taking locd-geoclue's memory: each is answered with
+/// `org.freedesktop.DBus.Error.LimitsExceeded` when reached.
+struct GeoClueLimits: Sendable {
+    /// Client objects in all.
+    var clients = 4096
+    /// Client objects of one peer.
+    var clientsPerPeer = 64
+    /// App ids (`DesktopId`s) one peer speaks to locd for at once: each is a locd connection, and every connection
+    /// of locd-geoclue counts against locd's `max-connections-per-uid`.
+    var appsPerPeer = 4
+    /// `Start` calls of one client waiting for locd's decision.
+    var pendingStarts = 8
+    /// Runs of one client not yet wound down (a peer that alternates Start and Stop faster than locd answers).
+    var unfinishedRuns = 8
+    /// Replaced Location objects of one client kept for late readers; past it the oldest goes before its 5 s.
+    var retiredLocations = 16
+    /// How long a replaced Location object stays readable.
+    var retiredLocationSeconds = 5.0
+}

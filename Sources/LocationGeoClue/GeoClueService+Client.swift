@@ -1,0 +1,156 @@
+import CSdBus
+
+extension GeoClueService {
+    /// `Start`: answered once locd has decided (authorized: success and `Active`; otherwise `AccessDenied` saying
+    /// what to do), never left hanging.
+    func start(_ call: BusMessage, _ client: GeoClueClient) -> Int32 {
+        if client.desktopID.isEmpty {
+            call.reply(
+                .accessDenied(
+                    "'DesktopId' property must be set: set it to the app's desktop file id before Start"
+                )
+            )
+            return 1
+        }
+        if client.active {
+            call.replyEmpty()
+            return 1
+        }
+        if client.pendingStarts.count >= limits.pendingStarts || client.unfinishedRuns >= limits.unfinishedRuns {
+            call.reply(.limitsExceeded("too many Start and Stop calls in flight: wait for the replies"))
+            return 1
+        }
+        if client.run == nil, let peer = peers[client.owner], peer.apps[client.desktopID] == nil,
+            peer.apps.count >= limits.appsPerPeer
+        {
+            call.reply(
+                .limitsExceeded(
+                    "a peer may speak for \(limits.appsPerPeer) app ids at most: delete the clients of the others first"
+                )
+            )
+            return 1
+        }
+        client.pendingStarts.append(call.retained())
+        if client.run == nil { launch(client) }
+        return 1
+    }
+
+    /// `Stop`: the locd session ends; `Active` turns false.
+    func stop(_ call: BusMessage, _ client: GeoClueClient) -> Int32 {
+        halt(client, endingSession: true, reason: "Stop came before locd decided: call Start again")
+        call.replyEmpty()
+        return 1
+    }
+
+    /// Starts the run of a `Start`: the locd session, the decision, the updates.
+    private func launch(_ client: GeoClueClient) {
+        let peer = peer(client.owner)
+        let appID = client.desktopID
+        let app = peer.apps[appID] ?? LocdApp(appID: appID, socketPath: socketPath)
+        peer.apps[appID] = app
+        let run = ClientRun()
+        let previous = client.lastRun
+        client.run = run
+        client.lastRun = run
+        client.runApp = appID
+        client.unfinishedRuns += 1
+        let path = client.path
+        let connection = self.connection
+        let runner = ClientRunner(
+            app: app,
+            accuracy: AccuracyLevel.wantsFullAccuracy(client.requestedAccuracy) ? nil : .reduced,
+            decided: { outcome in await connection.perform { self.decided(path, run, outcome) } },
+            deliver: { fix in await connection.perform { self.deliver(fix, to: path, run) } }
+        )
+        run.start(after: previous) { run in
+            await runner.run(run)
+            connection.post { self.clients[path]?.unfinishedRuns -= 1 }
+        }
+    }
+
+    /// locd decided a run's `Start`.
+    private func decided(_ path: String, _ run: ClientRun, _ outcome: ClientRunner.Outcome) {
+        guard let client = clients[path], client.run === run else { return }
+        let waiting = client.pendingStarts
+        client.pendingStarts = []
+        switch outcome {
+        case .authorized:
+            client.active = true
+            for call in waiting { call.replyEmpty() }
+            emitChanged(path, Self.clientInterface, ["Active"])
+            updateInUse()
+            logger.info(
+                "client started",
+                metadata: ["geoclue.client": "\(path)", "geoclue.app": "\(client.desktopID)"]
+            )
+        case .refused(let message):
+            client.run = nil
+            for call in waiting { call.reply(.accessDenied(message)) }
+            logger.info("client refused: \(message)", metadata: ["geoclue.client": "\(path)"])
+        }
+        for call in waiting { call.release() }
+    }
+
+    /// A fix for a started client: a new Location object and `LocationUpdated(old, new)` to its owner only, unless
+    /// the thresholds hold it back.
+    private func deliver(_ fix: GeoClueFix, to path: String, _ run: ClientRun) {
+        guard let client = clients[path], client.run === run, client.active else { return }
+        if let current = client.location,
+            fix.isBelowThreshold(after: current.fix, distance: client.distanceThreshold, time: client.timeThreshold)
+        {
+            return
+        }
+        guard let location = makeLocation(fix, of: client) else { return }
+        let old = client.locationPath
+        if let previous = client.location { retire(previous.path, of: client) }
+        client.location = location
+        emitChanged(path, Self.clientInterface, ["Location"])
+        let result = csdbus_emit_signal_oo(
+            bus,
+            client.owner,
+            path,
+            Self.clientInterface,
+            "LocationUpdated",
+            old,
+            location.path
+        )
+        if result < 0 {
+            logger.warning("cannot send LocationUpdated to \(client.owner): \(BusFailure(doing: "", code: result))")
+        }
+    }
+
+    /// Ends a client's run: the pending `Start`s fail with `reason`, `Active` turns false.
+    func halt(_ client: GeoClueClient, endingSession: Bool, reason: String) {
+        client.run?.stop(endingSession: endingSession)
+        client.run = nil
+        for call in client.pendingStarts {
+            call.reply(.failed(reason))
+            call.release()
+        }
+        client.pendingStarts = []
+        guard client.active else { return }
+        client.active = false
+        emitChanged(client.path, Self.clientInterface, ["Active"])
+        updateInUse()
+    }
+
+    /// Unexports a client and what it holds; `endingSession` ends its locd session, else it lingers.
+    func remove(_ client: GeoClueClient, endingSession: Bool) {
+        client.run?.stop(endingSession: endingSession)
+        client.run = nil
+        for call in client.pendingStarts {
+            call.reply(.failed("the client was deleted before locd decided"))
+            call.release()
+        }
+        client.pendingStarts = []
+        clients[client.path] = nil
+        peers[client.owner]?.clients.removeAll { $0 == client.path }
+        if let slot = client.slot { sd_bus_slot_unref(slot) }
+        client.slot = nil
+        if let location = client.location { retire(location.path, of: nil) }
+        if client.active {
+            client.active = false
+            updateInUse()
+        }
+    }
+}

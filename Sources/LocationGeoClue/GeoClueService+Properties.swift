@@ -1,0 +1,108 @@
+import CSdBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension GeoClueService {
+    func getManagerProperty(_ name: String, into reply: BusMessage) -> Int32 {
+        switch name {
+        case "InUse": reply.append(inUse)
+        // locd serves exact fixes to apps allowed precise location.
+        case "AvailableAccuracyLevel": reply.append(AccuracyLevel.exact)
+        default: -ENOENT
+        }
+    }
+
+    func getClientProperty(_ name: String, at path: String, into reply: BusMessage) -> Int32 {
+        guard let client = clients[path] else { return -ENOENT }
+        return switch name {
+        case "Location": reply.append(client.locationPath, as: "o")
+        case "DistanceThreshold": reply.append(client.distanceThreshold)
+        case "TimeThreshold": reply.append(client.timeThreshold)
+        case "DesktopId": reply.append(client.desktopID)
+        case "RequestedAccuracyLevel": reply.append(client.requestedAccuracy)
+        case "Active": reply.append(client.active)
+        default: -ENOENT
+        }
+    }
+
+    func getLocationProperty(_ name: String, at path: String, into reply: BusMessage) -> Int32 {
+        guard let fix = locations[path]?.fix else { return -ENOENT }
+        return switch name {
+        case "Latitude": reply.append(fix.latitude)
+        case "Longitude": reply.append(fix.longitude)
+        case "Accuracy": reply.append(fix.accuracy)
+        case "Altitude": reply.append(fix.altitude)
+        case "Speed": reply.append(fix.speed)
+        case "Heading": reply.append(fix.heading)
+        case "Description": reply.append(fix.description)
+        case "Timestamp": csdbus_append_tt_struct(reply.raw, fix.seconds, fix.microseconds)
+        default: -ENOENT
+        }
+    }
+
+    /// Sets a writable Client property from `value` (sd-bus has checked its type); a change emits
+    /// `PropertiesChanged`.
+    func setClientProperty(_ name: String, at path: String, from value: BusMessage) -> Result<Void, GeoClueError> {
+        guard let client = clients[path] else { return .failure(.failed("no client at \(path)")) }
+        switch name {
+        case "DesktopId":
+            guard let id = value.readString() else { return .failure(.invalidArgs("DesktopId is a string")) }
+            guard !id.isEmpty, id.utf8.count <= 255 else {
+                return .failure(.invalidArgs("DesktopId must be the app's desktop file id, 1 to 255 bytes"))
+            }
+            guard id != client.desktopID else { return .success(()) }
+            client.desktopID = id
+        case "RequestedAccuracyLevel":
+            guard let level = value.readUInt32(), AccuracyLevel.all.contains(level) else {
+                return .failure(
+                    .invalidArgs(
+                        "RequestedAccuracyLevel is 0 (none), 1 (country), 4 (city), 5 (neighborhood), 6 (street) or 8 (exact)"
+                    )
+                )
+            }
+            guard level != client.requestedAccuracy else { return .success(()) }
+            client.requestedAccuracy = level
+        case "DistanceThreshold", "TimeThreshold":
+            guard let threshold = value.readUInt32() else { return .failure(.invalidArgs("\(name) is a uint32")) }
+            let old = name == "DistanceThreshold" ? client.distanceThreshold : client.timeThreshold
+            guard threshold != old else { return .success(()) }
+            if name == "DistanceThreshold" {
+                client.distanceThreshold = threshold
+            } else {
+                client.timeThreshold = threshold
+            }
+        default:
+            return .failure(.invalidArgs("Property '\(name)' is not writable"))
+        }
+        emitChanged(path, Self.clientInterface, [name])
+        return .success(())
+    }
+
+    /// Sees every call before sd-bus dispatches it: only a client's owner may use the client and its locations
+    /// (others: `AccessDenied`), and `Active` is read-only with GeoClue's error, `InvalidArgs`. Returns 1 when it
+    /// answered the call, 0 to let sd-bus go on.
+    func filter(_ message: BusMessage) -> Int32 {
+        guard sd_bus_message_is_method_call(message.raw, nil, nil) > 0, let path = message.path,
+            path.hasPrefix(Self.clientPrefix) || path.hasPrefix(Self.locationPrefix)
+        else { return 0 }
+        let interface = message.interface
+        // Introspectable and Peer are anyone's; a call without an interface is checked like the rest.
+        guard interface != "org.freedesktop.DBus.Introspectable", interface != "org.freedesktop.DBus.Peer" else {
+            return 0
+        }
+        guard let owner = clients[path]?.owner ?? locations[path]?.owner else { return 0 }  // sd-bus: UnknownObject
+        guard message.sender == owner else {
+            message.reply(.accessDenied("Access denied: only the peer that created this client may use it"))
+            return 1
+        }
+        guard interface == Self.propertiesInterface, message.member == "Set" else { return 0 }
+        let target = message.readString()
+        let property = message.readString()
+        message.rewind()
+        guard target == Self.clientInterface, property == "Active" else { return 0 }
+        message.reply(.invalidArgs("Property 'Active' is read-only: Start and Stop change it"))
+        return 1
+    }
+}

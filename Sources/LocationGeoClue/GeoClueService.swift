@@ -1,0 +1,170 @@
+import CSdBus
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `org.freedesktop.GeoClue2` served from locd: the Manager, Client and Location objects, their owners, and the
+/// bridge from each `Start` to a locd session.
+///
+/// Everything here runs on the bus thread (``BusConnection``); the tasks that talk to locd come back to it with
+/// `perform`.
+final class GeoClueService: @unchecked Sendable {
+    // @unchecked: every stored property is used on the bus thread only.
+    static let busName = "org.freedesktop.GeoClue2"
+    static let managerPath = "/org/freedesktop/GeoClue2/Manager"
+    static let clientPrefix = "/org/freedesktop/GeoClue2/Client/"
+    static let locationPrefix = "/org/freedesktop/GeoClue2/Location/"
+    static let managerInterface = "org.freedesktop.GeoClue2.Manager"
+    static let clientInterface = "org.freedesktop.GeoClue2.Client"
+    static let locationInterface = "org.freedesktop.GeoClue2.Location"
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+    let connection: BusConnection
+    let socketPath: String?
+    let limits: GeoClueLimits
+    let logger: Logger
+    var clients: [String: GeoClueClient] = [:]
+    var locations: [String: GeoClueLocation] = [:]
+    var peers: [String: GeoCluePeer] = [:]
+    /// Agents that called `AddAgent`, by bus name: remembered, not yet asked (locd's own agents answer prompts).
+    var agents: [String: String] = [:]
+    var inUse = false
+    private var nextClient: UInt32 = 0
+    private var nextLocation: UInt64 = 0
+    private var slots: [OpaquePointer] = []
+    private let managerTable = VTable(GeoClueService.managerMembers)
+    let clientTable = VTable(GeoClueService.clientMembers)
+    let locationTable = VTable(GeoClueService.locationMembers)
+
+    init(connection: BusConnection, socketPath: String?, limits: GeoClueLimits, logger: Logger) {
+        self.connection = connection
+        self.socketPath = socketPath
+        self.limits = limits
+        self.logger = logger
+    }
+
+    deinit {
+        for slot in slots { sd_bus_slot_unref(slot) }
+    }
+
+    var bus: OpaquePointer { connection.bus }
+    var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Exports the Manager, watches peers leave, and takes the bus name; on the bus thread, before it runs.
+    func register() throws(BusFailure) {
+        var slot: OpaquePointer?
+        var result = sd_bus_add_object_vtable(
+            bus,
+            &slot,
+            Self.managerPath,
+            Self.managerInterface,
+            managerTable.entries,
+            userdata
+        )
+        if result < 0 { throw BusFailure(doing: "export \(Self.managerPath)", code: result) }
+        slots += [slot].compactMap { $0 }
+        result = sd_bus_add_filter(bus, &slot, Self.filterCallback, userdata)
+        if result < 0 { throw BusFailure(doing: "add a message filter", code: result) }
+        slots += [slot].compactMap { $0 }
+        result = csdbus_match_name_owner_changed(bus, &slot, Self.nameOwnerChangedCallback, userdata)
+        if result < 0 { throw BusFailure(doing: "watch NameOwnerChanged", code: result) }
+        slots += [slot].compactMap { $0 }
+        result = sd_bus_request_name(bus, Self.busName, 0)
+        if result < 0 {
+            throw BusFailure(
+                doing: "own \(Self.busName) (is GeoClue running? stop it with `systemctl stop geoclue`)",
+                code: result
+            )
+        }
+    }
+
+    /// Emits `PropertiesChanged` for `names` of `interface` at `path`, with their values now.
+    func emitChanged(_ path: String, _ interface: String, _ names: [String]) {
+        var pointers = names.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        let result = sd_bus_emit_properties_changed_strv(bus, path, interface, &pointers)
+        if result < 0 {
+            logger.warning("cannot emit PropertiesChanged on \(path): \(BusFailure(doing: "", code: result))")
+        }
+    }
+
+    /// Recomputes the Manager's `InUse`: true while any client is active.
+    func updateInUse() {
+        let now = clients.values.contains { $0.active }
+        guard now != inUse else { return }
+        inUse = now
+        emitChanged(Self.managerPath, Self.managerInterface, ["InUse"])
+    }
+
+    /// A new Client object of `owner`, exported; `nil` when sd-bus refused to export it.
+    func makeClient(owner: String) -> GeoClueClient? {
+        nextClient += 1
+        let client = GeoClueClient(path: Self.clientPrefix + String(nextClient), owner: owner)
+        var slot: OpaquePointer?
+        let result = sd_bus_add_object_vtable(
+            bus,
+            &slot,
+            client.path,
+            Self.clientInterface,
+            clientTable.entries,
+            userdata
+        )
+        guard result >= 0 else {
+            logger.error("cannot export \(client.path): \(BusFailure(doing: "export", code: result))")
+            return nil
+        }
+        client.slot = slot
+        clients[client.path] = client
+        peer(owner).clients.append(client.path)
+        return client
+    }
+
+    /// A new Location object of `client`'s owner for `fix`, exported; `nil` when sd-bus refused to export it.
+    func makeLocation(_ fix: GeoClueFix, of client: GeoClueClient) -> GeoClueLocation? {
+        nextLocation += 1
+        let path = Self.locationPrefix + String(nextLocation)
+        var slot: OpaquePointer?
+        let result = sd_bus_add_object_vtable(
+            bus,
+            &slot,
+            path,
+            Self.locationInterface,
+            locationTable.entries,
+            userdata
+        )
+        guard result >= 0 else {
+            logger.error("cannot export \(path): \(BusFailure(doing: "export", code: result))")
+            return nil
+        }
+        let location = GeoClueLocation(path: path, owner: client.owner, fix: fix, slot: slot)
+        locations[path] = location
+        return location
+    }
+
+    /// Unexports a Location object now.
+    func dropLocation(_ path: String) {
+        guard let location = locations.removeValue(forKey: path) else { return }
+        if let slot = location.slot { sd_bus_slot_unref(slot) }
+    }
+
+    /// Keeps a replaced Location object readable for a while (clients GetAll it after the signal), within bounds.
+    func retire(_ path: String, of client: GeoClueClient?) {
+        if let client {
+            client.retired.append(path)
+            while client.retired.count > limits.retiredLocations { dropLocation(client.retired.removeFirst()) }
+        }
+        connection.after(limits.retiredLocationSeconds) { [weak client] in
+            client?.retired.removeAll { $0 == path }
+            self.dropLocation(path)
+        }
+    }
+
+    func peer(_ name: String) -> GeoCluePeer {
+        if let peer = peers[name] { return peer }
+        let peer = GeoCluePeer(name: name)
+        peers[name] = peer
+        return peer
+    }
+}

@@ -1,0 +1,58 @@
+import LocationClient
+
+/// Why locd did not let a client start, as the message of the `AccessDenied` error `Start` answers: what happened
+/// and what to do about it.
+struct StartRefusal: Error, Sendable {
+    var message: String
+
+    static func denied(_ app: String) -> StartRefusal {
+        StartRefusal(
+            message: "locd denies '\(app)' location: allow it with `locctl auth \(app) while-using` "
+                + "(or in the desktop's location settings)"
+        )
+    }
+
+    static let servicesOff = StartRefusal(
+        message: "location services are off in locd: turn them on with `locctl services on`"
+    )
+
+    static func restricted(_ app: String) -> StartRefusal {
+        StartRefusal(
+            message: "'\(app)' is restricted by locd's policy (restricted-apps in locd.toml): "
+                + "only an administrator can lift it there"
+        )
+    }
+
+    static func unanswered(_ app: String) -> StartRefusal {
+        StartRefusal(
+            message: "no one answered locd's location prompt for '\(app)' in time: run a prompt agent "
+                + "(`locctl agent`, or the desktop's) and start again, or allow it with "
+                + "`locctl auth \(app) while-using`"
+        )
+    }
+
+    static func ended(_ app: String) -> StartRefusal {
+        StartRefusal(message: "locd ended the session of '\(app)' before it decided: start again")
+    }
+
+    /// The refusal a failed call to locd stands for.
+    static func from(_ error: any Error, app: String) -> StartRefusal {
+        if let refusal = error as? StartRefusal { return refusal }
+        guard let error = error as? LocationClientError else {
+            return StartRefusal(message: "locd-geoclue could not ask locd for '\(app)': \(error)")
+        }
+        switch error {
+        case .appUnknown:
+            return StartRefusal(
+                message: "locd has no manifest for '\(app)': install apps.d/\(app).toml with an "
+                    + "NSLocationWhenInUseUsageDescription (see locd's README)"
+            )
+        case .permissionDenied(let message):
+            return StartRefusal(message: "locd does not let locd-geoclue speak for '\(app)': \(message)")
+        case .daemonUnavailable:
+            return StartRefusal(message: "\(error.message); start it with `systemctl start locd.socket`")
+        default:
+            return StartRefusal(message: "locd refused '\(app)': \(error.description)")
+        }
+    }
+}

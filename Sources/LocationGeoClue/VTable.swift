@@ -1,0 +1,74 @@
+import CSdBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An sd-bus vtable and the strings it points to, in memory of its own: sd-bus reads the table at every call
+/// on an object registered with it, so it lives as long as the service.
+final class VTable {
+    /// One member of an interface, as the SD_BUS_* macros describe it.
+    enum Member {
+        /// A method; `names` are its in then out argument names.
+        case method(String, signature: String, result: String, names: [String], sd_bus_message_handler_t)
+        case signal(String, signature: String, names: [String])
+        case property(String, signature: String, sd_bus_property_get_t, flags: UInt64)
+        case writableProperty(
+            String,
+            signature: String,
+            sd_bus_property_get_t,
+            sd_bus_property_set_t,
+            flags: UInt64
+        )
+    }
+
+    let entries: UnsafeMutablePointer<sd_bus_vtable>
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private let count: Int
+
+    init(_ members: [Member]) {
+        count = members.count + 2
+        entries = .allocate(capacity: count)
+        entries[0] = csdbus_vtable_start(0)
+        for (index, member) in members.enumerated() {
+            entries[index + 1] = entry(member)
+        }
+        entries[count - 1] = csdbus_vtable_end()
+    }
+
+    deinit {
+        entries.deallocate()
+        for string in strings { free(string) }
+    }
+
+    private func entry(_ member: Member) -> sd_bus_vtable {
+        switch member {
+        case .method(let name, let signature, let result, let names, let handler):
+            csdbus_vtable_method(keep(name), keep(signature), keep(result), keep(joined(names)), handler, 0)
+        case .signal(let name, let signature, let names):
+            csdbus_vtable_signal(keep(name), keep(signature), keep(joined(names)), 0)
+        case .property(let name, let signature, let get, let flags):
+            csdbus_vtable_property(keep(name), keep(signature), get, flags)
+        case .writableProperty(let name, let signature, let get, let set, let flags):
+            csdbus_vtable_writable_property(keep(name), keep(signature), get, set, flags)
+        }
+    }
+
+    /// The names as sd-bus wants them: each followed by a NUL (the final NUL of the C string ends the list).
+    private func joined(_ names: [String]) -> [UInt8] {
+        names.flatMap { Array($0.utf8) + [0] }
+    }
+
+    private func keep(_ text: String) -> UnsafePointer<CChar> {
+        keep(Array(text.utf8))
+    }
+
+    /// A copy of `bytes` with a NUL after them, owned by the table.
+    private func keep(_ bytes: [UInt8]) -> UnsafePointer<CChar> {
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+        copy[bytes.count] = 0
+        strings.append(copy)
+        return UnsafePointer(copy)
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import LocationGeoClue
+import Logging
+import SystemdSupport
+
+/// `locd-geoclue`: GeoClue2's D-Bus API for existing Linux apps, answered from locd's sessions. Thin: options in,
+/// the bridge out.
+@main
+struct LocdGeoClue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "locd-geoclue",
+        abstract: "Serve org.freedesktop.GeoClue2 on the system bus from locd's location sessions.",
+        discussion: """
+            Each GeoClue client's Start becomes a whenInUse session of the app named by its DesktopId, \
+            decided by locd (prompts, grants, approximate location), and its updates become Location \
+            objects. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
+            --socket, else $LOCD_SOCKET, else the default locctl and apps use. Exit codes: 0 stopped by \
+            SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away).
+            """,
+        version: "0.1.0"
+    )
+
+    @Option(name: .long, help: "The socket locd listens on.", completion: .file())
+    var socket: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() throws {
+        let level = logLevel
+        let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
+        LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
+        let logger = Logger(label: "locd-geoclue")
+        do {
+            try GeoClueBridge(socketPath: socket, logger: logger).run()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

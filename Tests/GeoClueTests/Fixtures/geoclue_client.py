@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""GeoClue2 clients as real programs use the API, for GeoClueTests. Run with /usr/bin/python3 (it has gi).
+
+Modes (one JSON object per line on stdout):
+  where-am-i APP LEVEL   GetClient, Set DesktopId, Set RequestedAccuracyLevel LEVEL, Start, GetAll of the
+                         Location of the first LocationUpdated, DeleteClient (as where-am-i does).
+  gammastep APP          GetClient, Set DesktopId, Set DistanceThreshold 50000, Start, GetAll of the first
+                         Location, then exits without DeleteClient (as gammastep and redshift do).
+  start APP              GetClient, Set DesktopId, Start: prints the reply or the error.
+  no-desktop-id          GetClient, Start without DesktopId: prints the error.
+  set-active             GetClient, Set Active true: prints the error.
+  set NAME TYPE VALUE    GetClient, Set the property NAME to VALUE of D-Bus type TYPE (s or u): prints the error.
+  hold APP               GetClient, Set DesktopId, prints the client path, then waits for stdin to close.
+  hold-started APP       GetClient, Set DesktopId, Start, prints that it started, then waits for stdin to close.
+  follow APP DISTANCE SECONDS
+                         GetClient, Set DesktopId, Set DistanceThreshold DISTANCE, Start, then counts the
+                         LocationUpdated signals for SECONDS and reads each replaced Location 1 s after the
+                         signal that replaced it: prints {"updates": n, "replaced": n, "readable": n,
+                         "positions": [[latitude, longitude], ...]}.
+  flood APP N            GetClient, Set DesktopId, then N times Start and Stop without waiting for replies:
+                         prints how many replies came, by error name ("ok" for success), then exits.
+  create-clients N       CreateClient N times: prints how many were made and the first error.
+Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
+"""
+import json
+import sys
+
+from gi.repository import Gio, GLib
+
+BUS_NAME = "org.freedesktop.GeoClue2"
+MANAGER = "/org/freedesktop/GeoClue2/Manager"
+CLIENT = "org.freedesktop.GeoClue2.Client"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+
+
+def out(value):
+    print(json.dumps(value), flush=True)
+
+
+def call(bus, path, interface, method, args=None, reply=None):
+    return bus.call_sync(BUS_NAME, path, interface, method, args,
+                         GLib.VariantType(reply) if reply else None, Gio.DBusCallFlags.NONE, 10000, None)
+
+
+def set_property(bus, path, name, value):
+    call(bus, path, PROPERTIES, "Set", GLib.Variant("(ssv)", (CLIENT, name, value)))
+
+
+def error_of(error):
+    name = Gio.DBusError.get_remote_error(error)
+    prefix = "GDBus.Error:%s: " % name
+    message = error.message[len(prefix):] if error.message.startswith(prefix) else error.message
+    return {"error": name, "message": message}
+
+
+def first_location(bus, path):
+    """Starts the client and returns the properties of the Location its first LocationUpdated names."""
+    loop = GLib.MainLoop()
+    seen = {}
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        seen["old"], seen["new"] = parameters.unpack()
+        loop.quit()
+
+    def changed(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        _interface_name, properties, _invalidated = parameters.unpack()
+        seen.setdefault("changed", []).extend(sorted(properties.keys()))
+
+    bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None, Gio.DBusSignalFlags.NONE, updated, None)
+    bus.signal_subscribe(BUS_NAME, PROPERTIES, "PropertiesChanged", path, None, Gio.DBusSignalFlags.NONE, changed, None)
+    call(bus, path, CLIENT, "Start")
+    GLib.timeout_add_seconds(10, loop.quit)
+    loop.run()
+    # PropertiesChanged of Location follows the signal: let the bus deliver what is already on its way.
+    context = GLib.MainContext.default()
+    while context.iteration(False):
+        pass
+    if "new" not in seen:
+        return {"error": "timeout", "message": "no LocationUpdated in 10 s"}
+    (properties,) = call(bus, seen["new"], PROPERTIES, "GetAll",
+                         GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+    properties["old"], properties["new"] = seen["old"], seen["new"]
+    properties["changed"] = seen.get("changed", [])
+    return properties
+
+
+def follow(bus, path, seconds):
+    loop = GLib.MainLoop()
+    counts = {"updates": 0, "replaced": 0, "readable": 0, "positions": []}
+
+    def read_later(old):
+        try:
+            call(bus, old, PROPERTIES, "GetAll", GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)))
+            counts["readable"] += 1
+        except GLib.Error:
+            pass
+        return False
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        old, new = parameters.unpack()
+        counts["updates"] += 1
+        (properties,) = call(bus, new, PROPERTIES, "GetAll",
+                             GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+        counts["positions"].append([properties["Latitude"], properties["Longitude"]])
+        if old != "/":
+            counts["replaced"] += 1
+            GLib.timeout_add(1000, read_later, old)
+
+    subscription = bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None,
+                                        Gio.DBusSignalFlags.NONE, updated, None)
+    call(bus, path, CLIENT, "Start")
+    GLib.timeout_add(int(seconds * 1000), loop.quit)
+    loop.run()
+    bus.signal_unsubscribe(subscription)
+    # The reads scheduled in the last second are still due: give them their second.
+    end = GLib.MainLoop()
+    GLib.timeout_add(1100, end.quit)
+    end.run()
+    return counts
+
+
+def flood(bus, path, times):
+    loop = GLib.MainLoop()
+    outcomes = {}
+    expected = 2 * times
+
+    def done(connection, result, _data):
+        try:
+            connection.call_finish(result)
+            name = "ok"
+        except GLib.Error as error:
+            name = Gio.DBusError.get_remote_error(error) or error.message
+        outcomes[name] = outcomes.get(name, 0) + 1
+        if sum(outcomes.values()) == expected:
+            loop.quit()
+
+    for _ in range(times):
+        for method in ("Start", "Stop"):
+            bus.call(BUS_NAME, path, CLIENT, method, None, None, Gio.DBusCallFlags.NONE, 20000, None, done, None)
+    GLib.timeout_add_seconds(20, loop.quit)
+    loop.run()
+    return outcomes
+
+
+def main(mode, args):
+    bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
+    try:
+        if mode == "where-am-i":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(args[1])))
+            out(first_location(bus, path))
+            call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
+        elif mode == "gammastep":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "DistanceThreshold", GLib.Variant("u", 50000))
+            out(first_location(bus, path))
+        elif mode == "follow":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "DistanceThreshold", GLib.Variant("u", int(args[1])))
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", 8))
+            out(follow(bus, path, float(args[2])))
+        elif mode == "flood":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            out(flood(bus, path, int(args[1])))
+        elif mode == "create-clients":
+            made = 1
+            try:
+                for _ in range(int(args[0]) - 1):
+                    call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None, "(o)")
+                    made += 1
+                out({"made": made})
+            except GLib.Error as error:
+                failure = error_of(error)
+                failure["made"] = made
+                out(failure)
+        elif mode == "start":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+        elif mode == "no-desktop-id":
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+        elif mode == "set-active":
+            set_property(bus, path, "Active", GLib.Variant("b", True))
+            out({"set": path})
+        elif mode == "set":
+            value = GLib.Variant(args[1], int(args[2]) if args[1] == "u" else args[2])
+            set_property(bus, path, args[0], value)
+            out({"set": path})
+        elif mode == "hold-started":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            call(bus, path, CLIENT, "Start")
+            out({"started": path})
+            sys.stdin.read()
+        elif mode == "hold":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            out({"client": path})
+            sys.stdin.read()
+    except GLib.Error as error:
+        out(error_of(error))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A program run to its end with a deadline: what it printed and how it exited.
+struct CommandResult {
+    var status: Int32
+    var output: String
+    var errors: String
+    var elapsed: Double
+
+    /// The JSON objects it printed, one a line.
+    var objects: [[String: Any]] {
+        output.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+}
+
+/// Programs the tests run to their end, and polling with a deadline in place of sleeps.
+enum Command {
+    /// Runs `arguments[0]` with the rest, `environment` added to this process's; kills it past `timeout` seconds.
+    ///
+    /// Its output goes to files, not pipes: a pipe's write end can leak into a process another test starts at the
+    /// same moment, and a reader waiting for the end of a pipe would then wait for that process too.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        timeout: Double = 20
+    ) throws
+        -> CommandResult
+    {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString.prefix(8))")
+        let outputPath = base.path + ".out"
+        let errorPath = base.path + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        process.waitUntilExit()
+        killer.cancel()
+        return CommandResult(
+            status: process.terminationStatus,
+            output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "",
+            elapsed: Date().timeIntervalSince(started)
+        )
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass; whether it held.
+    static func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// A private system bus (`dbus-daemon` with the project's own configuration), the real `locd` serving a fixed
+/// point in Berlin, and the real `locd-geoclue` between them; clients are run against the bus by the tests.
+///
+/// Each step waits for what shows the one before it is ready (the bus's address line, an answer from
+/// `locctl status`, locd-geoclue's "serving" line), never for a fixed time.
+final class GeoClueHarness {
+    static let latitude = 52.52
+    static let longitude = 13.405
+    /// The app ids the tests use, each with a manifest that lets any process speak for it.
+    static let apps = [
+        "geoclue-where-am-i", "gammastep", "test.allowed", "test.city", "test.denied", "test.unanswered",
+        "test.holder", "test.deleted",
+    ]
+
+    let directory: String
+    let busAddress: String
+    let socket: String
+    private(set) var bus: LongRunning?
+    private(set) var locd: LongRunning?
+    private(set) var bridge: LongRunning?
+
+    /// - Parameters:
+    ///   - promptTimeout: locd's `prompt-timeout`.
+    ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
+    init(promptTimeout: Double = 30, provider: String? = nil) throws {
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "geoclue-\(UUID().uuidString.prefix(8))"
+            ).path
+        try FileManager.default.createDirectory(atPath: directory + "/apps.d", withIntermediateDirectories: true)
+        socket = directory + "/io.locd"
+        busAddress = "unix:path=" + directory + "/bus"
+        try startBus()
+        try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin)
+        try startBridge()
+    }
+
+    deinit {
+        bridge?.stop()
+        locd?.stop()
+        bus?.kill9()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func startBus() throws {
+        let template = try String(contentsOfFile: Self.fixture("system-bus.conf"), encoding: .utf8)
+        let config = directory + "/system-bus.conf"
+        try template.replacingOccurrences(of: "@SOCKET@", with: directory + "/bus")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let bus = try LongRunning(
+            ["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
+            logPath: directory + "/bus.log"
+        )
+        self.bus = bus
+        guard bus.waitFor("unix:path=") else { throw HarnessFailure("dbus-daemon did not start: \(bus.log)") }
+    }
+
+    static let berlin = """
+        kind = "static"
+        latitude = \(latitude)
+        longitude = \(longitude)
+        """
+
+    /// The NMEA route of Fixtures/circle-walk.nmea (a walk in Tokyo, a fix every 10 s, about 100 m apart), replayed
+    /// 30 times faster than real time.
+    static let walk = """
+        kind = "nmea"
+        file = "\(fixture("circle-walk.nmea"))"
+        speed-factor = 30
+        """
+
+    private func startLocd(promptTimeout: Double, provider: String) throws {
+        for app in Self.apps {
+            try """
+            id = "\(app)"
+            identity = "any"
+            NSLocationWhenInUseUsageDescription = "Shows where you are"
+            """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
+        }
+        try """
+        socket = "\(socket)"
+        state-dir = "\(directory)/state"
+        apps-dirs = ["\(directory)/apps.d"]
+        admin-group = "root"
+        [lifecycle]
+        relaunch-window = 60.0
+        prompt-timeout = \(promptTimeout)
+        [limits]
+        idle-timeout = 120.0
+        [provider]
+        \(provider)
+        """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
+        let locd = try LongRunning(
+            [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
+            environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
+            logPath: directory + "/locd.log"
+        )
+        self.locd = locd
+        let ready = try Command.eventually(timeout: 20) {
+            guard locd.process.isRunning else { return false }
+            return try locctl(["status"]).status == 0
+        }
+        guard ready else { throw HarnessFailure("locd did not start: \(locd.log)") }
+    }
+
+    private func startBridge() throws {
+        let bridge = try LongRunning(
+            [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress, "INVOCATION_ID": "", "JOURNAL_STREAM": ""],
+            logPath: directory + "/locd-geoclue.log"
+        )
+        self.bridge = bridge
+        guard bridge.waitFor("serving org.freedesktop.GeoClue2") else {
+            throw HarnessFailure("locd-geoclue did not start: \(bridge.log)")
+        }
+    }
+
+    /// What every client of the bus needs in its environment.
+    var busEnvironment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": busAddress] }
+
+    func locctl(_ arguments: [String]) throws -> CommandResult {
+        try Command.run([Self.binary("locctl")] + arguments, environment: ["LOCD_SOCKET": socket])
+    }
+
+    /// The project's GeoClue2 client script (Fixtures/geoclue_client.py) under the system Python, which has gi.
+    func python(_ arguments: [String], timeout: Double = 20) throws -> CommandResult {
+        try Command.run(
+            ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
+            environment: busEnvironment,
+            timeout: timeout
+        )
+    }
+
+    /// The script in a mode that keeps running (`hold`), its output read while it runs.
+    func pythonRunning(_ arguments: [String]) throws -> LongRunning {
+        try LongRunning(
+            ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
+            environment: busEnvironment,
+            logPath: directory + "/client-\(UUID().uuidString.prefix(6)).log"
+        )
+    }
+
+    func gdbus(_ arguments: [String]) throws -> CommandResult {
+        try Command.run(["/usr/bin/gdbus"] + arguments, environment: busEnvironment)
+    }
+
+    func busctl(_ arguments: [String]) throws -> CommandResult {
+        try Command.run(["/usr/bin/busctl", "--address=" + busAddress] + arguments)
+    }
+
+    /// locd's sessions of `app`, from `locctl sessions --json`.
+    func sessions(of app: String) throws -> [[String: Any]] {
+        let result = try locctl(["sessions", "--json"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
+        let list = parsed as? [[String: Any]] ?? (parsed as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
+        return list.filter { $0["appId"] as? String == app }
+    }
+
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+    }
+
+    /// A binary of this package, beside the test bundle.
+    static func binary(_ name: String) -> String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundle, bundle.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return ".build/debug/" + name
+    }
+}
+
+/// A part of the harness did not start; the description carries its log.
+struct HarnessFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
