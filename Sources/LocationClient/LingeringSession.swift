@@ -1,3 +1,4 @@
+import JSON
 import Varlink
 
 /// A session of the app that no process owns: its process closed without `Goodbye`, and it lingers for the daemon's
