@@ -257,7 +257,7 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue"],
+            dependencies: ["locd", "locctl", "locd-geoclue", "LocationTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

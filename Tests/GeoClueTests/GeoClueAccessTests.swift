@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// Who may use a client, the calls GeoClue refuses, and what a peer's leaving does to its locd session.
@@ -99,7 +100,7 @@ struct GeoClueAccessTests {
         // gammastep sets no level: GeoClue's default, city, which is served the approximate cell (G2).
         #expect(location["Accuracy"] as? Double == 5000, "\(location)")
         #expect(abs((location["Latitude"] as? Double ?? 0) - GeoClueHarness.latitude) < 0.1, "\(location)")
-        let lingering = try Command.eventually {
+        let lingering = try eventually(timeout: 10, every: 0.05) {
             try harness.sessions(of: "gammastep").contains { $0["state"] as? String == "lingering" }
         }
         #expect(lingering, "\((try? harness.locctl(["sessions"]).output) ?? "")")
@@ -112,7 +113,7 @@ struct GeoClueAccessTests {
         for run in 1...2 {
             let result = try harness.python(["gammastep", "gammastep"])
             #expect(result.objects.first?["Accuracy"] as? Double == 5000, "run \(run): \(result.output)")
-            let lingering = try Command.eventually {
+            let lingering = try eventually(timeout: 10, every: 0.05) {
                 try harness.sessions(of: "gammastep").contains { $0["state"] as? String == "lingering" }
             }
             #expect(lingering, "run \(run)")
@@ -128,7 +129,7 @@ struct GeoClueAccessTests {
         #expect(try harness.locctl(["auth", "test.deleted", "while-using"]).status == 0)
         let result = try harness.python(["where-am-i", "test.deleted", "8"])
         #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
-        let gone = try Command.eventually { try harness.sessions(of: "test.deleted").isEmpty }
+        let gone = try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.deleted").isEmpty }
         #expect(gone, "\((try? harness.locctl(["sessions"]).output) ?? "")")
     }
 
@@ -147,7 +148,7 @@ struct GeoClueAccessTests {
         #expect(holder.waitFor("\"started\""), "\(holder.log)")
         #expect(try inUse() == "b true")
         holder.closeInput()
-        #expect(try Command.eventually { try inUse() == "b false" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
     }
 
     @Test(

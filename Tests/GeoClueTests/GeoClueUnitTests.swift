@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// systemd/'s files for locd-geoclue, checked by the tools that read them.
@@ -10,11 +11,7 @@ struct GeoClueUnitTests {
     /// A folder with a copy of the unit whose ExecStart is /bin/true: verify checks that the binary exists, and
     /// locd-geoclue is not installed here.
     static func patchedCopy() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "units-\(UUID().uuidString.prefix(8))"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory(prefix: "units").path
         let unit = try text("locd-geoclue.service")
             .replacingOccurrences(of: "ExecStart=/usr/bin/locd-geoclue", with: "ExecStart=/bin/true")
         try unit.write(toFile: folder + "/locd-geoclue.service", atomically: true, encoding: .utf8)
@@ -81,12 +78,9 @@ struct GeoClueUnitTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"))
     )
     func policyLoads() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "policy-\(UUID().uuidString.prefix(8))"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryDirectory(prefix: "policy")
+        defer { temporary.remove() }
+        let folder = temporary.path
         let policy = try Self.text("org.freedesktop.GeoClue2.conf")
         #expect(policy.contains("<allow own=\"org.freedesktop.GeoClue2\"/>"))
         // A bus that includes the policy file: dbus-daemon refuses a configuration it cannot parse.

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// Updates over time, from a route locd replays: thresholds, replaced Location objects, and the bounds on clients.
@@ -48,7 +49,7 @@ struct GeoClueUpdatesTests {
         #expect(replies == 400, "\(outcomes)")
         #expect((outcomes["org.freedesktop.DBus.Error.LimitsExceeded"] as? Int ?? 0) > 0, "\(outcomes)")
         // Every run winds down and ends its session: nothing is left behind in locd.
-        let settled = try Command.eventually { try harness.sessions(of: "test.allowed").isEmpty }
+        let settled = try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.allowed").isEmpty }
         #expect(settled, "\((try? harness.locctl(["sessions"]).output) ?? "")")
         let manager = try harness.gdbus([
             "call", "--system", "--dest", "org.freedesktop.GeoClue2", "--object-path",

@@ -57,14 +57,4 @@ enum Command {
             elapsed: Date().timeIntervalSince(started)
         )
     }
-
-    /// Polls `condition` every 50 ms until it holds or `timeout` seconds pass; whether it held.
-    static func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
-    }
 }

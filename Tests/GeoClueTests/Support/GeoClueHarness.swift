@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 /// A private system bus (`dbus-daemon` with the project's own configuration), the real `locd` serving a fixed
 /// point in Berlin, and the real `locd-geoclue` between them; clients are run against the bus by the tests.
@@ -14,7 +15,8 @@ final class GeoClueHarness {
         "test.holder", "test.deleted",
     ]
 
-    let directory: String
+    private let temporary: TemporaryDirectory
+    var directory: String { temporary.path }
     let busAddress: String
     let socket: String
     private(set) var bus: LongRunning?
@@ -25,13 +27,10 @@ final class GeoClueHarness {
     ///   - promptTimeout: locd's `prompt-timeout`.
     ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
     init(promptTimeout: Double = 30, provider: String? = nil) throws {
-        directory =
-            FileManager.default.temporaryDirectory.appendingPathComponent(
-                "geoclue-\(UUID().uuidString.prefix(8))"
-            ).path
-        try FileManager.default.createDirectory(atPath: directory + "/apps.d", withIntermediateDirectories: true)
-        socket = directory + "/io.locd"
-        busAddress = "unix:path=" + directory + "/bus"
+        temporary = try TemporaryDirectory(prefix: "geoclue")
+        try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
+        socket = temporary.at("io.locd")
+        busAddress = "unix:path=" + temporary.at("bus")
         try startBus()
         try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin)
         try startBridge()
@@ -41,7 +40,7 @@ final class GeoClueHarness {
         bridge?.stop()
         locd?.stop()
         bus?.kill9()
-        try? FileManager.default.removeItem(atPath: directory)
+        temporary.remove()
     }
 
     private func startBus() throws {
@@ -98,7 +97,7 @@ final class GeoClueHarness {
             logPath: directory + "/locd.log"
         )
         self.locd = locd
-        let ready = try Command.eventually(timeout: 20) {
+        let ready = try eventually(timeout: 20, every: 0.05) {
             guard locd.process.isRunning else { return false }
             return try locctl(["status"]).status == 0
         }

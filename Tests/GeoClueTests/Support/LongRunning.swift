@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -31,21 +32,21 @@ final class LongRunning {
 
     /// Waits until its output has a line containing `text`; whether it came in `timeout` seconds.
     func waitFor(_ text: String, timeout: Double = 20) -> Bool {
-        Command.eventually(timeout: timeout) { log.contains(text) || !process.isRunning } && log.contains(text)
+        eventually(timeout: timeout, every: 0.05) { log.contains(text) || !process.isRunning } && log.contains(text)
     }
 
     /// SIGTERM, and waits for the exit; SIGKILL if it is still running 5 s later (a child inherits SIG_IGN for
     /// SIGTERM when the test runner ignores it, and dbus-daemon and Python then never see it).
     func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        if !Command.eventually(timeout: 5, { !process.isRunning }) { kill9() }
+        if !eventually(timeout: 5, every: 0.05, { !process.isRunning }) { kill9() }
         process.waitUntilExit()
     }
 
     /// Closes its standard input, the way the project's client script is told to leave, and waits for the exit.
     func closeInput() {
         try? input.fileHandleForWriting.close()
-        if !Command.eventually(timeout: 10, { !process.isRunning }) { kill9() }
+        if !eventually(timeout: 10, every: 0.05, { !process.isRunning }) { kill9() }
         process.waitUntilExit()
     }
 
