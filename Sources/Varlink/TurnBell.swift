@@ -33,16 +33,17 @@ final class TurnBell: ChannelInboundHandler {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        let bell = NIOLoopBound(TurnBell(server: server, writeEnd: ends[1]), eventLoop: server.eventLoop)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let bell = NIOLoopBound(TurnBell(server: server, writeEnd: writeEnd), eventLoop: server.eventLoop)
         return NIOPipeBootstrap(group: server.eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(bell.value) }
             }
-            .takingOwnershipOfDescriptor(input: ends[0])
+            .takingOwnershipOfDescriptor(input: readEnd)
             .map { _ in bell.value }
             .flatMapErrorThrowing { error in
-                close(ends[0])
-                close(ends[1])
+                close(readEnd)
+                close(writeEnd)
                 throw error
             }
     }
