@@ -15,7 +15,20 @@ struct BrokerTests {
     /// Where python3 really is: a script run with it shows this as /proc/PID/exe, and is no broker.
     private static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
 
-    private static let manifests: [String: String] = [
+    /// The test apps; com.ex.brokerlike allows the broker's own executable, so that a check of the broker in
+    /// the app's place would pass it.
+    private static func manifests(broker: String) -> [String: String] {
+        var manifests = standardManifests
+        manifests["com.ex.brokerlike"] = """
+            id = "com.ex.brokerlike"
+            identity = "executable"
+            executables = ["\(broker)"]
+            NSLocationWhenInUseUsageDescription = "Runs what the broker runs"
+            """
+        return manifests
+    }
+
+    private static let standardManifests: [String: String] = [
         "com.ex.sleeper": """
         id = "com.ex.sleeper"
         identity = "executable"
@@ -33,6 +46,12 @@ struct BrokerTests {
         identity = "uid"
         users = ["65534"]
         NSLocationWhenInUseUsageDescription = "Runs as nobody"
+        """,
+        "com.ex.root": """
+        id = "com.ex.root"
+        identity = "uid"
+        users = ["0"]
+        NSLocationWhenInUseUsageDescription = "Runs as root"
         """,
     ]
 
@@ -53,18 +72,21 @@ struct BrokerTests {
     private func daemon(_ broker: BrokerInterpreter, unknownApps: String = "ask") throws -> DaemonProcess {
         let settings =
             "brokers = [\"\(broker.path)\"]\nunknown-brokered-apps = \"\(unknownApps)\"\n" + DaemonProcess.fastLifecycle
-        let daemon = try DaemonProcess(manifests: Self.manifests, settings: settings)
+        let daemon = try DaemonProcess(manifests: Self.manifests(broker: broker.path), settings: settings)
         try daemon.start()
         return daemon
     }
 
     /// Runs broker_hello.py with `interpreter`; its stdout lines.
-    private func broker(_ interpreter: String, _ arguments: [String]) throws -> [String] {
+    private func broker(_ interpreter: String, _ arguments: [String], appUID: UInt32? = nil) throws -> [String] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Scripts/broker_hello.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: interpreter)
         process.arguments = [script] + arguments
+        if let appUID {
+            process.environment = ProcessInfo.processInfo.environment.merging(["APP_UID": "\(appUID)"]) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -105,22 +127,28 @@ struct BrokerTests {
         #expect(reply(lines.last)?.error == nil && reply(lines.last)?.parameters["authorization"] != nil)
     }
 
-    @Test("I9: a broker cannot speak for a process whose executable the manifest does not name")
+    @Test("I9: a broker cannot speak for a process whose executable the manifest does not name, even its own")
     func brokerWrongExecutable() throws {
         let interpreter = try BrokerInterpreter()
         let daemon = try daemon(interpreter)
-        // The app process runs sleep; com.ex.python allows python3 only (and the broker's own python is not it).
-        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.python", "speak", "/usr/bin/sleep"])
+        // The app process runs sleep; com.ex.brokerlike allows the broker's own executable only.
+        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.brokerlike", "speak", "/usr/bin/sleep"])
         expectDenied(lines.first, daemon, logged: "executable /usr/bin/sleep of pid")
     }
 
-    @Test("I9: uid identity is checked against the real uid of the process spoken for, not the broker's")
+    @Test(
+        "I9: uid identity is checked against the real uid of the process spoken for, not the broker's",
+        .enabled(if: getuid() == 0, "running the app as another user needs root")
+    )
     func brokerUID() throws {
         let interpreter = try BrokerInterpreter()
         let daemon = try daemon(interpreter)
-        // The broker and its app run as root; com.ex.mine allows uid 65534 only.
-        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.mine", "speak", "/usr/bin/sleep"])
-        expectDenied(lines.first, daemon, logged: "uid \(getuid()) of pid")
+        // The broker runs as root, its app as nobody: com.ex.root allows uid 0, com.ex.mine uid 65534.
+        let socket = daemon.socketPath
+        let refused = try broker(interpreter.path, [socket, "com.ex.root", "speak", "/usr/bin/sleep"], appUID: 65534)
+        expectDenied(refused.first, daemon, logged: "uid 65534 of pid")
+        let accepted = try broker(interpreter.path, [socket, "com.ex.mine", "speak", "/usr/bin/sleep"], appUID: 65534)
+        #expect(reply(accepted.first)?.error == nil, "\(accepted)")
     }
 
     @Test("I8: a process that is not a broker cannot say Hello for another process")

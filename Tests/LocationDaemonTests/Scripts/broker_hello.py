@@ -15,7 +15,7 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
   flood      ARGUMENT connections in turn, each passing descriptors: a pidfd with Hello, five descriptors
              with Hello, one with a GetInfo before Hello, or one with a half-sent Hello before closing. Prints
              one JSON line: the number of replies of each error name ("ok" for none).
-Each reply is printed as one JSON line.
+Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
 """
 import json
 import os
@@ -47,7 +47,10 @@ def say(frame, descriptors):
 
 
 def start_app():
-    return subprocess.Popen([executable, "30"])
+    uid = os.environ.get("APP_UID")
+    if uid is None:
+        return subprocess.Popen([executable, "30"])
+    return subprocess.Popen([executable, "30"], user=int(uid), group=int(uid), extra_groups=[])
 
 
 def take_pid(pid):
