@@ -116,6 +116,13 @@ package enum CallDecoder {
                 message: "expected 1 to \(maximumDescriptionBytes) bytes of text, found \(description.utf8.count)"
             )
         }
+        // A prompt agent shows it to the person: no line breaks or terminal escapes to dress up the prompt.
+        if let description, description.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidParameter(
+                "description",
+                message: "expected one line of text without control characters (line breaks, escapes)"
+            )
+        }
         return .brokeredHello(appID: appID, state: state, process: Int32(process), description: description)
     }
 

@@ -210,13 +210,29 @@ struct BrokerTests {
         #expect(reply(refused.first)?.parameters["message"]?.stringValue?.contains("unknown-brokered-apps") == true)
     }
 
-    @Test("I11: description is refused without process, and so is a process that is no pid")
+    @Test(
+        "I11: description is refused without process, or when it is no bounded line of text; so is a process that is no pid"
+    )
     func parameters() throws {
         let interpreter = try BrokerInterpreter()
         let daemon = try daemon(interpreter)
         let client = try VarlinkClient(path: daemon.socketPath)
         #expect(throws: VarlinkError.self) {
             try client.call("io.locd.App.Hello", ["appId": .string("com.ex.sleeper"), "description": .string("words")])
+        }
+        // A description is shown in a prompt: bounded, one line, no terminal escapes.
+        for bad in ["", "two\nlines", "\u{1B}[2Jcleared", String(repeating: "x", count: 1025)] {
+            let other = try VarlinkClient(path: daemon.socketPath)
+            let parameters: JSONObject = [
+                "appId": .string("com.ex.sleeper"), "process": .int(1), "description": .string(bad),
+            ]
+            do {
+                try other.call("io.locd.App.Hello", parameters)
+                Issue.record("description \(bad.debugDescription) was accepted")
+            } catch let error as VarlinkError {
+                #expect(error.name == "org.varlink.service.InvalidParameter")
+                #expect(error.parameters["parameter"]?.stringValue == "description")
+            }
         }
         for bad: JSONValue in [.int(0), .int(-4), .int(1 << 40), .string("12")] {
             let other = try VarlinkClient(path: daemon.socketPath)
