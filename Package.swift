@@ -211,7 +211,7 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: [
                 "locd", "locctl", "JSON", "Varlink", "LocationProtocol", "LocationDaemon", "LocationCore",
-                "SystemdSupport", "LocationTestSupport",
+                "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import LocationTestSupport
+import ProcessIdentity
 import Testing
 import Varlink
 
@@ -187,6 +188,34 @@ struct BrokerTests {
         let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.sleeper", "reused", "/usr/bin/sleep"])
         #expect(lines.last?.hasPrefix("reused ") == true, "\(lines)")
         expectDenied(lines.first, daemon, logged: "names a process that has exited")
+    }
+
+    @Test("I9: VarlinkClient passes a pidfd with Hello, as a broker written in Swift does")
+    func swiftClient() throws {
+        // The test process itself is the broker: its executable is named in brokers.
+        let own = try #require(ProcessFacts().executable(of: getpid()))
+        let settings = "brokers = [\"\(own)\"]\n" + DaemonProcess.fastLifecycle
+        let daemon = try DaemonProcess(manifests: Self.standardManifests, settings: settings)
+        try daemon.start()
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: "/usr/bin/sleep")
+        app.arguments = ["30"]
+        try app.run()
+        defer {
+            kill(app.processIdentifier, SIGKILL)
+            app.waitUntilExit()
+        }
+        let pidfd = try #require(ProcessFacts.openPidfd(app.processIdentifier))
+        defer { close(pidfd) }
+        let parameters: JSONObject = [
+            "appId": .string("com.ex.sleeper"), "process": .int(Int64(app.processIdentifier)),
+        ]
+        let client = try VarlinkClient(path: daemon.socketPath)
+        let hello = try client.call("io.locd.App.Hello", parameters, passing: pidfd)
+        #expect(hello["authorization"] != nil)
+        // The same call without the pidfd is refused: the descriptor did the work.
+        let bare = try VarlinkClient(path: daemon.socketPath)
+        #expect(throws: VarlinkError.self) { try bare.call("io.locd.App.Hello", parameters) }
     }
 
     @Test("I11: an app with no manifest gets a stand-in from a broker when ask, AppUnknown when deny")
