@@ -62,6 +62,11 @@ let package = Package(
         // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
         // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
         .executableTarget(name: "SystemdProbe", dependencies: ["SystemdSupport", "CSystemd"]),
+        // Who a process is, read from /proc: its executable, real uid, the pid of a pidfd, and the app id a
+        // desktop gives it (Flatpak, snap, systemd unit). No NIO, no words of locd.
+        .target(name: "ProcessIdentity", dependencies: ["CPidfd"]),
+        // pidfd_open(2) for ProcessIdentity: a header only.
+        .systemLibrary(name: "CPidfd"),
         // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
         .target(name: "LocationProtocol"),
         // Where fixes come from (U3): a fixed point, an NMEA file replayed, or gpsd; each bound to an event loop.
@@ -84,6 +89,7 @@ let package = Package(
                 "LocationProtocol",
                 "LocationProviders",
                 "LocationStore",
+                "ProcessIdentity",
                 "SystemdSupport",
                 "Varlink",
                 .product(name: "Logging", package: "swift-log"),
@@ -206,6 +212,8 @@ let package = Package(
             name: "LocationConfigurationTests",
             dependencies: ["LocationConfiguration", "LocationCore", "LocationTestSupport"]
         ),
+        // App ids and process facts from fake /proc trees, and from the test process's own.
+        .testTarget(name: "ProcessIdentityTests", dependencies: ["ProcessIdentity"]),
         // The Varlink module on its own: JSON text, frames, method names, the flood log; no daemon.
         .testTarget(
             name: "VarlinkTests",
@@ -222,7 +230,7 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: [
                 "locd", "locctl", "JSON", "Varlink", "LocationProtocol", "LocationDaemon", "LocationCore",
-                "SystemdSupport", "LocationTestSupport",
+                "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

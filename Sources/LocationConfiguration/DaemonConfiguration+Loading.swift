@@ -88,8 +88,8 @@ extension DaemonConfiguration {
     // MARK: Applying one file
 
     private static let topLevelKeys = [
-        "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps",
-        "lifecycle", "limits", "provider",
+        "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps", "brokers",
+        "unknown-brokered-apps", "lifecycle", "limits", "provider",
     ]
     private static let lifecycleKeys = [
         "background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout", "always-reconfirm",
@@ -130,9 +130,28 @@ extension DaemonConfiguration {
         if let apps = try document.array(["restricted-apps"], expected: appIDs, element: Self.nonEmptyString) {
             restrictedApps = apps
         }
+        try applyBrokers(document)
         try applyLifecycle(document)
         try applyLimits(document)
         return try applyProvider(document)
+    }
+
+    /// `brokers` (I8) and `unknown-brokered-apps` (I11).
+    private mutating func applyBrokers(_ document: TOMLDocument) throws(ConfigurationIssue) {
+        let executables = "an array of absolute executable paths (as /proc/PID/exe shows them)"
+        if let paths = try document.array(["brokers"], expected: executables, element: Self.absolutePath) {
+            brokers = paths
+        }
+        let choices = UnknownBrokeredApps.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: " or ")
+        if let choice = try document.value(
+            ["unknown-brokered-apps"],
+            expected: choices,
+            { value in
+                value.string.flatMap(UnknownBrokeredApps.init(rawValue:))
+            }
+        ) {
+            unknownBrokeredApps = choice
+        }
     }
 
     private mutating func applyLifecycle(_ document: TOMLDocument) throws(ConfigurationIssue) {
@@ -262,6 +281,14 @@ extension DaemonConfiguration {
             let place = table.isEmpty ? "at the top level" : "in [\(TOMLDocument.display(table))]"
             throw document.issue(table + [key], "unknown key; allowed \(place): \(allowed.joined(separator: ", "))")
         }
+    }
+
+    /// An absolute path with no empty, `.` or `..` component: what `/proc/PID/exe` can show.
+    private static func absolutePath(_ value: TOMLValueConvertible) -> String? {
+        guard let path = value.string, path.hasPrefix("/"), path.count > 1, !path.hasSuffix("/") else { return nil }
+        let components = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
+        return path
     }
 
     private static func nonEmptyString(_ value: TOMLValueConvertible) -> String? {

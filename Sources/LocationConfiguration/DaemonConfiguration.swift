@@ -8,6 +8,7 @@ import LocationCore
 /// - `state-dir` = `"/var/lib/locd"`; `apps-dirs` = `["/usr/share/locd/apps.d", "/etc/locd/apps.d"]`
 ///   (relative paths are taken from the daemon's current directory).
 /// - `allow-unknown-apps` = `false` (M3); `admin-group` = `"locd"` (I3); `restricted-apps` = `[]` (A1).
+/// - `brokers` = `[]` (I8); `unknown-brokered-apps` = `"ask"` (I11).
 /// - The `[lifecycle]`, `[limits]` and `[provider]` tables: ``Lifecycle``, ``Limits``, ``Provider``.
 package struct DaemonConfiguration: Hashable, Sendable {
     /// Where the daemon looks when `--config` is not given; a missing file there means the defaults.
@@ -27,6 +28,11 @@ package struct DaemonConfiguration: Hashable, Sendable {
     package var adminGroup = "locd"
     /// `restricted-apps`: app ids whose status is `restricted` by policy (A1).
     package var restrictedApps: [String] = []
+    /// `brokers`: the executables (absolute paths, as `/proc/PID/exe` shows them) whose processes may say
+    /// `Hello` for another process (I8).
+    package var brokers: [String] = []
+    /// `unknown-brokered-apps`: what an app with no manifest gets when a broker speaks for it (I11).
+    package var unknownBrokeredApps = UnknownBrokeredApps.ask
     /// `[lifecycle]`.
     package var lifecycle = Lifecycle()
     /// `[limits]`.
@@ -49,6 +55,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             maxClientsPerApp: limits.maxClientsPerApp,
             maxConditionsPerApp: limits.maxConditionsPerApp,
             allowUnknownApps: allowUnknownApps,
+            unknownBrokeredApps: unknownBrokeredApps,
             restrictedApps: Set(restrictedApps)
         )
     }

@@ -18,6 +18,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var maxConditionsPerApp: Int
     /// `allow-unknown-apps`, default false (M3).
     package var allowUnknownApps: Bool
+    /// `unknown-brokered-apps`, default `ask` (I11).
+    package var unknownBrokeredApps: UnknownBrokeredApps
     /// `restricted-apps`, default empty (A1).
     package var restrictedApps: Set<String>
 
@@ -31,6 +33,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         maxClientsPerApp: Int = 32,
         maxConditionsPerApp: Int = 1000,
         allowUnknownApps: Bool = false,
+        unknownBrokeredApps: UnknownBrokeredApps = .ask,
         restrictedApps: Set<String> = []
     ) {
         self.backgroundGrace = backgroundGrace
@@ -42,6 +45,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.maxClientsPerApp = maxClientsPerApp
         self.maxConditionsPerApp = maxConditionsPerApp
         self.allowUnknownApps = allowUnknownApps
+        self.unknownBrokeredApps = unknownBrokeredApps
         self.restrictedApps = restrictedApps
     }
 }

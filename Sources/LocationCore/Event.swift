@@ -22,6 +22,9 @@ package enum Event: Sendable {
 package enum Call: Sendable {
     // io.locd.App
     case hello(appID: String, state: RunningState?)
+    /// `Hello` from a broker for the process `process` (I8), which the shell has checked (I9); `description` is
+    /// the app's own usage description, read only for an app with no manifest (I11).
+    case brokeredHello(appID: String, state: RunningState?, process: Int32, description: String?)
     case goodbye
     case setAppState(RunningState)
     case getAuthorization
@@ -62,7 +65,7 @@ package enum Call: Sendable {
     /// Whether the call belongs to `io.locd.App` and so needs `Hello` first.
     package var needsHello: Bool {
         switch self {
-        case .hello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
+        case .hello, .brokeredHello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
             .adminSetAppState, .locationButton, .prompts, .answerPrompt, .watch:
             false
         default: true

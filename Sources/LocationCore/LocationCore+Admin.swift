@@ -157,6 +157,9 @@ extension LocationCore {
             let appID = apps[app].appID
             if let manifest = byID[appID] {
                 apps[app].manifest = manifest
+            } else if apps[app].manifest?.source == Manifest.brokeredSource {
+                // I11: the stand-in a broker's Hello gave stays while unknown-brokered-apps still says ask.
+                if new.unknownBrokeredApps != .ask { apps[app].manifest = nil }
             } else if apps[app].manifest?.source != Manifest.unknownApp(appID).source || !new.allowUnknownApps {
                 apps[app].manifest = nil
             }

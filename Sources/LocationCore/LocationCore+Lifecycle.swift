@@ -1,6 +1,7 @@
 // App lifecycle and "in use" (SEMANTICS §4).
 extension LocationCore {
-    mutating func hello(_ call: CallID, appID: String, state requested: RunningState?) {
+    /// `Hello`, from the app's own process or from a broker for it (I8, I11).
+    mutating func hello(_ call: CallID, appID: String, state requested: RunningState?, broker: BrokeredHello? = nil) {
         let client = call.client
         if let bound = clients[client]?.app {
             let boundID = apps[bound].appID
@@ -15,15 +16,7 @@ extension LocationCore {
             }
             return reply(call, helloReply(bound))
         }
-        let known = apps.handle(appID)
-        let app: Int
-        if let known, apps[known].manifest != nil {
-            app = known
-        } else {
-            guard configuration.allowUnknownApps else { return fail(call, .appUnknown(appID: appID)) }
-            app = known ?? addApp(appID, manifest: nil)
-            apps[app].manifest = .unknownApp(appID)
-        }
+        guard let app = appForHello(call, appID: appID, broker: broker) else { return }
         guard apps[app].clients.count < configuration.maxClientsPerApp else {
             return fail(call, .limitExceeded(limit: "max-clients-per-app", maximum: configuration.maxClientsPerApp))
         }
@@ -33,6 +26,8 @@ extension LocationCore {
             )
         }
         clients[client]?.app = app
+        // I8: a broker's connection speaks for the process it named; Goodbye ends that process's clients only.
+        if let broker { clients[client]?.pid = broker.process }
         let old = apps[app].state
         apps[app].clients.append(client)
 
@@ -69,6 +64,30 @@ extension LocationCore {
         }
         lifecycleChanged(app, from: old)
         reply(call, helloReply(app))
+    }
+
+    /// The app `Hello` binds to, with the manifest it has, is given by M3, or by I11 for a brokered app;
+    /// `nil` when the call has failed.
+    private mutating func appForHello(_ call: CallID, appID: String, broker: BrokeredHello?) -> Int? {
+        let known = apps.handle(appID)
+        if let known, let manifest = apps[known].manifest, !manifest.isStandIn { return known }
+        if let broker {
+            guard configuration.unknownBrokeredApps == .ask else {
+                fail(call, .appUnknown(appID: appID, brokered: true))
+                return nil
+            }
+            let app = known ?? addApp(appID, manifest: nil)
+            apps[app].manifest = .unknownBrokeredApp(appID, description: broker.description)
+            return app
+        }
+        // M3: a manifest a broker's Hello stood in (I11) is no ground for a process that connects itself.
+        guard configuration.allowUnknownApps else {
+            fail(call, .appUnknown(appID: appID))
+            return nil
+        }
+        let app = known ?? addApp(appID, manifest: nil)
+        apps[app].manifest = .unknownApp(appID)
+        return app
     }
 
     private func helloReply(_ app: Int) -> Reply {

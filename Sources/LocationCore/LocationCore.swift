@@ -194,6 +194,8 @@ package struct LocationCore {
     private mutating func dispatchOther(_ call: CallID, _ method: Call) {
         switch method {
         case .hello(let appID, let state): hello(call, appID: appID, state: state)
+        case .brokeredHello(let appID, let state, let process, let description):
+            hello(call, appID: appID, state: state, broker: BrokeredHello(process: process, description: description))
         case .status: reply(call, .status(status()))
         case .listApps: reply(call, .apps(appViews()))
         case .adminListSessions(let appID): adminListSessions(call, appID: appID)

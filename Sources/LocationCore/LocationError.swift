@@ -4,7 +4,8 @@
 package enum LocationError: Error, Hashable, Sendable {
     // io.locd.App
     case helloRequired
-    case appUnknown(appID: String)
+    /// `brokered`: a broker spoke for the app, so `unknown-brokered-apps` decided (I11), not `allow-unknown-apps`.
+    case appUnknown(appID: String, brokered: Bool = false)
     case noSuchSession(id: String)
     case sessionInvalidated(id: String)
     /// `legacyKey`: a key of an older iOS that the manifest has instead, named so the message can say what replaces it.
@@ -49,7 +50,7 @@ package enum LocationError: Error, Hashable, Sendable {
     package var parameters: [(name: String, value: ErrorValue)] {
         switch self {
         case .helloRequired, .expectedMore, .permissionDenied: []
-        case .appUnknown(let appID), .noSuchApp(let appID): [("appId", .string(appID))]
+        case .appUnknown(let appID, _), .noSuchApp(let appID): [("appId", .string(appID))]
         case .noSuchSession(let id), .sessionInvalidated(let id), .noSuchPrompt(let id): [("id", .string(id))]
         case .usageDescriptionMissing(let key, _, _): [("key", .string(key))]
         case .unknownPurposeKey(let key, _): [("purposeKey", .string(key))]
@@ -67,7 +68,10 @@ package enum LocationError: Error, Hashable, Sendable {
         switch self {
         case .helloRequired:
             "call io.locd.App.Hello(appId) on this connection before any other io.locd.App method"
-        case .appUnknown(let appID):
+        case .appUnknown(let appID, true):
+            "no manifest for \(appID), and unknown-brokered-apps = \"deny\": install apps.d/\(appID).toml, or set "
+                + "unknown-brokered-apps = \"ask\" in locd.toml to let the person decide"
+        case .appUnknown(let appID, false):
             "no manifest for \(appID): install apps.d/\(appID).toml (or set allow-unknown-apps = true for development)"
         case .noSuchSession(let id):
             "no session \(id) belongs to this app: use an id returned by CreateSession or ListSessions"

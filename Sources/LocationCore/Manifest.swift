@@ -64,6 +64,25 @@ package struct Manifest: Hashable, Codable, Sendable {
         )
     }
 
+    /// The source of the manifest an app with no manifest gets when a broker speaks for it (I11).
+    package static let brokeredSource = "(unknown-brokered-apps)"
+
+    /// The manifest an app with no manifest gets when a broker speaks for it and `unknown-brokered-apps` is
+    /// `ask` (I11): it may ask for when-in-use, with the app's own words if the broker passed them.
+    package static func unknownBrokeredApp(_ appID: String, description: String?) -> Manifest {
+        Manifest(
+            appID: appID,
+            source: brokeredSource,
+            whenInUseUsageDescription: description ?? "(no description)",
+            identity: .any
+        )
+    }
+
+    /// Whether locd made this manifest up for an app that has none (M3, I11), rather than reading it from a file.
+    package var isStandIn: Bool {
+        source == Manifest.brokeredSource || source == Manifest.unknownApp(appID).source
+    }
+
     package static let whenInUseKey = "NSLocationWhenInUseUsageDescription"
     package static let alwaysKey = "NSLocationAlwaysAndWhenInUseUsageDescription"
     package static let temporaryKey = "NSLocationTemporaryUsageDescriptionDictionary"

@@ -109,7 +109,8 @@ struct StreamEntry {
 
 /// One connection.
 struct ClientEntry {
-    let pid: Int32
+    /// The process the client speaks for: the peer's, or the one a broker named in `Hello` (I8).
+    var pid: Int32
     /// The handle of the app it said `Hello` for.
     var app: Int?
     var streams: [CallID] = []

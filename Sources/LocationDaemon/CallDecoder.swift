@@ -26,8 +26,7 @@ package enum CallDecoder {
         do {
             switch name {
             case "Hello":
-                try p.only(["appId", "state"])
-                return .hello(appID: try p.string("appId"), state: try p.optionalEnum("state"))
+                return try hello(p)
             case "Goodbye":
                 try p.only([])
                 return .goodbye
@@ -90,6 +89,41 @@ package enum CallDecoder {
                 throw VarlinkError.methodNotFound("io.locd.App.\(name)")
             }
         }
+    }
+
+    /// The longest `description` a broker may pass with `Hello` (I11), in UTF-8 bytes: a prompt's sentence.
+    static let maximumDescriptionBytes = 1024
+
+    /// `Hello`, or with `process` a broker's `Hello` for that process (I8, I11).
+    private static func hello(_ p: ParameterReader) throws(VarlinkError) -> Call {
+        try p.only(["appId", "state", "process", "description"])
+        let appID = try p.string("appId")
+        let state: RunningState? = try p.optionalEnum("state")
+        let description = try p.optionalString("description")
+        guard let process = try p.optionalInt("process", in: 1...Int64(Int32.max)) else {
+            guard description == nil else {
+                throw .invalidParameter(
+                    "description",
+                    message: "description is the usage description a broker passes with process; an app that "
+                        + "connects itself puts its description in its manifest"
+                )
+            }
+            return .hello(appID: appID, state: state)
+        }
+        if let description, description.utf8.count > maximumDescriptionBytes || description.isEmpty {
+            throw .invalidParameter(
+                "description",
+                message: "expected 1 to \(maximumDescriptionBytes) bytes of text, found \(description.utf8.count)"
+            )
+        }
+        // A prompt agent shows it to the person: no line breaks or terminal escapes to dress up the prompt.
+        if let description, description.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidParameter(
+                "description",
+                message: "expected one line of text without control characters (line breaks, escapes)"
+            )
+        }
+        return .brokeredHello(appID: appID, state: state, process: Int32(process), description: description)
     }
 
     private static func admin(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {
@@ -187,6 +221,21 @@ struct ParameterReader {
             numbers.append(number)
         }
         return CircularCondition(latitude: numbers[0], longitude: numbers[1], radius: numbers[2])
+    }
+
+    /// An integer within `range`, if present.
+    func optionalInt(_ name: String, in range: ClosedRange<Int64>) throws(VarlinkError) -> Int64? {
+        guard let value = value(name) else { return nil }
+        guard case .int(let number) = value else {
+            throw .invalidParameter(name, message: "expected an integer, found \(value.typeName)")
+        }
+        guard range.contains(number) else {
+            throw .invalidParameter(
+                name,
+                message: "expected \(range.lowerBound) to \(range.upperBound), found \(number)"
+            )
+        }
+        return number
     }
 
     func optionalBool(_ name: String) throws(VarlinkError) -> Bool? {

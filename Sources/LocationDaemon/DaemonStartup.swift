@@ -83,6 +83,7 @@ struct DaemonStartup {
                 core: core,
                 manifests: manifests,
                 adminGroup: configuration.adminGroup,
+                brokers: configuration.brokers,
                 store: StoreAdapter(store),
                 limits: CommitLimits(
                     maxPendingWrites: configuration.limits.maxPendingWrites,

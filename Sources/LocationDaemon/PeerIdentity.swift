@@ -12,6 +12,10 @@ import Glibc
 struct PeerIdentity {
     /// `admin-group`: members may call `io.locd.Admin`.
     var adminGroup: String
+    /// `brokers`: the executables whose processes may say `Hello` for another process (I8).
+    var brokers: [String] = []
+    /// Whether a broker must pass a pidfd of the process it speaks for (I9): where the kernel makes pidfds.
+    var kernelMakesPidfds = PeerIdentity.kernelMakesPidfds
     /// Where `/proc` is; tests may point elsewhere.
     var procRoot = "/proc"
     /// The daemon's own effective uid, which may always administer.
@@ -37,11 +41,7 @@ struct PeerIdentity {
             return nil
         case .uid:
             guard let peer else { return Refusal(reason: "peer credentials unavailable", answer: denied) }
-            let allowed = manifest.users.contains { user in
-                if let uid = UInt32(user) { return uid == peer.uid }
-                return uidOf(user: user) == peer.uid
-            }
-            if allowed { return nil }
+            if isOneOf(manifest.users, uid: peer.uid) { return nil }
             return Refusal(reason: "uid \(peer.uid) is not one of the users of \(manifest.source)", answer: denied)
         case .executable:
             guard let sender else {
@@ -98,6 +98,14 @@ struct PeerIdentity {
                 + "when it connected",
             answer: answer
         )
+    }
+
+    /// Whether `uid` is one of `users`, each a uid or a user name.
+    func isOneOf(_ users: [String], uid: UInt32) -> Bool {
+        users.contains { user in
+            if let number = UInt32(user) { return number == uid }
+            return uidOf(user: user) == uid
+        }
     }
 
     private func readLink(_ path: String) -> String? {

@@ -38,7 +38,8 @@ struct Reloader {
                 running.value.manager.reload(
                     manifests: reloaded,
                     configuration: fresh.core,
-                    adminGroup: fresh.adminGroup
+                    adminGroup: fresh.adminGroup,
+                    brokers: fresh.brokers
                 )
                 running.value.provider.reconfigure(fresh.provider)
             }.get()

@@ -46,6 +46,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         core: LocationCore,
         manifests: [Manifest],
         adminGroup: String,
+        brokers: [String] = [],
         store: StateStore?,
         limits: CommitLimits = CommitLimits(),
         facts: DaemonFacts,
@@ -55,7 +56,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     ) {
         self.core = core
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
-        self.identity = PeerIdentity(adminGroup: adminGroup)
+        self.identity = PeerIdentity(adminGroup: adminGroup, brokers: brokers)
         writeBehind = WriteBehind(
             committer: store.map { Committer(store: $0) },
             limits: limits,
@@ -92,6 +93,17 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 toSpeakFor: manifest,
                 peer: connection.credentials,
                 sender: connection.sender(of: serial)
+            )
+        {
+            return refuse(call, serial: serial, on: connection, refusal)
+        }
+        if case .brokeredHello(let appID, _, let process, _) = decoded,
+            let refusal = identity.refusal(
+                toBroker: appID,
+                manifest: manifests[appID],
+                process: process,
+                sender: connection.sender(of: serial),
+                descriptors: connection.descriptors(of: serial)
             )
         {
             return refuse(call, serial: serial, on: connection, refusal)
@@ -214,9 +226,10 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     /// Reloaded manifests and settings (M2); the caller has validated them.
-    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String) {
+    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String, brokers: [String]) {
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         identity.adminGroup = adminGroup
+        identity.brokers = brokers
         run(.reload(manifests: manifests, configuration: configuration))
     }
 

@@ -73,7 +73,15 @@ public enum LocationInterfaces {
         )
 
         # Binds this connection to an app; must precede every other io.locd.App call.
-        method Hello(appId: string, state: ?(foreground, background)) -> (
+        # process: a broker (locd.toml brokers) speaks for this pid, whose pidfd it passes with
+        # this call's bytes (SCM_RIGHTS); description: that app's usage description, read only
+        # for an app with no manifest.
+        method Hello(
+          appId: string,
+          state: ?(foreground, background),
+          process: ?int,
+          description: ?string
+        ) -> (
           authorization: Authorization,
           lingeringSessions: []Session
         )

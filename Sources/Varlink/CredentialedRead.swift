@@ -7,18 +7,23 @@ import Glibc
 ///
 /// One read never returns the bytes of two writers: with `SO_PASSCRED` set the kernel stops a read where the
 /// writer's credentials change (`unix_stream_read_generic`), so the credentials name every byte read.
+///
+/// Descriptors passed with `SCM_RIGHTS` come back with the bytes (at most ``PassedDescriptors/maximum``; the
+/// others are closed). The kernel ends a read after the bytes that carried descriptors
+/// (`unix_stream_read_generic`), so they belong to the message those last bytes are part of.
 enum CredentialedRead {
-    case bytes([UInt8], FrameSender)
+    case bytes([UInt8], FrameSender, PassedDescriptors)
     case wouldBlock
     case endOfFile
     case failed(errno: Int32)
 
     /// Reads what is there without blocking, up to `capacity` bytes.
     static func receive(descriptor: Int32, capacity: Int) -> CredentialedRead {
-        // Room for SCM_CREDENTIALS and SCM_PIDFD, and for a few SCM_RIGHTS descriptors a peer may push on us
-        // (they are closed at once; the kernel closes those that do not fit).
-        var control = [UInt64](repeating: 0, count: 64)
+        // Room for SCM_CREDENTIALS (32 bytes) and SCM_PIDFD (24), and for an SCM_RIGHTS message of up to 30
+        // descriptors: the kernel closes those that do not fit and says so with MSG_CTRUNC.
+        var control = [UInt64](repeating: 0, count: 24)
         var controlLength = 0
+        var truncated = false
         var failure: Int32 = 0
         let data = [UInt8](unsafeUninitializedCapacity: capacity) { dataBytes, initialized in
             var count = -1
@@ -37,6 +42,7 @@ enum CredentialedRead {
                             SocketConstants.dontWait | SocketConstants.controlCloseOnExec
                         )
                         controlLength = count >= 0 ? Int(message.msg_controllen) : 0
+                        truncated = count >= 0 && message.msg_flags & Int32(MSG_CTRUNC) != 0
                         return count
                     }
                 }
@@ -47,13 +53,18 @@ enum CredentialedRead {
         if failure != 0 {
             return failure == EAGAIN || failure == EWOULDBLOCK ? .wouldBlock : .failed(errno: failure)
         }
-        let sender = control.withUnsafeBytes { writer(in: UnsafeRawBufferPointer(rebasing: $0[..<controlLength])) }
+        let passed = PassedDescriptors()
+        if truncated { passed.lost(1) }
+        let sender = control.withUnsafeBytes {
+            writer(in: UnsafeRawBufferPointer(rebasing: $0[..<controlLength]), passing: passed)
+        }
+        // Descriptors never come without bytes; should they, `passed` closes them here.
         guard !data.isEmpty else { return .endOfFile }
-        return .bytes(data, sender)
+        return .bytes(data, sender, passed)
     }
 
-    /// The sender named by the control messages; descriptors passed with `SCM_RIGHTS` are closed.
-    private static func writer(in control: UnsafeRawBufferPointer) -> FrameSender {
+    /// The sender named by the control messages; descriptors passed with `SCM_RIGHTS` go to `passed`.
+    private static func writer(in control: UnsafeRawBufferPointer, passing passed: PassedDescriptors) -> FrameSender {
         let header = MemoryLayout<cmsghdr>.size
         var credentials: RawPeerCredentials?
         var pidfd: Int32 = -1
@@ -82,7 +93,7 @@ enum CredentialedRead {
                     if pidfd < 0 { writerGone = true }
                 case SocketConstants.rights:
                     for index in 0..<(bodyLength / 4) {
-                        close(control.loadUnaligned(fromByteOffset: body + 4 * index, as: Int32.self))
+                        passed.take(control.loadUnaligned(fromByteOffset: body + 4 * index, as: Int32.self))
                     }
                 default:
                     break

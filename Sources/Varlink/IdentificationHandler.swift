@@ -16,6 +16,12 @@ import Glibc
 /// interface descriptions first). Then the bytes it holds go down the pipeline, `autoRead` goes on, and the
 /// handler removes itself: from there NIO reads as it always does, and the hot path pays nothing.
 ///
+/// Descriptors a peer passes with `SCM_RIGHTS` go with the frame that holds the last byte of the read they came
+/// in (the kernel ends a read with the bytes that carried them): those of the identifying call reach the
+/// connection, which closes them once the call is checked; those of any other frame are closed at once, as are
+/// those still waiting when identification ends. From then on NIO reads with `read`, and the kernel closes
+/// whatever is passed.
+///
 /// Bytes NIO reads itself in the meantime (at end of input it drains the socket whatever `autoRead` says)
 /// come through ``channelRead(context:data:)`` in order, marked as written by an unknown process.
 final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -37,6 +43,8 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
     /// Bytes read but not yet passed on: the start of a frame, and who wrote them.
     private var pending: [UInt8] = []
     private var pendingSender: FrameSender?
+    /// Descriptors passed with the pending bytes.
+    private var pendingDescriptors: PassedDescriptors?
     private var serviceCalls = 0
 
     init(state: IdentificationState, maximumFrameLength: Int, server: VarlinkServerCore) {
@@ -62,7 +70,12 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard identifying else { return context.fireChannelRead(data) }
         let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        absorb(bytes, from: .unknown(reason: "it was read without the writer's credentials"), context: context)
+        absorb(
+            bytes,
+            from: .unknown(reason: "it was read without the writer's credentials"),
+            passing: PassedDescriptors(),
+            context: context
+        )
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -73,6 +86,7 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
             token = nil
             pending = []
             pendingSender = nil
+            pendingDescriptors = nil
         }
         self.context = nil
         context.fireChannelInactive()
@@ -91,8 +105,8 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
     private func readAvailable(_ context: ChannelHandlerContext) {
         while identifying && context.channel.isActive {
             switch CredentialedRead.receive(descriptor: descriptor, capacity: Self.readSize) {
-            case .bytes(let bytes, let sender):
-                absorb(bytes, from: sender, context: context)
+            case .bytes(let bytes, let sender, let descriptors):
+                absorb(bytes, from: sender, passing: descriptors, context: context)
             case .wouldBlock:
                 return waitForBytes(context)
             case .endOfFile, .failed:
@@ -117,17 +131,26 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         finish(context)
     }
 
-    /// Splits what was read into frames and passes on each complete one with its writer.
-    private func absorb(_ bytes: [UInt8], from sender: FrameSender, context: ChannelHandlerContext) {
+    /// Splits what was read into frames and passes on each complete one with its writer; `descriptors` came with
+    /// the read's last byte and go with the frame that holds it.
+    private func absorb(
+        _ bytes: [UInt8],
+        from sender: FrameSender,
+        passing descriptors: PassedDescriptors,
+        context: ChannelHandlerContext
+    ) {
         var start = 0
         while identifying, let end = bytes[start...].firstIndex(of: 0) {
             let frameSender = pendingSender.map { $0.merged(with: sender) } ?? sender
             var frame = pending
             frame.append(contentsOf: bytes[start...end])
+            let frameDescriptors = pendingDescriptors ?? PassedDescriptors()
+            if end == bytes.count - 1 { frameDescriptors.absorb(descriptors) }
             pending = []
             pendingSender = nil
+            pendingDescriptors = nil
             start = end + 1
-            if pass(frame, from: frameSender, context: context) {
+            if pass(frame, from: frameSender, passing: frameDescriptors, context: context) {
                 pending = Array(bytes[start...])
                 return finish(context)
             }
@@ -135,16 +158,29 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         guard start < bytes.count, identifying else { return }
         pending.append(contentsOf: bytes[start...])
         pendingSender = pendingSender.map { $0.merged(with: sender) } ?? sender
+        if !descriptors.isEmpty {
+            let waiting = pendingDescriptors ?? PassedDescriptors()
+            waiting.absorb(descriptors)
+            pendingDescriptors = waiting
+        }
         // A frame over the limit goes to the frame decoder, which answers and closes the connection.
         if pending.count > maximumFrameLength { finish(context) }
     }
 
-    /// Passes one frame on; `true` when identification is over with it.
-    private func pass(_ frame: [UInt8], from sender: FrameSender, context: ChannelHandlerContext) -> Bool {
+    /// Passes one frame on; `true` when identification is over with it. The frame's descriptors are the
+    /// connection's if it is the identifying call, else they are closed when this returns.
+    private func pass(
+        _ frame: [UInt8],
+        from sender: FrameSender,
+        passing descriptors: PassedDescriptors,
+        context: ChannelHandlerContext
+    ) -> Bool {
         state.frameSender = sender
+        state.frameDescriptors = descriptors
         state.identified = false
         context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: frame)))
         state.frameSender = nil
+        state.frameDescriptors = nil
         if state.identified || !context.channel.isActive { return true }
         serviceCalls += 1
         return serviceCalls > Self.maximumServiceCalls
@@ -167,6 +203,7 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         let rest = pending
         pending = []
         pendingSender = nil
+        pendingDescriptors = nil
         guard context.channel.isActive else { return }
         if !rest.isEmpty { context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: rest))) }
         guard context.channel.isActive else { return }

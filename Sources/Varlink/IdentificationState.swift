@@ -7,6 +7,9 @@ final class IdentificationState {
     var credentials: PeerCredentials?
     /// The writer of the frame being handed on now; `nil` once identification is over.
     var frameSender: FrameSender?
+    /// The descriptors passed with that frame; the connection keeps them only if the frame is its identifying
+    /// call.
+    var frameDescriptors: PassedDescriptors?
     /// Set by the connection handler when that frame was the connection's identifying call (its first call
     /// that is not to `org.varlink.service`): identification is then over.
     var identified = false

@@ -75,6 +75,58 @@ public final class VarlinkClient {
         try sendRaw(Array(call.serialized.utf8) + [0])
     }
 
+    /// Sends a call without waiting for its reply, passing `descriptor` with its bytes (`SCM_RIGHTS`, in the same
+    /// `sendmsg` as the call's first bytes), as a broker passes a pidfd of the process it speaks for with
+    /// `Hello`. The server receives a descriptor of its own; the caller keeps and closes `descriptor`.
+    public func send(_ call: VarlinkCall, passing descriptor: Int32) throws {
+        let bytes = Array(call.serialized.utf8) + [0]
+        let written = try sendMessage(bytes, passing: descriptor)
+        // A stream socket may take only part of a large frame: the descriptor went with that part.
+        if written < bytes.count { try sendRaw(Array(bytes[written...])) }
+    }
+
+    /// Calls a method passing `descriptor` with it (see ``send(_:passing:)``) and returns its reply's
+    /// parameters; an error reply throws ``VarlinkError``.
+    @discardableResult
+    public func call(_ method: String, _ parameters: JSONObject = [:], passing descriptor: Int32) throws -> JSONObject {
+        try send(VarlinkCall(method: method, parameters: parameters), passing: descriptor)
+        let reply = try receive()
+        if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
+        return reply.parameters
+    }
+
+    /// One `sendmsg` of `bytes` with `descriptor` as `SCM_RIGHTS`; returns how many bytes it took.
+    private func sendMessage(_ bytes: [UInt8], passing descriptor: Int32) throws -> Int {
+        // cmsghdr (16 bytes on 64-bit Linux) and one descriptor, padded to 8 bytes: CMSG_SPACE(4).
+        let headerSize = MemoryLayout<cmsghdr>.size
+        var control = [UInt64](repeating: 0, count: (headerSize + 8) / 8)
+        var result = -1
+        repeat {
+            result = bytes.withUnsafeBytes { data in
+                control.withUnsafeMutableBytes { controlBytes in
+                    controlBytes.storeBytes(of: headerSize + 4, toByteOffset: 0, as: Int.self)
+                    controlBytes.storeBytes(of: SOL_SOCKET, toByteOffset: 8, as: Int32.self)
+                    controlBytes.storeBytes(of: Int32(SCM_RIGHTS), toByteOffset: 12, as: Int32.self)
+                    controlBytes.storeBytes(of: descriptor, toByteOffset: headerSize, as: Int32.self)
+                    var vector = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: data.baseAddress),
+                        iov_len: data.count
+                    )
+                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                        var message = msghdr()
+                        message.msg_iov = vectorPointer
+                        message.msg_iovlen = 1
+                        message.msg_control = controlBytes.baseAddress
+                        message.msg_controllen = controlBytes.count
+                        return sendmsg(self.descriptor, &message, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            }
+        } while result < 0 && errno == EINTR
+        guard result > 0 else { throw ClientError.closed }
+        return result
+    }
+
     /// Sends raw bytes, as they are (for tests of bad input).
     public func sendRaw(_ bytes: [UInt8]) throws {
         var offset = 0

@@ -40,7 +40,7 @@ public final class VarlinkConnection {
     public let id: UInt64
     public private(set) var credentials: PeerCredentials?
     /// The connection's identifying call (its first that is not to `org.varlink.service`) and who wrote it.
-    private var identifyingCall: (serial: UInt64, sender: FrameSender)?
+    private var identifyingCall: (serial: UInt64, sender: FrameSender, descriptors: PassedDescriptors)?
     let channel: Channel
     let server: VarlinkServerCore
     /// Calls read and waiting for their turn, as their frames: parsed when they are dispatched, so that a
@@ -101,10 +101,12 @@ public final class VarlinkConnection {
     /// connection stops reading, and the peer's further calls wait in the socket, at its cost (F4). A read
     /// can hand over more than that at once (what one read of the socket holds, at most a frame's bytes past
     /// the limit), so the queue holds at most twice `max-message-bytes` and a read's bytes.
-    /// - Parameter sender: who wrote the frame, when it is the connection's identifying call (SEMANTICS I4).
-    func enqueue(_ frame: ByteBuffer, sender: FrameSender? = nil) {
+    /// - Parameters:
+    ///   - sender: who wrote the frame, when it is the connection's identifying call (SEMANTICS I4).
+    ///   - descriptors: what was passed with that frame's bytes (SEMANTICS I10).
+    func enqueue(_ frame: ByteBuffer, sender: FrameSender? = nil, descriptors: PassedDescriptors? = nil) {
         server.heard(from: self)
-        if let sender { identifyingCall = (nextSerial, sender) }
+        if let sender { identifyingCall = (nextSerial, sender, descriptors ?? PassedDescriptors()) }
         var frame = frame
         var cost = frame.readableBytes
         if !queue.isEmpty || current != nil || !ready || isLagging {
@@ -139,8 +141,9 @@ public final class VarlinkConnection {
             case .success(let call):
                 if !call.oneway { current = serial }
                 server.dispatch(call, serial: serial, on: self)
-                // The delegate has checked the identifying call as it received it: its sender's pidfd goes now,
-                // not with the connection (10,000 connections would hold 10,000 more descriptors).
+                // The delegate has checked the identifying call as it received it: its sender's pidfd and the
+                // descriptors passed with it go now, not with the connection (10,000 connections would hold
+                // 10,000 more descriptors).
                 if identifyingCall?.serial == serial { identifyingCall = nil }
             case .failure(let error):
                 // The framing is intact, so the connection stays usable; the error is this call's reply.
@@ -215,6 +218,15 @@ public final class VarlinkConnection {
     public func sender(of serial: UInt64) -> FrameSender? {
         guard let identifyingCall, identifyingCall.serial == serial else { return nil }
         return identifyingCall.sender
+    }
+
+    /// The descriptors passed (`SCM_RIGHTS`) with the bytes of the call `serial`, if it is the connection's
+    /// identifying call, while the delegate's `received` for it runs; they are closed when it returns, so a
+    /// delegate that keeps one must `dup` it. `nil` for every other call, whose descriptors were closed as they
+    /// came.
+    public func descriptors(of serial: UInt64) -> PassedDescriptors? {
+        guard let identifyingCall, identifyingCall.serial == serial else { return nil }
+        return identifyingCall.descriptors
     }
 
     /// The call that is being answered now, if any.
@@ -410,10 +422,13 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         // is not to org.varlink.service identifies it, and ends the phase; so does a frame that is no call.
         guard let sender = identification.frameSender else { return connection.enqueue(frame) }
         identification.frameSender = nil
+        // Taken here, so that the descriptors of any frame but the identifying call are closed with this read.
+        let descriptors = identification.frameDescriptors
+        identification.frameDescriptors = nil
         switch VarlinkCall.decode(frame.readableBytesView) {
         case .success(let call) where call.interface != "org.varlink.service":
             identification.identified = true
-            connection.enqueue(frame, sender: sender)
+            connection.enqueue(frame, sender: sender, descriptors: descriptors)
         case .success:
             connection.enqueue(frame)
         case .failure:

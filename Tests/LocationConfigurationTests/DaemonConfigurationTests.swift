@@ -228,6 +228,49 @@ struct DaemonConfigurationTests {
         )
     }
 
+    @Test("I8: brokers is empty by default and reads absolute executable paths")
+    func brokers() throws {
+        #expect(DaemonConfiguration().brokers == [])
+        let configuration = try DaemonConfiguration.parse(
+            text: "brokers = [\"/usr/libexec/locd-geoclue\", \"/opt/broker/bin/python3.12\"]\n",
+            file: file
+        )
+        #expect(configuration.brokers == ["/usr/libexec/locd-geoclue", "/opt/broker/bin/python3.12"])
+        let expected = "expected an array of absolute executable paths (as /proc/PID/exe shows them)"
+        #expect(
+            failure("brokers = \"/usr/libexec/locd-geoclue\"")
+                == "/etc/locd/locd.toml:1: key brokers: \(expected), found string"
+        )
+        for bad in ["locd-geoclue", "", "/", "/usr/libexec/", "/usr//libexec/x", "/usr/../bin/x", "/usr/./x"] {
+            #expect(
+                failure("brokers = [\"/usr/bin/ok\", \"\(bad)\"]")
+                    == "/etc/locd/locd.toml:1: key brokers: \(expected), found \"\(bad)\" at position 2"
+            )
+        }
+        #expect(
+            failure("brokers = [1]") == "/etc/locd/locd.toml:1: key brokers: \(expected), found integer at position 1"
+        )
+    }
+
+    @Test("I11: unknown-brokered-apps is ask by default, takes ask or deny, and reaches the core")
+    func unknownBrokeredApps() throws {
+        #expect(DaemonConfiguration().unknownBrokeredApps == .ask)
+        #expect(DaemonConfiguration().core.unknownBrokeredApps == .ask)
+        let deny = try DaemonConfiguration.parse(text: "unknown-brokered-apps = \"deny\"\n", file: file)
+        #expect(deny.unknownBrokeredApps == .deny)
+        #expect(deny.core.unknownBrokeredApps == .deny)
+        let ask = try DaemonConfiguration.parse(text: "unknown-brokered-apps = \"ask\"\n", file: file, over: deny)
+        #expect(ask.unknownBrokeredApps == .ask)
+        #expect(
+            failure("\nunknown-brokered-apps = \"allow\"")
+                == "/etc/locd/locd.toml:2: key unknown-brokered-apps: expected \"ask\" or \"deny\", found \"allow\""
+        )
+        #expect(
+            failure("unknown-brokered-apps = true")
+                == "/etc/locd/locd.toml:1: key unknown-brokered-apps: expected \"ask\" or \"deny\", found true"
+        )
+    }
+
     @Test("§11: a wrong type in [lifecycle] names file, line, key and what is allowed")
     func wrongTypeLifecycle() {
         #expect(
@@ -419,7 +462,8 @@ struct DaemonConfigurationTests {
         #expect(
             failure("socket-path = \"/tmp/x\"")
                 == "/etc/locd/locd.toml:1: key socket-path: unknown key; allowed at the top level: socket, state-dir, "
-                + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, lifecycle, limits, provider"
+                + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, brokers, unknown-brokered-apps, "
+                + "lifecycle, limits, provider"
         )
         #expect(
             failure("[lifecycle]\nbackground-grace = 5\ngrace = 5")

@@ -49,7 +49,7 @@ struct PeerIdentityTests {
     }
 
     private func sender(of read: CredentialedRead) -> MessageSender? {
-        guard case .bytes(_, .process(let sender)) = read else { return nil }
+        guard case .bytes(_, .process(let sender), _) = read else { return nil }
         return sender
     }
 
@@ -104,7 +104,7 @@ struct PeerIdentityTests {
         #expect(identity.refusal(toSpeakFor: manifest, peer: nil, sender: .process(running)) == nil)
     }
 
-    @Test("I4: an SCM_RIGHTS descriptor pushed with the bytes is closed, not kept")
+    @Test("I10: an SCM_RIGHTS descriptor pushed with the bytes is held by the read, and closed when it is let go")
     func pushedDescriptorsClosed() throws {
         let (reader, writer) = try credentialedPair()
         defer {
@@ -140,16 +140,21 @@ struct PeerIdentityTests {
         }
         #expect(sent == 1)
         close(passed)
+        func openCopies() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return names.filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path.path
+            }.count
+        }
         let bytes: [UInt8]? = {
-            guard case .bytes(let bytes, _) = CredentialedRead.receive(descriptor: reader, capacity: 16) else {
-                return nil
-            }
+            guard
+                case .bytes(let bytes, _, let descriptors) = CredentialedRead.receive(descriptor: reader, capacity: 16)
+            else { return nil }
+            #expect(descriptors.descriptors.count == 1 && descriptors.dropped == 0)
+            #expect(openCopies() == 1)
             return bytes
         }()
         #expect(bytes == [0x41])
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter {
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == path.path
-        }
-        #expect(open.isEmpty)
+        #expect(openCopies() == 0)
     }
 }

@@ -1,0 +1,137 @@
+import LocationCore
+import ProcessIdentity
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SEMANTICS I8–I10: a broker's `Hello` for another process. The broker is the process that wrote `Hello` (I4),
+/// and must run one of `brokers`; the app's manifest identity is then checked against the process it names,
+/// read while the pidfd the broker passed proves that process still holds its pid.
+extension PeerIdentity {
+    /// Whether pidfds can be made here (`pidfd_open`, Linux 5.3): where they can, a broker must pass one (I9).
+    static let kernelMakesPidfds: Bool = {
+        guard let descriptor = ProcessFacts.openPidfd(getpid()) else { return false }
+        close(descriptor)
+        return true
+    }()
+
+    /// I8, I9: whether a broker's `Hello` for `process` may bind the connection to `appID`; `nil` when it may.
+    /// - Parameters:
+    ///   - manifest: the app's manifest, `nil` for an app with none (I11 decides, once this has passed).
+    ///   - sender: who wrote this `Hello`, if it was the connection's identifying call.
+    ///   - descriptors: what was passed with its bytes: one pidfd of `process` is expected.
+    func refusal(
+        toBroker appID: String,
+        manifest: Manifest?,
+        process: Int32,
+        sender: FrameSender?,
+        descriptors: PassedDescriptors?
+    ) -> Refusal? {
+        if let refusal = refusalAsBroker(sender) { return refusal }
+        let denied = "this broker may not speak for process \(process) as \(appID) (see locd's log for the reason)"
+        let (pidfd, missing) = passedPidfd(descriptors, process: process)
+        if let missing { return missing }
+        let facts = ProcessFacts(procRoot: procRoot)
+        if let pidfd {
+            guard let named = facts.pid(ofPidfd: pidfd) else {
+                return Refusal(
+                    reason: "the descriptor passed with Hello for pid \(process) is not a pidfd",
+                    answer: denied
+                )
+            }
+            guard named == process else {
+                let what = named == -1 ? "a process that has exited" : "pid \(named)"
+                return Refusal(reason: "the pidfd passed with Hello for pid \(process) names \(what)", answer: denied)
+            }
+        }
+        let executable = facts.executable(of: process)
+        let uid = facts.realUID(of: process)
+        // Read after /proc/PID: if the pidfd still names the pid now, the reads were of that process.
+        if let pidfd, facts.pid(ofPidfd: pidfd) != process {
+            return Refusal(
+                reason: "pid \(process), for which a broker said Hello, exited before it could be checked",
+                answer: denied
+            )
+        }
+        guard let manifest else { return nil }
+        return refusal(of: process, executable: executable, uid: uid, for: manifest, answer: denied)
+    }
+
+    /// I8: the writer of `Hello` must run one of `brokers`, read while its pidfd proves it holds its pid.
+    private func refusalAsBroker(_ sender: FrameSender?) -> Refusal? {
+        let answer =
+            "only a broker named in locd's configuration may say Hello for another process: connect as the "
+            + "app itself, without process"
+        guard let sender else {
+            return Refusal(
+                reason: "Hello with process came after the connection's first call, so its writer is unknown",
+                answer: "send io.locd.App.Hello as the first call on a new connection (only org.varlink.service "
+                    + "calls may come before it): a later Hello cannot be checked against the process that sent it"
+            )
+        }
+        guard case .process(let writer) = sender else {
+            return Refusal(reason: "the process that sent Hello with process is unknown", answer: answer)
+        }
+        guard let executable = ProcessFacts(procRoot: procRoot).executable(of: writer.pid), writer.isRunning else {
+            return Refusal(
+                reason: "the executable of pid \(writer.pid), which sent Hello with process, cannot be read",
+                answer: answer
+            )
+        }
+        guard brokers.contains(executable) else {
+            return Refusal(
+                reason: "executable \(executable) of pid \(writer.pid), which sent Hello with process, is not one "
+                    + "of brokers",
+                answer: answer
+            )
+        }
+        return nil
+    }
+
+    /// I9, I10: the one pidfd passed with `Hello` (none where the kernel makes no pidfds), or why there is none.
+    private func passedPidfd(_ descriptors: PassedDescriptors?, process: Int32) -> (Int32?, Refusal?) {
+        let answer =
+            "pass one pidfd of process \(process) with Hello (SCM_RIGHTS, in the sendmsg that carries Hello's "
+            + "bytes)"
+        let passed = descriptors?.descriptors ?? []
+        let count = passed.count + (descriptors?.dropped ?? 0)
+        if count == 1, let descriptor = passed.first { return (descriptor, nil) }
+        if count == 0 && !kernelMakesPidfds { return (nil, nil) }
+        let reason = "Hello for pid \(process) came with \(count) descriptors, not one pidfd"
+        return (nil, Refusal(reason: reason, answer: answer))
+    }
+
+    /// I9: the manifest's identity, applied to the process a broker speaks for.
+    private func refusal(
+        of process: Int32,
+        executable: String?,
+        uid: UInt32?,
+        for manifest: Manifest,
+        answer: String
+    ) -> Refusal? {
+        switch manifest.identity {
+        case .any:
+            return nil
+        case .executable:
+            guard let executable else {
+                return Refusal(reason: "cannot read the executable of pid \(process)", answer: answer)
+            }
+            if manifest.executables.contains(executable) { return nil }
+            return Refusal(
+                reason: "executable \(executable) of pid \(process), for which a broker said Hello, is not one of "
+                    + "the executables of \(manifest.source)",
+                answer: answer
+            )
+        case .uid:
+            guard let uid else { return Refusal(reason: "cannot read the uid of pid \(process)", answer: answer) }
+            if isOneOf(manifest.users, uid: uid) { return nil }
+            return Refusal(
+                reason: "uid \(uid) of pid \(process), for which a broker said Hello, is not one of the users of "
+                    + "\(manifest.source)",
+                answer: answer
+            )
+        }
+    }
+}

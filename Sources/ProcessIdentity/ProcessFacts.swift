@@ -1,0 +1,60 @@
+import CPidfd
+
+/// What the kernel says about a process through `/proc`: its executable, its real uid, and the pid a pidfd
+/// names. Every answer is read fresh; the caller decides what a pid still means (see ``pid(ofPidfd:)``).
+public struct ProcessFacts: Sendable {
+    /// Where `/proc` is; tests point it at a tree of their own.
+    public var procRoot: String
+
+    public init(procRoot: String = "/proc") {
+        self.procRoot = procRoot
+    }
+
+    /// The target of `/proc/PID/exe`: the file the process executes (for a script, its interpreter), with
+    /// " (deleted)" at the end if that file has been removed since. `nil` when it cannot be read (no such
+    /// process, a kernel thread, or no right to look at it).
+    public func executable(of pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        return ProcFiles.link("\(procRoot)/\(pid)/exe")
+    }
+
+    /// The real uid of the process, the first field of `Uid:` in `/proc/PID/status`: the user it runs for,
+    /// which a setuid executable does not change.
+    public func realUID(of pid: Int32) -> UInt32? {
+        guard pid > 0, let status = ProcFiles.text("\(procRoot)/\(pid)/status", limit: 65_536) else { return nil }
+        return Self.field("Uid:", in: status).flatMap { UInt32($0) }
+    }
+
+    /// The pid the pidfd `descriptor` names, from its `/proc/self/fdinfo` entry: the pid (in the reader's pid
+    /// namespace) while that process holds it, `-1` once it has exited and been reaped (so the pid may be
+    /// another process's), `nil` when the descriptor is not a pidfd (no `Pid:` line) or cannot be read.
+    ///
+    /// A pid read from `/proc/PID` between two answers equal to that pid was that process's and no other's.
+    public func pid(ofPidfd descriptor: Int32) -> Int32? {
+        guard descriptor >= 0,
+            let info = ProcFiles.text("\(procRoot)/self/fdinfo/\(descriptor)", limit: 65_536)
+        else { return nil }
+        return Self.field("Pid:", in: info).flatMap { Int32($0) }
+    }
+
+    /// The first whitespace-separated word after `name` on the line that starts with it.
+    static func field(_ name: String, in text: String) -> Substring? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name) {
+            return line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+        }
+        return nil
+    }
+}
+
+extension ProcessFacts {
+    /// A new pidfd of `pid` (close-on-exec), which the caller owns and closes; `nil` with `errno` set when the
+    /// process does not exist or the kernel has no `pidfd_open` (before Linux 5.3).
+    ///
+    /// Made from a pid, it names whatever process holds the pid now: open it while the pid is known to be the
+    /// process meant (from a pidfd or credentials the kernel attached to its message), or check after.
+    public static func openPidfd(_ pid: Int32) -> Int32? {
+        guard pid > 0 else { return nil }
+        let descriptor = process_identity_pidfd_open(pid)
+        return descriptor >= 0 ? descriptor : nil
+    }
+}

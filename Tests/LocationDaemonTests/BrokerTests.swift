@@ -1,0 +1,308 @@
+import Foundation
+import JSON
+import LocationTestSupport
+import ProcessIdentity
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SEMANTICS I8–I11 against the real daemon: a broker says Hello for another process and passes its pidfd; locd
+/// checks the manifest against that process, and keeps none of the descriptors it is passed.
+@Suite("Brokers", .serialized)
+struct BrokerTests {
+    /// Where python3 really is: a script run with it shows this as /proc/PID/exe, and is no broker.
+    private static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+
+    /// The test apps; com.ex.brokerlike allows the broker's own executable, so that a check of the broker in
+    /// the app's place would pass it.
+    private static func manifests(broker: String) -> [String: String] {
+        var manifests = standardManifests
+        manifests["com.ex.brokerlike"] = """
+            id = "com.ex.brokerlike"
+            identity = "executable"
+            executables = ["\(broker)"]
+            NSLocationWhenInUseUsageDescription = "Runs what the broker runs"
+            """
+        return manifests
+    }
+
+    private static let standardManifests: [String: String] = [
+        "com.ex.sleeper": """
+        id = "com.ex.sleeper"
+        identity = "executable"
+        executables = ["/usr/bin/sleep"]
+        NSLocationWhenInUseUsageDescription = "Sleeps"
+        """,
+        "com.ex.python": """
+        id = "com.ex.python"
+        identity = "executable"
+        executables = ["\(python)"]
+        NSLocationWhenInUseUsageDescription = "A python client"
+        """,
+        "com.ex.mine": """
+        id = "com.ex.mine"
+        identity = "uid"
+        users = ["65534"]
+        NSLocationWhenInUseUsageDescription = "Runs as nobody"
+        """,
+        "com.ex.root": """
+        id = "com.ex.root"
+        identity = "uid"
+        users = ["0"]
+        NSLocationWhenInUseUsageDescription = "Runs as root"
+        """,
+    ]
+
+    /// A copy of python3 in a directory of its own: named in `brokers`, the scripts it runs are brokers.
+    private final class BrokerInterpreter {
+        let directory: String
+        let path: String
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "locd-broker").path
+            path = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path + "/broker-python3"
+            try FileManager.default.copyItem(atPath: BrokerTests.python, toPath: path)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    private func daemon(_ broker: BrokerInterpreter, unknownApps: String = "ask") throws -> DaemonProcess {
+        let settings =
+            "brokers = [\"\(broker.path)\"]\nunknown-brokered-apps = \"\(unknownApps)\"\n" + DaemonProcess.fastLifecycle
+        let daemon = try DaemonProcess(manifests: Self.manifests(broker: broker.path), settings: settings)
+        try daemon.start()
+        return daemon
+    }
+
+    /// Runs broker_hello.py with `interpreter`; its stdout lines.
+    private func broker(_ interpreter: String, _ arguments: [String], appUID: UInt32? = nil) throws -> [String] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Scripts/broker_hello.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: interpreter)
+        process.arguments = [script] + arguments
+        if let appUID {
+            process.environment = ProcessInfo.processInfo.environment.merging(["APP_UID": "\(appUID)"]) { $1 }
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    private func reply(_ line: String?) -> VarlinkReply? {
+        line.flatMap { VarlinkReply.decode(Array($0.utf8)) }
+    }
+
+    /// The refusal's answer names no path of the system (I7), and the log says why.
+    private func expectDenied(_ line: String?, _ daemon: DaemonProcess, logged reason: String) {
+        let answer = reply(line)
+        #expect(answer?.error == "org.varlink.service.PermissionDenied", "\(line ?? "no reply")")
+        let message = answer?.parameters["message"]?.stringValue ?? ""
+        #expect(!message.isEmpty && !message.contains("/usr/") && !message.contains(".toml"), "\(message)")
+        #expect(
+            eventually(timeout: 5) {
+                daemon.logSoFar.split(separator: "\n").contains {
+                    $0.contains("refused io.locd.App.Hello") && $0.contains(reason)
+                }
+            },
+            "no log line with \(reason)"
+        )
+    }
+
+    @Test("I8, I9: a broker speaks for a process whose executable the manifest names, as that app")
+    func brokerAccepted() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
+        #expect(lines.count == 2, "\(lines)")
+        #expect(reply(lines.first)?.error == nil, "\(lines)")
+        #expect(reply(lines.first)?.parameters["authorization"] != nil)
+        // The connection is then the app's own: its calls need no further Hello.
+        #expect(reply(lines.last)?.error == nil && reply(lines.last)?.parameters["authorization"] != nil)
+    }
+
+    @Test("I9: a broker cannot speak for a process whose executable the manifest does not name, even its own")
+    func brokerWrongExecutable() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        // The app process runs sleep; com.ex.brokerlike allows the broker's own executable only.
+        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.brokerlike", "speak", "/usr/bin/sleep"])
+        expectDenied(lines.first, daemon, logged: "executable /usr/bin/sleep of pid")
+    }
+
+    @Test(
+        "I9: uid identity is checked against the real uid of the process spoken for, not the broker's",
+        .enabled(if: getuid() == 0, "running the app as another user needs root")
+    )
+    func brokerUID() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        // The broker runs as root, its app as nobody: com.ex.root allows uid 0, com.ex.mine uid 65534.
+        let socket = daemon.socketPath
+        let refused = try broker(interpreter.path, [socket, "com.ex.root", "speak", "/usr/bin/sleep"], appUID: 65534)
+        expectDenied(refused.first, daemon, logged: "uid 65534 of pid")
+        let accepted = try broker(interpreter.path, [socket, "com.ex.mine", "speak", "/usr/bin/sleep"], appUID: 65534)
+        #expect(reply(accepted.first)?.error == nil, "\(accepted)")
+    }
+
+    @Test("I8: a process that is not a broker cannot say Hello for another process")
+    func notABroker() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let lines = try broker(Self.python, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
+        expectDenied(lines.first, daemon, logged: "is not one of brokers")
+        #expect(reply(lines.first)?.parameters["message"]?.stringValue?.contains("only a broker") == true)
+    }
+
+    @Test("I9: a pidfd of another process than the one named, or no pidfd at all, is refused")
+    func wrongPidfd() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let mismatch = try broker(
+            interpreter.path,
+            [daemon.socketPath, "com.ex.sleeper", "mismatch", "/usr/bin/sleep"]
+        )
+        expectDenied(mismatch.first, daemon, logged: "names pid")
+        // Other apps, so that I6 logs each refusal in full: the descriptors are checked before the manifest.
+        let bare = try broker(interpreter.path, [daemon.socketPath, "com.ex.python", "bare", "/usr/bin/sleep"])
+        expectDenied(bare.first, daemon, logged: "came with 0 descriptors")
+        #expect(reply(bare.first)?.parameters["message"]?.stringValue?.contains("pass one pidfd") == true)
+        let extra = try broker(interpreter.path, [daemon.socketPath, "com.ex.mine", "extra", "/usr/bin/sleep"])
+        expectDenied(extra.first, daemon, logged: "came with 3 descriptors")
+    }
+
+    @Test(
+        "I9: a process that exited and whose pid another process running the app's executable took is refused",
+        .enabled(if: getuid() == 0, "taking a given pid through ns_last_pid needs root")
+    )
+    func pidReuse() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.sleeper", "reused", "/usr/bin/sleep"])
+        #expect(lines.last?.hasPrefix("reused ") == true, "\(lines)")
+        expectDenied(lines.first, daemon, logged: "names a process that has exited")
+    }
+
+    @Test("I9: VarlinkClient passes a pidfd with Hello, as a broker written in Swift does")
+    func swiftClient() throws {
+        // The test process itself is the broker: its executable is named in brokers.
+        let own = try #require(ProcessFacts().executable(of: getpid()))
+        let settings = "brokers = [\"\(own)\"]\n" + DaemonProcess.fastLifecycle
+        let daemon = try DaemonProcess(manifests: Self.standardManifests, settings: settings)
+        try daemon.start()
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: "/usr/bin/sleep")
+        app.arguments = ["30"]
+        try app.run()
+        defer {
+            kill(app.processIdentifier, SIGKILL)
+            app.waitUntilExit()
+        }
+        let pidfd = try #require(ProcessFacts.openPidfd(app.processIdentifier))
+        defer { close(pidfd) }
+        let parameters: JSONObject = [
+            "appId": .string("com.ex.sleeper"), "process": .int(Int64(app.processIdentifier)),
+        ]
+        let client = try VarlinkClient(path: daemon.socketPath)
+        let hello = try client.call("io.locd.App.Hello", parameters, passing: pidfd)
+        #expect(hello["authorization"] != nil)
+        // The same call without the pidfd is refused: the descriptor did the work.
+        let bare = try VarlinkClient(path: daemon.socketPath)
+        #expect(throws: VarlinkError.self) { try bare.call("io.locd.App.Hello", parameters) }
+    }
+
+    @Test("I11: an app with no manifest gets a stand-in from a broker when ask, AppUnknown when deny")
+    func unknownApps() throws {
+        let interpreter = try BrokerInterpreter()
+        let asking = try daemon(interpreter)
+        let description = "Shows where you are on the map."
+        let accepted = try broker(
+            interpreter.path,
+            [asking.socketPath, "org.example.NoManifest", "speak", "/usr/bin/sleep", description]
+        )
+        #expect(reply(accepted.first)?.error == nil, "\(accepted)")
+        let status = reply(accepted.first)?.parameters["authorization"]?.objectValue?["status"]?.stringValue
+        #expect(status == "notDetermined")
+        let denying = try daemon(interpreter, unknownApps: "deny")
+        let refused = try broker(
+            interpreter.path,
+            [denying.socketPath, "org.example.NoManifest", "speak", "/usr/bin/sleep"]
+        )
+        #expect(reply(refused.first)?.error == "io.locd.App.AppUnknown", "\(refused)")
+        #expect(reply(refused.first)?.parameters["message"]?.stringValue?.contains("unknown-brokered-apps") == true)
+    }
+
+    @Test(
+        "I11: description is refused without process, or when it is no bounded line of text; so is a process that is no pid"
+    )
+    func parameters() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let client = try VarlinkClient(path: daemon.socketPath)
+        #expect(throws: VarlinkError.self) {
+            try client.call("io.locd.App.Hello", ["appId": .string("com.ex.sleeper"), "description": .string("words")])
+        }
+        // A description is shown in a prompt: bounded, one line, no terminal escapes.
+        for bad in ["", "two\nlines", "\u{1B}[2Jcleared", String(repeating: "x", count: 1025)] {
+            let other = try VarlinkClient(path: daemon.socketPath)
+            let parameters: JSONObject = [
+                "appId": .string("com.ex.sleeper"), "process": .int(1), "description": .string(bad),
+            ]
+            do {
+                try other.call("io.locd.App.Hello", parameters)
+                Issue.record("description \(bad.debugDescription) was accepted")
+            } catch let error as VarlinkError {
+                #expect(error.name == "org.varlink.service.InvalidParameter")
+                #expect(error.parameters["parameter"]?.stringValue == "description")
+            }
+        }
+        for bad: JSONValue in [.int(0), .int(-4), .int(1 << 40), .string("12")] {
+            let other = try VarlinkClient(path: daemon.socketPath)
+            do {
+                try other.call("io.locd.App.Hello", ["appId": .string("com.ex.sleeper"), "process": bad])
+                Issue.record("process \(bad) was accepted")
+            } catch let error as VarlinkError {
+                #expect(error.name == "org.varlink.service.InvalidParameter")
+            }
+        }
+    }
+
+    @Test("I10: a flood of brokered Hellos passing descriptors leaves locd's descriptor count where it was")
+    func descriptorFlood() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        // One brokered Hello first, so that what a first accepted Hello opens for good (the store) is counted.
+        let warm = try broker(interpreter.path, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
+        #expect(reply(warm.first)?.error == nil, "\(warm)")
+        let directory = "/proc/\(daemon.pid)/fd"
+        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: directory).count) ?? -1 }
+        var before = openDescriptors()
+        // The warm-up connection's socket goes when locd has seen it close.
+        _ = eventually(timeout: 2) {
+            let now = openDescriptors()
+            defer { before = now }
+            return now == before
+        }
+        before = openDescriptors()
+        let count = 400
+        let lines = try broker(
+            interpreter.path,
+            [daemon.socketPath, "com.ex.sleeper", "flood", "/usr/bin/sleep", "\(count)"]
+        )
+        #expect(lines.last == #"{"ok": 100, "org.varlink.service.PermissionDenied": 200}"#, "\(lines)")
+        // A leak would be hundreds (every accepted Hello passes one pidfd, every refused one five descriptors); a
+        // few are what locd opens once, at first need, and keeps (the readiness poller's epoll).
+        let settled = eventually(timeout: 20) { openDescriptors() <= before + 3 }
+        let held = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")
+        }
+        #expect(settled, "locd holds \(openDescriptors()) descriptors, had \(before): \(held ?? [])")
+    }
+}

@@ -1,0 +1,137 @@
+"""A broker of SEMANTICS I8-I11: says io.locd.App.Hello for another process, passing a pidfd of it with the
+Hello's bytes (SCM_RIGHTS, in the same sendmsg). Run it with an interpreter named in locd.toml's brokers to be
+a broker (/proc/PID/exe of a script is its interpreter), with another to be an impostor.
+
+Usage: broker_hello.py SOCKET_PATH APP_ID MODE EXECUTABLE [ARGUMENT]
+The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30), started here. MODE:
+  speak      process = the app's pid, with its pidfd; ARGUMENT, if given, is the description. Prints the reply
+             to Hello, then the reply to GetAuthorization on the same connection.
+  mismatch   process = the app's pid, with a pidfd of this script's own process.
+  bare       process = the app's pid, with no descriptor.
+  extra      process = the app's pid, with its pidfd and two more descriptors.
+  reused     the app exits, and its pid is taken (through /proc/sys/kernel/ns_last_pid, so run as root) by
+             another process running EXECUTABLE; process = that pid, with the pidfd of the app that exited.
+             Prints the reply, then "reused PID".
+  flood      ARGUMENT connections in turn, each passing descriptors: a pidfd with Hello, five descriptors
+             with Hello, one with a GetInfo before Hello, or one with a half-sent Hello before closing. Prints
+             one JSON line: the number of replies of each error name ("ok" for none).
+Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from varlink_reply import first_reply  # noqa: E402
+
+path, app, mode, executable = sys.argv[1:5]
+argument = sys.argv[5] if len(sys.argv) > 5 else None
+
+
+def hello(process, description=None):
+    parameters = {"appId": app, "process": process}
+    if description is not None:
+        parameters["description"] = description
+    return json.dumps({"method": "io.locd.App.Hello", "parameters": parameters}).encode() + b"\0"
+
+
+def say(frame, descriptors):
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, b"".join(d.to_bytes(4, sys.byteorder) for d in descriptors))]
+    sent = connection.sendmsg([frame], ancillary if descriptors else [])
+    connection.sendall(frame[sent:])
+    return connection
+
+
+def start_app():
+    uid = os.environ.get("APP_UID")
+    if uid is None:
+        return subprocess.Popen([executable, "30"])
+    return subprocess.Popen([executable, "30"], user=int(uid), group=int(uid), extra_groups=[])
+
+
+def take_pid(pid):
+    """A process running EXECUTABLE with `pid`, or None if another process took the pid first."""
+    for attempt in range(200):
+        with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+            last.write(str(pid - 1))
+        holder = subprocess.Popen([executable, "30"])
+        if holder.pid == pid:
+            return holder
+        holder.kill()
+        holder.wait()
+        if os.path.exists("/proc/%d" % pid):
+            return None
+    return None
+
+
+def flood(count):
+    app_process = start_app()
+    pidfd = os.pidfd_open(app_process.pid)
+    spare = os.open("/dev/null", os.O_RDONLY)
+    replies = {}
+    for index in range(count):
+        kind = index % 4
+        if kind == 0:
+            connection = say(hello(app_process.pid), [pidfd])
+        elif kind == 1:
+            connection = say(hello(app_process.pid), [pidfd, spare, spare, spare, spare])
+        elif kind == 2:
+            connection = say(b'{"method":"org.varlink.service.GetInfo"}\0', [spare])
+            first_reply(connection)
+            connection.sendall(hello(app_process.pid))
+        else:
+            frame = hello(app_process.pid)
+            connection = say(frame[: len(frame) // 2], [pidfd, spare])
+            connection.close()
+            continue
+        answer = json.loads(first_reply(connection))
+        name = answer.get("error", "ok")
+        replies[name] = replies.get(name, 0) + 1
+        connection.close()
+    app_process.kill()
+    print(json.dumps(replies), flush=True)
+
+
+if mode == "flood":
+    flood(int(argument))
+    sys.exit(0)
+
+app_process = start_app()
+if mode == "speak":
+    connection = say(hello(app_process.pid, argument), [os.pidfd_open(app_process.pid)])
+    print(first_reply(connection), flush=True)
+    connection.sendall(b'{"method":"io.locd.App.GetAuthorization"}\0')
+    print(first_reply(connection), flush=True)
+elif mode == "mismatch":
+    connection = say(hello(app_process.pid), [os.pidfd_open(os.getpid())])
+    print(first_reply(connection), flush=True)
+elif mode == "bare":
+    connection = say(hello(app_process.pid), [])
+    print(first_reply(connection), flush=True)
+elif mode == "extra":
+    pidfd = os.pidfd_open(app_process.pid)
+    connection = say(hello(app_process.pid), [pidfd, os.open("/dev/null", os.O_RDONLY), pidfd])
+    print(first_reply(connection), flush=True)
+elif mode == "reused":
+    for round in range(50):
+        pidfd = os.pidfd_open(app_process.pid)
+        pid = app_process.pid
+        app_process.kill()
+        app_process.wait()
+        holder = take_pid(pid)
+        if holder:
+            break
+        os.close(pidfd)
+        app_process = start_app()
+    else:
+        sys.exit("the pid was never reused")
+    connection = say(hello(pid), [pidfd])
+    print(first_reply(connection), flush=True)
+    print("reused %d" % holder.pid, flush=True)
+    holder.kill()
+    sys.exit(0)
+app_process.kill()

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import ProcessIdentity
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The facts a daemon checks of a process another one speaks for: executable, real uid, a pidfd's pid.
+@Suite("Process facts")
+struct ProcessFactsTests {
+    @Test("I9: the executable is /proc/PID/exe's target and the uid the real one of status's Uid: line")
+    func fakeTree() throws {
+        let proc = try FakeProc()
+        try proc.link(20, "exe", to: "/usr/bin/gammastep")
+        try proc.write(20, "status", "Name:\tgammastep\nUmask:\t0022\nUid:\t1000\t0\t0\t0\nGid:\t100\t100\t100\t100\n")
+        let facts = ProcessFacts(procRoot: proc.root)
+        #expect(facts.executable(of: 20) == "/usr/bin/gammastep")
+        #expect(facts.realUID(of: 20) == 1000)
+        #expect(facts.executable(of: 21) == nil)
+        #expect(facts.realUID(of: 21) == nil)
+        try proc.write(22, "status", "Name:\tx\nUid:\tnobody\n")
+        #expect(facts.realUID(of: 22) == nil)
+        try proc.write(23, "status", "Name:\tx\n")
+        #expect(facts.realUID(of: 23) == nil)
+        try proc.write(99, "fdinfo/5", "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\n")
+        try proc.link(99, "fdinfo/6", to: "/dev/null")
+        try FileManager.default.createSymbolicLink(atPath: proc.root + "/self", withDestinationPath: "99")
+        #expect(facts.pid(ofPidfd: 5) == nil)
+        #expect(facts.pid(ofPidfd: 6) == nil)
+        try proc.write(99, "fdinfo/7", "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\nPid:\t-1\nNSpid:\t-1\n")
+        #expect(facts.pid(ofPidfd: 7) == -1)
+    }
+
+    @Test("I9: on the real /proc a pidfd names its child until the child is reaped, then -1")
+    func realPidfd() throws {
+        let facts = ProcessFacts()
+        #expect(facts.executable(of: getpid()) == ProcFiles.link("/proc/self/exe"))
+        #expect(facts.realUID(of: getpid()) == getuid())
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sh")
+        child.arguments = ["-c", "read line"]
+        let input = Pipe()
+        child.standardInput = input
+        try child.run()
+        let pidfd = try #require(ProcessFacts.openPidfd(child.processIdentifier), "pidfd_open: errno \(errno)")
+        defer { close(pidfd) }
+        #expect(facts.pid(ofPidfd: pidfd) == child.processIdentifier)
+        let shell = URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path
+        #expect(facts.executable(of: child.processIdentifier) == shell)
+        try input.fileHandleForWriting.close()
+        child.waitUntilExit()
+        #expect(facts.pid(ofPidfd: pidfd) == -1)
+        let file = open("/dev/null", O_RDONLY)
+        defer { close(file) }
+        #expect(facts.pid(ofPidfd: file) == nil)
+        #expect(ProcessFacts.openPidfd(0) == nil)
+    }
+}
