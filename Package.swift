@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CSdBus", "LocationClient", .product(name: "Logging", package: "swift-log"),
+                "CSdBus", "JSON", "LocationClient", "Varlink", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
