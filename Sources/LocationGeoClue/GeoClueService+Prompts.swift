@@ -18,7 +18,7 @@ extension GeoClueService {
                 guard let service = self else { return }
                 await connection.perform { service.promptWithdrawn(id) }
             },
-            lost: { [weak self] _ in
+            lost: { [weak self] in
                 guard let service = self else { return }
                 await connection.perform { service.promptsLost() }
             }

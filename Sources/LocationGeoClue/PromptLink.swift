@@ -14,7 +14,7 @@ final class PromptLink: Sendable {
         var prompt: @Sendable (JSONValue) async -> Void
         var withdrawn: @Sendable (String) async -> Void
         /// The stream ended (locd restarted, or refused it): every prompt it sent is gone with it.
-        var lost: @Sendable (String) async -> Void
+        var lost: @Sendable () async -> Void
     }
 
     private let socketPath: String
@@ -72,7 +72,7 @@ final class PromptLink: Sendable {
             }
             if Task.isCancelled { return }
             logger.warning("\(reason); opening it again in \(retrySeconds) s")
-            await handlers.lost(reason)
+            await handlers.lost()
             try? await Task.sleep(for: .seconds(retrySeconds))
         }
     }

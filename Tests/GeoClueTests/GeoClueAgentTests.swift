@@ -122,6 +122,27 @@ struct GeoClueAgentTests {
         #expect(location["Accuracy"] as? Double == 5000, "\(location)")
     }
 
+    @Test("G12: MaxAccuracyLevel turning 0 stops the uid's active clients")
+    func maxAccuracyLevelZeroStopsClients() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        let inUse = {
+            try harness.busctl([
+                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+                "org.freedesktop.GeoClue2.Manager", "InUse",
+            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let holder = try harness.pythonRunning(["hold-started", "test.holder"])
+        defer { holder.closeInput() }
+        #expect(holder.waitFor("\"started\""), "\(holder.log)")
+        #expect(try inUse() == "b true")
+        agent.input.fileHandleForWriting.write(Data("max 0\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        // Its locd session ended with it: nothing left to linger.
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.holder").isEmpty })
+    }
+
     @Test("G13: an agent that leaves the bus mid-prompt stops being one: the prompt goes to the uid's other agent")
     func leavingAgentHandsOver() throws {
         let harness = try GeoClueHarness()
@@ -180,5 +201,34 @@ struct GeoClueAgentTests {
         #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
         #expect(result.elapsed < 2.5, "\(result.elapsed) s")
         #expect(silent.log.contains("test.allowed"), "\(silent.log)")
+    }
+
+    @Test("G15: a GeoClue agent is asked only the prompts of its uid's GeoClue clients, not those of locd's own apps")
+    func nativePromptsStayForLocdAgents() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
+        // An app that talks to locd itself raises a prompt...
+        let native = try LongRunning(
+            [
+                GeoClueHarness.binary("locd-example"), "--socket", harness.socket, "--app", "test.allowed", "--seconds",
+                "30",
+            ],
+            logPath: harness.directory + "/native.log"
+        )
+        defer { native.kill9() }
+        let pending = try eventually(timeout: 10, every: 0.05) {
+            let status = try harness.locctl(["status", "--json"])
+            let parsed = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any]
+            return (((parsed?["status"] as? [String: Any]) ?? parsed)?["pendingPrompts"] as? Int ?? 0) >= 1
+        }
+        #expect(pending, "\(native.log)")
+        // ...then a GeoClue client's prompt follows it on the stream: only that one is asked of the agent.
+        let result = try harness.python(["where-am-i", "test.city", "8"])
+        #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
+        #expect(agent.log.contains("test.city"), "\(agent.log)")
+        #expect(!agent.log.contains("test.allowed"), "\(agent.log)")
+        #expect(try Self.authorization(harness, "test.allowed")["status"] as? String == "notDetermined")
     }
 }
