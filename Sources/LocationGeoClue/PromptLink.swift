@@ -21,10 +21,11 @@ final class PromptLink: Sendable {
     private let handlers: Handlers
     private let logger: Logger
     private let task = Mutex<Task<Void, Never>?>(nil)
-    /// How long to wait before opening the stream again after locd ended it.
-    private let retrySeconds: Double
+    /// How long to wait before opening the stream again after locd ended it: doubled after each failure in a row
+    /// (a refusal repeats until the configuration changes), up to the second value.
+    private let retrySeconds: (first: Double, most: Double)
 
-    init(socketPath: String, handlers: Handlers, logger: Logger, retrySeconds: Double = 1) {
+    init(socketPath: String, handlers: Handlers, logger: Logger, retrySeconds: (Double, Double) = (1, 60)) {
         self.socketPath = socketPath
         self.handlers = handlers
         self.logger = logger
@@ -50,6 +51,7 @@ final class PromptLink: Sendable {
     }
 
     private func serve() async {
+        var delay = retrySeconds.first
         while !Task.isCancelled {
             let reason: String
             do {
@@ -57,6 +59,7 @@ final class PromptLink: Sendable {
                 defer { client.close() }
                 logger.info("prompt agent for GeoClue agents", metadata: ["geoclue.locd-socket": "\(socketPath)"])
                 for try await reply in client.stream("io.locd.Admin.Prompts") {
+                    delay = retrySeconds.first
                     if let prompt = reply["prompt"] { await handlers.prompt(prompt) }
                     if let id = reply["withdrawn"]?.stringValue { await handlers.withdrawn(id) }
                 }
@@ -71,9 +74,10 @@ final class PromptLink: Sendable {
                 reason = "the prompt stream failed: \(error)"
             }
             if Task.isCancelled { return }
-            logger.warning("\(reason); opening it again in \(retrySeconds) s")
+            logger.warning("\(reason); opening it again in \(delay) s")
             await handlers.lost()
-            try? await Task.sleep(for: .seconds(retrySeconds))
+            try? await Task.sleep(for: .seconds(delay))
+            delay = min(delay * 2, retrySeconds.most)
         }
     }
 
