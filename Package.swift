@@ -257,7 +257,7 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue", "LocationTestSupport"],
+            dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

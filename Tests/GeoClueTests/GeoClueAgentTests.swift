@@ -92,6 +92,26 @@ struct GeoClueAgentTests {
         #expect(record["accuracy"] as? String == "fullAccuracy", "\(record)")
     }
 
+    @Test(
+        "G11: AuthorizeApp's reply becomes locd's record: street and up precise, below approximate, refusal or 0 denied",
+        arguments: [
+            ("allow:6", "authorizedWhenInUse", "fullAccuracy"), ("allow:5", "authorizedWhenInUse", "reducedAccuracy"),
+            ("allow:1", "authorizedWhenInUse", "reducedAccuracy"), ("allow:0", "denied", nil),
+            ("refuse", "denied", nil),
+        ]
+    )
+    func replyBecomesRecord(mode: String, status: String, accuracy: String?) throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, mode)
+        defer { agent.closeInput() }
+        let result = try harness.python(["start", "test.allowed"])
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect((reply["started"] != nil) == (status != "denied"), "\(reply)")
+        let record = try Self.authorization(harness, "test.allowed")
+        #expect(record["status"] as? String == status, "\(record)")
+        if let accuracy { #expect(record["accuracy"] as? String == accuracy, "\(record)") }
+    }
+
     @Test("G12: MaxAccuracyLevel 0 refuses the uid's apps with GeoClue's words; below street serves approximate")
     func maxAccuracyLevelFollowsTheAgent() throws {
         let harness = try GeoClueHarness()
@@ -172,6 +192,26 @@ struct GeoClueAgentTests {
         #expect(try Self.locdAgents(harness) == 0)
         // Not denied: the record is unchanged, so the next Start asks again.
         #expect(try Self.authorization(harness, "test.unanswered")["status"] as? String == "notDetermined")
+    }
+
+    @Test("G13: when locd restarts, locd-geoclue opens the prompt stream again and its agents answer as before")
+    func promptStreamReopensAfterLocdRestarts() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
+        harness.locd?.stop()
+        // locd again, on the same configuration, socket and state.
+        let locd = try LongRunning(
+            [GeoClueHarness.binary("locd"), "--config", harness.directory + "/locd.toml", "--log-level", "debug"],
+            environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
+            logPath: harness.directory + "/locd-again.log"
+        )
+        defer { locd.stop() }
+        #expect(try eventually(timeout: 20, every: 0.1) { try Self.locdAgents(harness) == 1 }, "\(locd.log)")
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
+        #expect(agent.log.contains("test.allowed"), "\(agent.log)")
     }
 
     @Test("G14: an agent that never answers holds no one: locctl agent answers beside it, and alone it times out")
