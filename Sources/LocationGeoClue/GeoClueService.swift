@@ -56,6 +56,12 @@ final class GeoClueService: @unchecked Sendable {
 
     deinit {
         for slot in slots { sd_bus_slot_unref(slot) }
+        for agent in agents.values {
+            agent.pendingAdd?.release()
+            for slot in agent.slots { sd_bus_slot_unref(slot) }
+        }
+        for call in agentCalls.values { if let slot = call.slot { sd_bus_slot_unref(slot) } }
+        prompting?.close()
     }
 
     var bus: OpaquePointer { connection.bus }
