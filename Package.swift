@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CSdBus", "LocationClient", .product(name: "Logging", package: "swift-log"),
+                "CSdBus", "JSON", "LocationClient", "Varlink", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -265,7 +265,7 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue", "LocationTestSupport"],
+            dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

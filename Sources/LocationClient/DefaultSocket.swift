@@ -4,15 +4,15 @@ import Foundation
 ///
 /// Kept here rather than shared with the daemon's configuration so that the client library depends on nothing
 /// but the Varlink framing.
-enum DefaultSocket {
-    static let system = "/run/locd/io.locd"
+package enum DefaultSocket {
+    package static let system = "/run/locd/io.locd"
 
     /// `LOCD_SOCKET` if set; else, for a user, `$XDG_RUNTIME_DIR/locd/io.locd` when that directory has a
     /// socket there; else the system daemon's socket.
     /// - Parameters:
     ///   - environment: the process environment, passed in so that the choice is testable.
     ///   - exists: whether a socket exists at a path.
-    static func path(
+    package static func path(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
     ) -> String {

@@ -16,4 +16,14 @@ struct GeoClueLimits: Sendable {
     var retiredLocations = 16
     /// How long a replaced Location object stays readable.
     var retiredLocationSeconds = 5.0
+    /// GeoClue agents in all, and of one uid (the latest registered of a uid is the one asked).
+    var agents = 64
+    var agentsPerUID = 4
+    /// Authorization prompts kept for GeoClue agents; past it a prompt is left to locd's other agents.
+    var prompts = 256
+    /// `AuthorizeApp` calls one agent is asked at once; the next prompts wait for one of them to end.
+    var promptsPerAgent = 16
+    /// The bound of one `AuthorizeApp` call. locd's withdrawal of the prompt (answered elsewhere, or its
+    /// `prompt-timeout`, P8) cancels the call first; this only bounds a call locd never withdraws.
+    var authorizeSeconds = 3600.0
 }

@@ -96,3 +96,23 @@ extension GeoClueService {
         }
     }
 }
+
+/// The callbacks of calls to GeoClue agents and of their `PropertiesChanged`.
+extension GeoClueService {
+    static let agentReplyCallback: sd_bus_message_handler_t = { message, userdata, _ in
+        with(userdata, message) { service, reply in
+            service.agentReplied(reply)
+            return 0
+        }
+    }
+    static let agentChangedCallback: sd_bus_message_handler_t = { message, userdata, _ in
+        with(userdata, message) { service, signal in
+            // PropertiesChanged(interface, changed a{sv}, invalidated as), matched on the agent's interface.
+            guard let sender = signal.sender, let agent = service.agents[sender], agent.maxAccuracy != nil,
+                signal.readString() != nil, let level = signal.readUInt32Properties()?["MaxAccuracyLevel"]
+            else { return 0 }
+            service.setMaxAccuracy(of: agent, level)
+            return 0
+        }
+    }
+}

@@ -16,6 +16,10 @@ extension GeoClueService {
             call.replyEmpty()
             return 1
         }
+        if let uid = uid(of: client.owner), agentInCharge(of: uid)?.maxAccuracy == AccuracyLevel.none {
+            call.reply(.accessDenied(StartRefusal.geolocationDisabled(uid).message))
+            return 1
+        }
         if client.pendingStarts.count >= limits.pendingStarts || client.unfinishedRuns >= limits.unfinishedRuns {
             call.reply(.limitsExceeded("too many Start and Stop calls in flight: wait for the replies"))
             return 1
@@ -58,7 +62,7 @@ extension GeoClueService {
         let connection = self.connection
         let runner = ClientRunner(
             app: app,
-            accuracy: AccuracyLevel.wantsFullAccuracy(client.requestedAccuracy) ? nil : .reduced,
+            accuracy: servesFullAccuracy(client) ? nil : .reduced,
             decided: { outcome in await connection.perform { self.decided(path, run, outcome) } },
             deliver: { fix in await connection.perform { self.deliver(fix, to: path, run) } }
         )
@@ -66,6 +70,13 @@ extension GeoClueService {
             await runner.run(run)
             connection.post { self.clients[path]?.unfinishedRuns -= 1 }
         }
+        askWaitingPrompts()
+    }
+
+    /// Street and exact levels ask for what the grant allows, unless the uid's agent allows less (G2, G12).
+    private func servesFullAccuracy(_ client: GeoClueClient) -> Bool {
+        let agentLevel = uids[client.owner].flatMap { agentInCharge(of: $0)?.maxAccuracy } ?? AccuracyLevel.exact
+        return AccuracyLevel.wantsFullAccuracy(min(client.requestedAccuracy, agentLevel))
     }
 
     /// locd decided a run's `Start`.

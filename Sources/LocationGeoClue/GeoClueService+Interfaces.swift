@@ -8,7 +8,13 @@ extension GeoClueService {
         .method("DeleteClient", signature: "o", result: "", names: ["client"], deleteClientCallback),
         .method("AddAgent", signature: "s", result: "", names: ["id"], addAgentCallback),
         .property("InUse", signature: "b", managerGetter, flags: CSDBUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        .property("AvailableAccuracyLevel", signature: "u", managerGetter, flags: CSDBUS_VTABLE_PROPERTY_CONST),
+        .property(
+            "AvailableAccuracyLevel",
+            signature: "u",
+            managerGetter,
+            // Its value depends on the caller's uid (G12): a change is announced as invalidated, to be read again.
+            flags: CSDBUS_VTABLE_PROPERTY_EMITS_INVALIDATION
+        ),
     ]
 
     static let clientMembers: [VTable.Member] = [

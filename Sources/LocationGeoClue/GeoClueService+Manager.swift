@@ -44,22 +44,11 @@ extension GeoClueService {
         return 1
     }
 
-    /// `AddAgent(id)`: remembered for the peer; locd's own prompt agents decide for now.
-    func addAgent(_ call: BusMessage) -> Int32 {
-        guard let sender = call.sender, let id = call.readString() else {
-            call.reply(.invalidArgs("AddAgent takes the agent's desktop id"))
-            return 1
-        }
-        agents[sender] = id
-        logger.info("agent \(id) registered", metadata: ["geoclue.peer": "\(sender)"])
-        call.replyEmpty()
-        return 1
-    }
-
     /// The peer left the bus: its clients go, and its locd connections close without `Goodbye`, so the sessions
     /// they own linger for locd's relaunch window (SEMANTICS L3).
     func peerLeft(_ name: String) {
-        agents[name] = nil
+        if let agent = agents[name] { forget(agent) }
+        uids[name] = nil
         guard let peer = peers.removeValue(forKey: name) else { return }
         var runs: [ClientRun] = []
         for path in peer.clients {

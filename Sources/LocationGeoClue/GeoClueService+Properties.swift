@@ -8,10 +8,15 @@ extension GeoClueService {
     func getManagerProperty(_ name: String, into reply: BusMessage) -> Int32 {
         switch name {
         case "InUse": reply.append(inUse)
-        // locd serves exact fixes to apps allowed precise location.
-        case "AvailableAccuracyLevel": reply.append(AccuracyLevel.exact)
+        // locd serves exact fixes to apps allowed precise location, unless the caller's agent says less (G12).
+        case "AvailableAccuracyLevel": reply.append(availableAccuracy(for: currentSender))
         default: -ENOENT
         }
+    }
+
+    /// The sender of the call being answered, for a property whose value depends on the caller.
+    private var currentSender: String? {
+        sd_bus_get_current_message(bus).flatMap { BusMessage(raw: $0).sender }
     }
 
     func getClientProperty(_ name: String, at path: String, into reply: BusMessage) -> Int32 {

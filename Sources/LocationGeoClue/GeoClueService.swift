@@ -28,8 +28,17 @@ final class GeoClueService: @unchecked Sendable {
     var clients: [String: GeoClueClient] = [:]
     var locations: [String: GeoClueLocation] = [:]
     var peers: [String: GeoCluePeer] = [:]
-    /// Agents that called `AddAgent`, by bus name: remembered, not yet asked (locd's own agents answer prompts).
-    var agents: [String: String] = [:]
+    /// Agents that called `AddAgent`, by bus name: locd's prompts of their uid's GeoClue apps are asked of them.
+    var agents: [String: GeoClueAgent] = [:]
+    var nextAgentSerial: UInt64 = 0
+    /// Calls to agents waiting for their replies, by cookie.
+    var agentCalls: [UInt64: PendingAgentCall] = [:]
+    /// Authorization prompts locd sent that an agent may answer, by prompt id.
+    var prompts: [String: PendingPrompt] = [:]
+    /// The uid of each peer that was asked for it, while it is on the bus.
+    var uids: [String: UInt32] = [:]
+    /// The Prompts stream, open while an agent is registered; made at the first.
+    var prompting: PromptLink?
     var inUse = false
     private var nextClient: UInt32 = 0
     private var nextLocation: UInt64 = 0
@@ -47,6 +56,12 @@ final class GeoClueService: @unchecked Sendable {
 
     deinit {
         for slot in slots { sd_bus_slot_unref(slot) }
+        for agent in agents.values {
+            agent.pendingAdd?.release()
+            for slot in agent.slots { sd_bus_slot_unref(slot) }
+        }
+        for call in agentCalls.values { if let slot = call.slot { sd_bus_slot_unref(slot) } }
+        prompting?.close()
     }
 
     var bus: OpaquePointer { connection.bus }

@@ -31,6 +31,14 @@ struct StartRefusal: Error, Sendable {
         )
     }
 
+    /// The uid's GeoClue agent reports `MaxAccuracyLevel` 0 (GeoClue's words first, then what to do).
+    static func geolocationDisabled(_ uid: UInt32) -> StartRefusal {
+        StartRefusal(
+            message: "Geolocation disabled for UID \(uid): the desktop's location agent reports location off "
+                + "(MaxAccuracyLevel 0); turn Location Services on in the desktop's privacy settings"
+        )
+    }
+
     static func ended(_ app: String) -> StartRefusal {
         StartRefusal(message: "locd ended the session of '\(app)' before it decided: start again")
     }

@@ -11,6 +11,9 @@
 // The vtable flags, as constants Swift can read (the header's anonymous enum imports without a type).
 static const uint64_t CSDBUS_VTABLE_PROPERTY_CONST = SD_BUS_VTABLE_PROPERTY_CONST;
 static const uint64_t CSDBUS_VTABLE_PROPERTY_EMITS_CHANGE = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
+static const uint64_t CSDBUS_VTABLE_PROPERTY_EMITS_INVALIDATION = SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION;
+// The credentials locd-geoclue asks the bus for a peer: its uid (GeoClue agents answer for the apps of their uid).
+static const uint64_t CSDBUS_CREDS_UID = SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID;
 
 // SD_BUS_VTABLE_START(flags).
 sd_bus_vtable csdbus_vtable_start(uint64_t flags);

@@ -1,0 +1,277 @@
+import Foundation
+import LocationTestSupport
+import Testing
+
+/// GeoClue agents (GNOME Shell, GeoClue's demo agent, the project's own Fixtures/geoclue_agent.py) answering locd's
+/// prompts through `AuthorizeApp`, their `MaxAccuracyLevel`, and agents that leave or never answer.
+@Suite("GeoClue2: agents answer locd's prompts", .serialized)
+struct GeoClueAgentTests {
+    static let demoAgent = "/usr/libexec/geoclue-2.0/demos/agent"
+
+    /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered.
+    static func agent(_ harness: GeoClueHarness, _ mode: String, maximum: Int = 8) throws -> LongRunning {
+        let agent = try LongRunning(
+            ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), mode, String(maximum)],
+            environment: harness.busEnvironment,
+            logPath: harness.directory + "/agent-\(UUID().uuidString.prefix(6)).log"
+        )
+        guard agent.waitFor("\"registered\"") else { throw HarnessFailure("the agent did not register: \(agent.log)") }
+        return agent
+    }
+
+    /// A field of locd's `locctl status --json`; `nil` while locd does not answer (it is restarting).
+    static func status(_ harness: GeoClueHarness, _ field: String) throws -> Int? {
+        let status = try harness.locctl(["status", "--json"])
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(status.output.utf8))) as? [String: Any]
+        return ((parsed?["status"] as? [String: Any]) ?? parsed)?[field] as? Int
+    }
+
+    /// locd's count of prompt agents.
+    static func locdAgents(_ harness: GeoClueHarness) throws -> Int? {
+        try status(harness, "agents")
+    }
+
+    /// The app's authorization record in locd, from `locctl app APP --json`.
+    static func authorization(_ harness: GeoClueHarness, _ app: String) throws -> [String: Any] {
+        let entry = try harness.locctl(["app", app, "--json"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(entry.output.utf8)) as? [String: Any]
+        return parsed?["authorization"] as? [String: Any] ?? [:]
+    }
+
+    @Test(
+        "G11: GeoClue's demo agent, with no notification server to ask, answers not authorized: the app is denied",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: demoAgent))
+    )
+    func demoAgentDenies() throws {
+        let harness = try GeoClueHarness()
+        // A session bus that is not there: the demo agent cannot show its notification, so it refuses.
+        let demo = try LongRunning(
+            [Self.demoAgent],
+            environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
+                $1
+            },
+            logPath: harness.directory + "/demo-agent.log"
+        )
+        defer { demo.kill9() }  // it has nothing to save, and ignores SIGTERM when the test runner does
+        let bridge = try #require(harness.bridge)
+        #expect(bridge.waitFor("agent geoclue-demo-agent registered"), "\(bridge.log)\(demo.log)")
+        let result = try harness.python(["start", "test.denied"])
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("locctl auth test.denied while-using") == true, "\(reply)")
+        // Decided by the agent at once, not at locd's prompt timeout (30 s here).
+        #expect(result.elapsed < 5, "\(result.elapsed) s")
+        #expect(bridge.log.contains("prompt asked of agent geoclue-demo-agent"), "\(bridge.log)")
+        #expect(try Self.authorization(harness, "test.denied")["status"] as? String == "denied")
+    }
+
+    @Test("G11: an agent that allows at city level makes the grant approximate: the grid cell, accuracy 5000")
+    func cityAgentMakesItApproximate() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:4")
+        defer { agent.closeInput() }
+        let result = try harness.python(["where-am-i", "test.city", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Accuracy"] as? Double == 5000, "\(location)")
+        let latitude = try #require(location["Latitude"] as? Double, "\(location)")
+        #expect(abs(latitude - GeoClueHarness.latitude) < 0.1 && latitude != GeoClueHarness.latitude, "\(location)")
+        // Asked with the app id and the level the client requested.
+        #expect(agent.log.contains("{\"asked\": [\"test.city\", 8]}"), "\(agent.log)")
+        let record = try Self.authorization(harness, "test.city")
+        #expect(record["status"] as? String == "authorizedWhenInUse", "\(record)")
+        #expect(record["accuracy"] as? String == "reducedAccuracy", "\(record)")
+    }
+
+    @Test("G11: an agent that allows at exact level makes the grant precise: the exact point")
+    func exactAgentMakesItPrecise() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(location["Longitude"] as? Double == GeoClueHarness.longitude, "\(location)")
+        #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
+        let record = try Self.authorization(harness, "test.allowed")
+        #expect(record["status"] as? String == "authorizedWhenInUse", "\(record)")
+        #expect(record["accuracy"] as? String == "fullAccuracy", "\(record)")
+    }
+
+    @Test(
+        "G11: AuthorizeApp's reply becomes locd's record: street and up precise, below approximate, refusal or 0 denied",
+        arguments: [
+            ("allow:6", "authorizedWhenInUse", "fullAccuracy"), ("allow:5", "authorizedWhenInUse", "reducedAccuracy"),
+            ("allow:1", "authorizedWhenInUse", "reducedAccuracy"), ("allow:0", "denied", nil),
+            ("refuse", "denied", nil),
+        ]
+    )
+    func replyBecomesRecord(mode: String, status: String, accuracy: String?) throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, mode)
+        defer { agent.closeInput() }
+        let result = try harness.python(["start", "test.allowed"])
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect((reply["started"] != nil) == (status != "denied"), "\(reply)")
+        let record = try Self.authorization(harness, "test.allowed")
+        #expect(record["status"] as? String == status, "\(record)")
+        if let accuracy { #expect(record["accuracy"] as? String == accuracy, "\(record)") }
+    }
+
+    @Test("G12: MaxAccuracyLevel 0 refuses the uid's apps with GeoClue's words; below street serves approximate")
+    func maxAccuracyLevelFollowsTheAgent() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8", maximum: 0)
+        defer { agent.closeInput() }
+        let available = {
+            try harness.busctl([
+                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+                "org.freedesktop.GeoClue2.Manager", "AvailableAccuracyLevel",
+            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try available() == "u 0")
+        let refused = try harness.python(["start", "test.allowed"])
+        let reply = try #require(refused.objects.first, "\(refused.output)\(refused.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect(
+            (reply["message"] as? String)?.hasPrefix("Geolocation disabled for UID \(getuid())") == true,
+            "\(reply)"
+        )
+        #expect((reply["message"] as? String)?.contains("turn Location Services on") == true, "\(reply)")
+        #expect(!agent.log.contains("asked"), "\(agent.log)")
+        // The person turns location on again, at city level: PropertiesChanged is followed.
+        agent.input.fileHandleForWriting.write(Data("max 4\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { try available() == "u 4" })
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        // The agent allows exact, but its MaxAccuracyLevel is city: served the grid cell.
+        #expect(location["Accuracy"] as? Double == 5000, "\(location)")
+    }
+
+    @Test("G12: MaxAccuracyLevel turning 0 stops the uid's active clients")
+    func maxAccuracyLevelZeroStopsClients() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        let inUse = {
+            try harness.busctl([
+                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+                "org.freedesktop.GeoClue2.Manager", "InUse",
+            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let holder = try harness.pythonRunning(["hold-started", "test.holder"])
+        defer { holder.closeInput() }
+        #expect(holder.waitFor("\"started\""), "\(holder.log)")
+        #expect(try inUse() == "b true")
+        agent.input.fileHandleForWriting.write(Data("max 0\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        // Its locd session ended with it: nothing left to linger.
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.holder").isEmpty })
+    }
+
+    @Test("G13: an agent that leaves the bus mid-prompt stops being one: the prompt goes to the uid's other agent")
+    func leavingAgentHandsOver() throws {
+        let harness = try GeoClueHarness()
+        let steady = try Self.agent(harness, "allow:8")
+        defer { steady.closeInput() }
+        let leaving = try Self.agent(harness, "leave")
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        // The latest agent was asked first and left; the earlier one answered.
+        #expect(leaving.log.contains("\"asked\""), "\(leaving.log)")
+        #expect(steady.log.contains("\"asked\""), "\(steady.log)")
+        #expect(eventually(timeout: 10, every: 0.05) { !leaving.process.isRunning })
+    }
+
+    @Test("G13: when the last agent leaves mid-prompt, locd-geoclue stops being a locd agent and the prompt times out")
+    func lastAgentLeavingWithdraws() throws {
+        let harness = try GeoClueHarness(promptTimeout: 3)
+        let leaving = try Self.agent(harness, "leave")
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
+        let result = try harness.python(["start", "test.unanswered"])
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(leaving.log.contains("\"asked\""), "\(leaving.log)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("locctl agent") == true, "\(reply)")
+        #expect(result.elapsed >= 2.5, "\(result.elapsed) s")
+        #expect(try Self.locdAgents(harness) == 0)
+        // Not denied: the record is unchanged, so the next Start asks again.
+        #expect(try Self.authorization(harness, "test.unanswered")["status"] as? String == "notDetermined")
+    }
+
+    @Test("G13: when locd restarts, locd-geoclue opens the prompt stream again and its agents answer as before")
+    func promptStreamReopensAfterLocdRestarts() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
+        harness.locd?.stop()
+        // locd again, on the same configuration, socket and state.
+        let locd = try LongRunning(
+            [GeoClueHarness.binary("locd"), "--config", harness.directory + "/locd.toml", "--log-level", "debug"],
+            environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
+            logPath: harness.directory + "/locd-again.log"
+        )
+        defer { locd.stop() }
+        #expect(try eventually(timeout: 20, every: 0.1) { try Self.locdAgents(harness) == 1 }, "\(locd.log)")
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
+        #expect(agent.log.contains("test.allowed"), "\(agent.log)")
+    }
+
+    @Test("G14: an agent that never answers holds no one: locctl agent answers beside it, and alone it times out")
+    func silentAgentHoldsNoOne() throws {
+        let harness = try GeoClueHarness(promptTimeout: 3)
+        let silent = try Self.agent(harness, "silent")
+        defer { silent.closeInput() }
+        // Two apps at once: each prompt is its own call, both time out at locd's prompt timeout, not one after the
+        // other.
+        let first = try harness.pythonRunning(["start", "test.unanswered"])
+        let second = try harness.pythonRunning(["start", "test.denied"])
+        #expect(first.waitFor("\"error\""), "\(first.log)")
+        #expect(second.waitFor("\"error\""), "\(second.log)")
+        #expect(first.log.contains("locctl agent") && second.log.contains("locctl agent"), "\(first.log)\(second.log)")
+        #expect(silent.log.contains("test.unanswered") && silent.log.contains("test.denied"), "\(silent.log)")
+        first.closeInput()
+        second.closeInput()
+        // locctl agent beside the silent one answers (else the Start would fail at the prompt timeout); the silent
+        // agent's call is dropped.
+        let terminal = try LongRunning(
+            [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
+            environment: ["LOCD_SOCKET": harness.socket],
+            logPath: harness.directory + "/locctl-agent.log"
+        )
+        defer { terminal.stop() }
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 2 })
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
+        #expect(silent.waitFor("test.allowed", timeout: 10), "\(silent.log)")
+    }
+
+    @Test("G15: a GeoClue agent is asked only the prompts of its uid's GeoClue clients, not those of locd's own apps")
+    func nativePromptsStayForLocdAgents() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
+        // An app that talks to locd itself raises a prompt...
+        let native = try LongRunning(
+            [
+                GeoClueHarness.binary("locd-example"), "--socket", harness.socket, "--app", "test.allowed", "--seconds",
+                "30",
+            ],
+            logPath: harness.directory + "/native.log"
+        )
+        defer { native.kill9() }
+        let pending = try eventually(timeout: 10, every: 0.05) {
+            try Self.status(harness, "pendingPrompts") ?? 0 >= 1
+        }
+        #expect(pending, "\(native.log)")
+        // ...then a GeoClue client's prompt follows it on the stream: only that one is asked of the agent.
+        let result = try harness.python(["where-am-i", "test.city", "8"])
+        #expect(result.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(result.output)")
+        #expect(agent.log.contains("test.city"), "\(agent.log)")
+        #expect(!agent.log.contains("test.allowed"), "\(agent.log)")
+        #expect(try Self.authorization(harness, "test.allowed")["status"] as? String == "notDetermined")
+    }
+}
