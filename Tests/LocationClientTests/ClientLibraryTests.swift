@@ -367,7 +367,9 @@ struct ClientLibraryTests {
         try await monitor.add(home, identifier: "home")
         let event = try await events.first { $0.identifier == "home" }
         #expect(event.monitor == "places")
-        #expect(event.state == .unknown)
+        // The first event says the condition's state as of now: unknown until the provider's first fix, then
+        // unsatisfied (the demo point is 650 m from the circle); which one depends on when the fix comes.
+        #expect(event.state == .unknown || event.state == .unsatisfied, "\(event.state)")
         #expect(!event.conditionLimitExceeded && !event.authorizationDenied)
         await client.close()
     }
