@@ -18,6 +18,9 @@ struct GeoClueScenario {
         var singleLatencies = Latencies()
         var manyCycles = 0
         var manySeconds = 0.0
+        /// CPU seconds spent during the runs with every client, by whom: the service's processes (with locd for
+        /// locd-geoclue), the bus daemon, the client processes.
+        var manyCPU = CPUShare()
 
         var singleRate: Double { Double(singleCycles) / singleSeconds }
         var manyRate: Double { Double(manyCycles) / manySeconds }
@@ -109,8 +112,16 @@ struct GeoClueScenario {
         measured.singleCycles += single.count
         measured.singleSeconds += seconds
         for time in single.times { measured.singleLatencies.record(nanoseconds: time * 1000) }
+        let pids = CPUShare.Pids(
+            service: processes.map(\.pid),
+            locd: target == .locd ? [locd.pid] : [],
+            bus: [bus.pid],
+            clients: workers.map(\.pid)
+        )
+        let before = CPUShare(pids)
         measured.manyCycles += try churn(workers, seconds: seconds).count
         measured.manySeconds += seconds
+        measured.manyCPU.add(CPUShare(pids).minus(before))
         if let ended = processes.first(where: { !$0.isRunning }) {
             throw BenchError.failed("\(ended.name) exited during the round; its log:\n\(ended.logTail())")
         }

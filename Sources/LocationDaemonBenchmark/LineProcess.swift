@@ -29,6 +29,8 @@ final class LineProcess {
 
     deinit { stop() }
 
+    var pid: Int32 { process.processIdentifier }
+
     func send(_ line: String) throws {
         do {
             try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))

@@ -73,6 +73,26 @@ extension Plan {
             )
         )
         report.addSection(geoclueTable(result, scenario: scenario, trivial: trivial))
+        report.addSection(geoclueCPUTable(result, scenario: scenario))
+    }
+
+    /// Where the time of a cycle goes: CPU time per cycle, with every client running, of each process at work.
+    private func geoclueCPUTable(_ result: GeoClueScenario.Result, scenario: GeoClueScenario) -> String {
+        let headers = ["service", "service's processes", "locd", "dbus-daemon", "clients", "all"]
+        let rows = GeoClueTarget.allCases.compactMap { target -> [String]? in
+            guard let measured = result.measured[target], measured.manyCycles > 0 else { return nil }
+            let share = measured.manyCPU
+            func perCycle(_ seconds: Double) -> String {
+                String(format: "%.0f µs", seconds / Double(measured.manyCycles) * 1e6)
+            }
+            return [
+                target.label, perCycle(share.service), target == .locd ? perCycle(share.locd) : "",
+                perCycle(share.bus), perCycle(share.clients),
+                perCycle(share.service + share.locd + share.bus + share.clients),
+            ]
+        }
+        return "CPU time per cycle with \(scenario.clients) clients (user + system, from /proc):\n"
+            + Report.table(headers, rows)
     }
 
     /// The scenario's own table: one row a service, the ratios to the trivial service, the targets.

@@ -41,6 +41,9 @@ final class PrivateBus {
 
     deinit { daemon.stop() }
 
+    /// The bus daemon's process id, for its CPU time.
+    var pid: Int32 { daemon.pid }
+
     /// This process's environment for a client or service of the bus: the bus's address, and no systemd
     /// variables (a service started here logs to its log file, not to the journal).
     var environment: [String: String] {
