@@ -60,6 +60,7 @@ extension LocationClient {
             id: id,
             authorization: requirement ?? .none,
             fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
+            diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
             link: link
         )
     }

@@ -57,17 +57,27 @@ struct ClientRunner: Sendable {
 
     /// Returns once locd has decided for the app: authorized. Throws the ``StartRefusal`` that says what to do
     /// when it is denied, restricted, location services are off, or its prompt went unanswered (P8).
+    ///
+    /// The diagnostic that came with the session decides when no prompt is pending; only a pending prompt needs the
+    /// session's diagnostics stream (a connection of its own to locd), to wait for the answer.
     private func awaitDecision(_ session: ServiceSession, _ client: LocationClient) async throws {
-        for try await diagnostic in session.diagnostics {
-            if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
-            if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
-            if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
-            if diagnostic.authorizationRequestInProgress { continue }
-            // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
-            if try await client.authorization.isAuthorized { return }
-            throw StartRefusal.unanswered(app.appID)
+        if let first = session.diagnosticAtStart, !first.authorizationRequestInProgress {
+            return try await decide(first, client)
+        }
+        for try await diagnostic in session.diagnostics where !diagnostic.authorizationRequestInProgress {
+            return try await decide(diagnostic, client)
         }
         try Task.checkCancellation()
         throw StartRefusal.ended(app.appID)
+    }
+
+    /// The decision a diagnostic with no prompt pending tells: returns when authorized, else throws what to do.
+    private func decide(_ diagnostic: ServiceSession.Diagnostic, _ client: LocationClient) async throws {
+        if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
+        if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
+        if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
+        // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
+        if try await client.authorization.isAuthorized { return }
+        throw StartRefusal.unanswered(app.appID)
     }
 }
