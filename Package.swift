@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "LocationClient", targets: ["LocationClient"]),
         .executable(name: "locd-bench", targets: ["LocationDaemonBenchmark"]),
         .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
+        .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -171,6 +172,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The floor of locd-bench's GeoClue scenario: the churn cycle's six calls answered in C by sd-bus, nothing else.
+        .executableTarget(name: "locd-bench-trivial", dependencies: ["CSystemd"]),
         // Fuzzing: the targets as a library (the regression tests run them), and `locd-fuzz`, which is a
         // libFuzzer binary when Fuzz/run.sh builds it and a replayer of input files otherwise.
         .target(

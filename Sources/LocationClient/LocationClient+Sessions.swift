@@ -61,6 +61,7 @@ extension LocationClient {
             id: id,
             authorization: requirement ?? .none,
             fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
+            diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
             link: link
         )
     }

@@ -19,12 +19,22 @@ public final class ServiceSession: Sendable {
     public let id: String
     public let authorization: AuthorizationRequirement
     public let fullAccuracyPurposeKey: String?
+    /// The diagnostic the daemon sent with the session when it was created or resumed: the decision about it when
+    /// no prompt is pending, without a ``diagnostics`` stream (`nil` if the reply had none).
+    public let diagnosticAtStart: Diagnostic?
     private let link: AppLink
 
-    init(id: String, authorization: AuthorizationRequirement, fullAccuracyPurposeKey: String?, link: AppLink) {
+    init(
+        id: String,
+        authorization: AuthorizationRequirement,
+        fullAccuracyPurposeKey: String?,
+        diagnosticAtStart: Diagnostic? = nil,
+        link: AppLink
+    ) {
         self.id = id
         self.authorization = authorization
         self.fullAccuracyPurposeKey = fullAccuracyPurposeKey
+        self.diagnosticAtStart = diagnosticAtStart
         self.link = link
     }
 

@@ -14,6 +14,9 @@ struct BenchSizes {
     var durableCalls = 3_000
     var idleSeconds = 60.0
     var startups = 5
+    /// The GeoClue scenario: rounds, each measuring every service for this long with 1 client and again with 8.
+    var geoclueRounds = 3
+    var geoclueSeconds = 5.0
 
     static let full = BenchSizes()
 
@@ -28,6 +31,8 @@ struct BenchSizes {
         relaunchWindow: 1.0,
         durableCalls: 100,
         idleSeconds: 3.0,
-        startups: 2
+        startups: 2,
+        geoclueRounds: 1,
+        geoclueSeconds: 0.5
     )
 }

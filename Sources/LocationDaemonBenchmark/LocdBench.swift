@@ -12,7 +12,7 @@ struct LocdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locd-bench",
         abstract: "Load benchmark of locd: churn against an echo server, fan-out, deadlines, memory, start-up, "
-            + "durable decisions and idle wake-ups, in one table."
+            + "durable decisions, idle wake-ups and GeoClue2 churn through locd-geoclue, in one table."
     )
 
     @Flag(
@@ -53,6 +53,7 @@ struct LocdBench: ParsableCommand {
             .joined(separator: " ") ?? "?"
         print("locd-bench\(quick ? " --quick (small sizes: targets are for the full run)" : ""), load average \(load)")
         print(report.table)
+        for section in report.sections { print("\n" + section) }
         if json { print(report.json) }
         if !failures.isEmpty {
             for failure in failures { FileHandle.standardError.write(Data("locd-bench: \(failure)\n".utf8)) }
@@ -96,5 +97,5 @@ struct LocdBench: ParsableCommand {
 
 /// The scenarios `--only` can pick.
 enum Scenario: String, CaseIterable, ExpressibleByArgument {
-    case startup, idle, churn, sustained, fanout, durable, deadlines
+    case startup, idle, churn, sustained, fanout, durable, deadlines, geoclue
 }

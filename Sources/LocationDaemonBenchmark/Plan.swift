@@ -20,10 +20,11 @@ struct Plan {
             attempt("shared daemon", { try sharedDaemon(report, attempt: attempt) })
         }
         if selected.contains(.deadlines) { attempt("deadlines", { try deadlines(report) }) }
+        if selected.contains(.geoclue) { attempt("geoclue", { try geoclue(report) }) }
         return failures
     }
 
-    private func daemon(_ name: String, relaunchWindow: Double = 10) throws -> DaemonUnderTest {
+    func daemon(_ name: String, relaunchWindow: Double = 10) throws -> DaemonUnderTest {
         try DaemonUnderTest(
             binary: binary,
             directory: "\(root)/\(name)",

@@ -17,6 +17,8 @@ struct Figure {
 /// The figures of a run, printed as one table (and, with `--json`, as JSON).
 final class Report {
     private(set) var figures: [Figure] = []
+    /// Tables of their own that a scenario prints after the main table.
+    private(set) var sections: [String] = []
 
     func add(_ figure: Figure) {
         figures.append(figure)
@@ -24,11 +26,20 @@ final class Report {
         FileHandle.standardError.write(Data("  \(figure.measure): \(figure.display)\n".utf8))
     }
 
+    func addSection(_ text: String) {
+        sections.append(text)
+    }
+
     var table: String {
         let headers = ["scenario", "measure", "result", "target", ""]
         let rows = figures.map { figure in
             [figure.scenario, figure.measure, figure.display, figure.target, figure.met.map { $0 ? "✓" : "✗" } ?? ""]
         }
+        return Self.table(headers, rows)
+    }
+
+    /// A Markdown table of `rows` under `headers`, each column as wide as its widest cell.
+    static func table(_ headers: [String], _ rows: [[String]]) -> String {
         var widths = headers.map(\.count)
         for row in rows { for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) } }
         func line(_ cells: [String]) -> String {

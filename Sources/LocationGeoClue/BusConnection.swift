@@ -16,16 +16,11 @@ final class BusConnection: @unchecked Sendable {
     let bus: OpaquePointer
     private let wake: Int32
     private let inbox = Mutex(Inbox())
-    private var timers: [Timer] = []
+    private var timers = TimerQueue<() -> Void>()
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
         var stopping = false
-    }
-
-    private struct Timer {
-        var at: ContinuousClock.Instant
-        var work: () -> Void
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, else the system's own.
@@ -63,7 +58,7 @@ final class BusConnection: @unchecked Sendable {
 
     /// Runs `work` on the bus thread once `seconds` have passed; call it on the bus thread.
     func after(_ seconds: Double, _ work: @escaping () -> Void) {
-        timers.append(Timer(at: .now.advanced(by: .seconds(seconds)), work: work))
+        timers.add(at: .now.advanced(by: .seconds(seconds)), work)
     }
 
     /// Makes ``run()`` return after the work already posted.
@@ -100,12 +95,9 @@ final class BusConnection: @unchecked Sendable {
 
     /// Runs the timers that are due; whether any was.
     private func fireTimers() -> Bool {
-        let now = ContinuousClock.now
-        let due = timers.filter { $0.at <= now }
-        guard !due.isEmpty else { return false }
-        timers.removeAll { $0.at <= now }
-        for timer in due { timer.work() }
-        return true
+        let due = timers.takeDue(at: ContinuousClock.now)
+        for work in due { work() }
+        return !due.isEmpty
     }
 
     /// Sleeps until the bus, the inbox or the next timer has something.
@@ -133,7 +125,7 @@ final class BusConnection: @unchecked Sendable {
             let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
             limit = busTimeout > nowMicroseconds ? Int64((busTimeout - nowMicroseconds) / 1000) + 1 : 0
         }
-        if let next = timers.map(\.at).min() {
+        if let next = timers.next {
             let left = ContinuousClock.now.duration(to: next)
             let milliseconds = max(
                 0,

@@ -20,15 +20,19 @@ struct ClientRunner: Sendable {
     func run(_ control: ClientRun) async {
         let client: LocationClient
         let session: ServiceSession
+        let authorization: Task<Authorization, any Error>
         do {
             client = try await app.connection()
+            // Asked beside the session on the same connection: locd answers in order, so it costs no round trip of
+            // its own. A pending prompt makes the decision ask again (awaitDecision).
+            authorization = Task { try await client.authorization }
             session = try await takeBackOrCreate(client)
         } catch {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
             return
         }
         do {
-            try await awaitDecision(session, client)
+            try await awaitDecision(session, client, authorization)
             await decided(.authorized)
             for try await update in client.liveUpdates(.default, accuracy: accuracy) {
                 if let location = update.location { await deliver(GeoClueFix(location)) }
@@ -57,17 +61,31 @@ struct ClientRunner: Sendable {
 
     /// Returns once locd has decided for the app: authorized. Throws the ``StartRefusal`` that says what to do
     /// when it is denied, restricted, location services are off, or its prompt went unanswered (P8).
-    private func awaitDecision(_ session: ServiceSession, _ client: LocationClient) async throws {
-        for try await diagnostic in session.diagnostics {
-            if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
-            if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
-            if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
-            if diagnostic.authorizationRequestInProgress { continue }
-            // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
-            if try await client.authorization.isAuthorized { return }
-            throw StartRefusal.unanswered(app.appID)
+    ///
+    /// The diagnostic that came with the session decides when no prompt is pending; only a pending prompt needs the
+    /// session's diagnostics stream (a connection of its own to locd), to wait for the answer.
+    private func awaitDecision(
+        _ session: ServiceSession,
+        _ client: LocationClient,
+        _ authorization: Task<Authorization, any Error>
+    ) async throws {
+        if let first = session.diagnosticAtStart, !first.authorizationRequestInProgress {
+            return try await decide(first, authorization.value)
+        }
+        for try await diagnostic in session.diagnostics where !diagnostic.authorizationRequestInProgress {
+            return try await decide(diagnostic, client.authorization)
         }
         try Task.checkCancellation()
         throw StartRefusal.ended(app.appID)
+    }
+
+    /// The decision a diagnostic with no prompt pending tells: returns when authorized, else throws what to do.
+    private func decide(_ diagnostic: ServiceSession.Diagnostic, _ authorization: Authorization) throws {
+        if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
+        if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
+        if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
+        // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
+        if authorization.isAuthorized { return }
+        throw StartRefusal.unanswered(app.appID)
     }
 }

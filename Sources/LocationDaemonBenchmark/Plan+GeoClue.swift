@@ -1,0 +1,135 @@
+import Foundation
+
+extension Plan {
+    /// Scenario 10: the GeoClue churn against locd + locd-geoclue, GeoClue 2.6 and the trivial sd-bus service.
+    func geoclue(_ report: Report) throws {
+        let daemon = try daemon("geoclue-locd")
+        // A manifest that lets any process speak for the churn's app id, as locd-geoclue does.
+        try """
+        id = "\(GeoClueScenario.appID)"
+        identity = "any"
+        NSLocationWhenInUseUsageDescription = "Sets the time zone from where you are"
+        """.write(toFile: "\(daemon.directory)/apps.d/\(GeoClueScenario.appID).toml", atomically: true, encoding: .utf8)
+        try daemon.start()
+        defer { daemon.stop() }
+        let driver = try ClientDriver()
+        let admin = try driver.connect(path: daemon.socketPath)
+        try driver.authorize(admin: admin, apps: [GeoClueScenario.appID], timeout: 30)
+        let directory = root + "/geoclue"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let scenario = GeoClueScenario(rounds: sizes.geoclueRounds, seconds: sizes.geoclueSeconds, directory: directory)
+        let result = try scenario.run(locd: daemon)
+        try daemon.checkAlive("the GeoClue churn")
+        guard let trivial = result.measured[.trivial], let locd = result.measured[.locd] else {
+            throw BenchError.failed("the GeoClue churn measured neither the trivial service nor locd-geoclue")
+        }
+        let rounds = "\(scenario.rounds) round\(scenario.rounds == 1 ? "" : "s") of \(Format.seconds(scenario.seconds))"
+        for target in GeoClueTarget.allCases {
+            if let measured = result.measured[target] {
+                report.add(
+                    Figure(
+                        scenario: "10 geoclue",
+                        measure: "\(target.label): churn cycles, 1 client / \(scenario.clients) clients (\(rounds))",
+                        display: "\(Format.count(measured.singleRate))/s / \(Format.count(measured.manyRate))/s "
+                            + "(1 client p50 \(Format.milliseconds(measured.singleLatencies.seconds(at: 50))))",
+                        value: measured.manyRate,
+                        unit: "cycles/s (\(scenario.clients) clients)"
+                    )
+                )
+            } else if let reason = result.skipped[target] {
+                report.add(
+                    Figure(
+                        scenario: "10 geoclue",
+                        measure: "\(target.label): not measured",
+                        display: reason,
+                        value: 0,
+                        unit: "skipped"
+                    )
+                )
+            }
+        }
+        let throughput = locd.manyRate / trivial.manyRate
+        let latency = locd.singleLatencies.seconds(at: 50) / trivial.singleLatencies.seconds(at: 50)
+        report.add(
+            Figure(
+                scenario: "10 geoclue",
+                measure: "locd + locd-geoclue ÷ trivial, cycles/s with \(scenario.clients) clients",
+                display: String(format: "%.2f", throughput),
+                value: throughput,
+                unit: "ratio",
+                target: "≥ 0.9",
+                met: throughput >= 0.9
+            )
+        )
+        report.add(
+            Figure(
+                scenario: "10 geoclue",
+                measure: "locd + locd-geoclue ÷ trivial, p50 cycle with 1 client",
+                display: String(format: "%.2f", latency),
+                value: latency,
+                unit: "ratio",
+                target: "≤ 1.25",
+                met: latency <= 1.25
+            )
+        )
+        report.addSection(geoclueTable(result, scenario: scenario, trivial: trivial))
+        report.addSection(geoclueCPUTable(result, scenario: scenario))
+    }
+
+    /// Where the time of a cycle goes: CPU time per cycle, with every client running, of each process at work.
+    private func geoclueCPUTable(_ result: GeoClueScenario.Result, scenario: GeoClueScenario) -> String {
+        let headers = ["service", "service's processes", "locd", "dbus-daemon", "clients", "all"]
+        let rows = GeoClueTarget.allCases.compactMap { target -> [String]? in
+            guard let measured = result.measured[target], measured.manyCycles > 0 else { return nil }
+            let share = measured.manyCPU
+            func perCycle(_ seconds: Double) -> String {
+                String(format: "%.0f µs", seconds / Double(measured.manyCycles) * 1e6)
+            }
+            return [
+                target.label, perCycle(share.service), target == .locd ? perCycle(share.locd) : "",
+                perCycle(share.bus), perCycle(share.clients),
+                perCycle(share.service + share.locd + share.bus + share.clients),
+            ]
+        }
+        return "CPU time per cycle with \(scenario.clients) clients (user + system, from /proc):\n"
+            + Report.table(headers, rows)
+    }
+
+    /// The scenario's own table: one row a service, the ratios to the trivial service, the targets.
+    private func geoclueTable(
+        _ result: GeoClueScenario.Result,
+        scenario: GeoClueScenario,
+        trivial: GeoClueScenario.Measured
+    )
+        -> String
+    {
+        let many = "\(scenario.clients) clients"
+        let headers = ["service", "1 client", many, "1-client cycle p50 (p99)", "\(many) ÷ trivial", "p50 ÷ trivial"]
+        var rows: [[String]] = []
+        for target in GeoClueTarget.allCases {
+            guard let measured = result.measured[target] else {
+                rows.append([target.label, "skipped: " + (result.skipped[target] ?? "not measured"), "", "", "", ""])
+                continue
+            }
+            let throughput = measured.manyRate / trivial.manyRate
+            let latency = measured.singleLatencies.seconds(at: 50) / trivial.singleLatencies.seconds(at: 50)
+            let marks = target == .locd ? (throughput >= 0.9 ? " ✓" : " ✗", latency <= 1.25 ? " ✓" : " ✗") : ("", "")
+            rows.append([
+                target.label,
+                "\(Format.count(measured.singleRate))/s",
+                "\(Format.count(measured.manyRate))/s",
+                "\(Format.milliseconds(measured.singleLatencies.seconds(at: 50))) "
+                    + "(\(Format.milliseconds(measured.singleLatencies.seconds(at: 99))))",
+                String(format: "%.2f", throughput) + marks.0,
+                String(format: "%.2f", latency) + marks.1,
+            ])
+        }
+        let title = """
+            GeoClue churn: CreateClient → Set DesktopId → Set RequestedAccuracyLevel → Start → Stop → DeleteClient, \
+            from Python GI clients on one private bus, \(scenario.rounds) alternating round\(scenario.rounds == 1 ? "" : "s") \
+            of \(Format.seconds(scenario.seconds)) per service and client count. Targets for locd + locd-geoclue: \
+            \(many) ≥ 0.9 × trivial, 1-client p50 ≤ 1.25 × trivial.
+            """
+        return title + "\n" + Report.table(headers, rows)
+    }
+}
