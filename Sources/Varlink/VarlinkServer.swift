@@ -415,20 +415,21 @@ public final class VarlinkServer {
     /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
     public func bind(path: String) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        return installTurnBell().flatMap { [self] in
-            bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
-        }
-        .assumeIsolated().map { [self] channel in
-            chmod(path, 0o666)
-            listener = channel
-        }.nonisolated()
+        let bootstrap = bootstrap()
+        return installTurnBell().assumeIsolated()
+            .flatMap { bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) }
+            .map { [self] channel in
+                chmod(path, 0o666)
+                listener = channel
+            }.nonisolated()
     }
 
     /// Serves on a listening socket handed over by systemd (socket activation).
     public func adopt(descriptor: CInt) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
-        return installTurnBell().flatMap { [self] in bootstrap().withBoundSocket(descriptor) }
-            .assumeIsolated().map { [self] channel in
+        let bootstrap = bootstrap()
+        return installTurnBell().assumeIsolated().flatMap { bootstrap.withBoundSocket(descriptor) }
+            .map { [self] channel in
                 listener = channel
             }.nonisolated()
     }
