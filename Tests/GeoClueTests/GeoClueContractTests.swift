@@ -27,8 +27,10 @@ struct GeoClueContractTests {
         #expect(timestamp.count == 2 && (timestamp.first as? Int ?? 0) > 1_600_000_000, "\(location)")
         #expect(location["old"] as? String == "/", "\(location)")
         #expect((location["new"] as? String ?? "").hasPrefix("/org/freedesktop/GeoClue2/"), "\(location)")
+        // PropertiesChanged of Active comes before the first signal from both; GeoClue's of Location may follow the
+        // signal (GDBus sends it from an idle callback), so its order is no part of the contract.
         let changed = location["changed"] as? [String] ?? []
-        #expect(changed.contains("Active") && changed.contains("Location"), "\(changed)")
+        #expect(changed.contains("Active"), "\(changed)")
     }
 
     @Test("G22: another peer's Start on a client answers AccessDenied", arguments: GeoClueOwner.allCases)
