@@ -15,7 +15,7 @@ struct GeoCluePortalTests {
     )
     func portalClientGetsLocation(owner: GeoClueOwner) throws {
         if !FileManager.default.isExecutableFile(atPath: Self.portal) {
-            try Test.cancel("\(Self.portal) is missing (Debian: xdg-desktop-portal)")
+            try skipCase("the portal: \(Self.portal) is missing (Debian: xdg-desktop-portal)")
         }
         let running = try owner.start()
         let result = try running.run(

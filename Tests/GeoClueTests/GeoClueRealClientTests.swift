@@ -12,7 +12,7 @@ struct GeoClueRealClientTests {
         RealGeoClueClient.allCases
     )
     func clientPrintsLocation(owner: GeoClueOwner, client: RealGeoClueClient) throws {
-        if let reason = client.unavailable { try Test.cancel("\(client.testDescription) skipped: \(reason)") }
+        if let reason = client.unavailable { try skipCase("\(client.testDescription): \(reason)") }
         let running = try owner.start()
         let program = try running.runInBackground(client.program)
         defer { program.kill9() }
@@ -41,7 +41,7 @@ struct GeoClueRealClientTests {
         arguments: RealGeoClueClient.allCases.filter { $0 != .whereAmICity }
     )
     func statusListsRunningClient(client: RealGeoClueClient) throws {
-        if let reason = client.unavailable { try Test.cancel("\(client.testDescription) skipped: \(reason)") }
+        if let reason = client.unavailable { try skipCase("\(client.testDescription): \(reason)") }
         let running = try GeoClueOwner.locd.start()
         let harness = try #require(running.locd)
         let usingLocation = {
