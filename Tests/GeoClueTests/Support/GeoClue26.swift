@@ -40,14 +40,17 @@ final class GeoClue26 {
         temporary = try TemporaryDirectory(prefix: "geoclue26")
         busAddress = "unix:path=" + temporary.at("bus")
         try startBus()
-        let feeder = try start(["/usr/bin/python3", GeoClueHarness.fixture("nmea_feeder.py"), temporary.at("nmea")])
+        let feeder = try start(
+            "nmea-feeder",
+            ["/usr/bin/python3", GeoClueHarness.fixture("nmea_feeder.py"), temporary.at("nmea")]
+        )
         guard feeder.waitFor("listening") else { throw HarnessFailure("the NMEA feeder did not start: \(feeder.log)") }
-        let web = try start(["/usr/bin/python3", GeoClueHarness.fixture("geolocate_mock.py")])
+        let web = try start("geolocate-mock", ["/usr/bin/python3", GeoClueHarness.fixture("geolocate_mock.py")])
         guard web.waitFor("port "),
             let port = web.log.split(separator: "\n").first?.split(separator: " ").last
         else { throw HarnessFailure("the geolocation mock did not start: \(web.log)") }
         let geoclue = try startGeoClue(url: "http://127.0.0.1:\(port)/v1/geolocate")
-        let agent = try start([Self.demoAgent])
+        let agent = try start("agent", [Self.demoAgent])
         guard geoclue.waitFor("New agent for user ID") else {
             throw HarnessFailure("GeoClue's demo agent did not register: \(agent.log)\n\(geoclue.log)")
         }
@@ -60,13 +63,18 @@ final class GeoClue26 {
 
     var busEnvironment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": busAddress] }
 
-    @discardableResult
-    private func start(_ arguments: [String], environment: [String: String] = [:]) throws -> LongRunning {
-        let name = URL(fileURLWithPath: arguments.count > 1 ? arguments[1] : arguments[0]).lastPathComponent
+    /// Starts a program on the bus that runs until the harness ends; its output goes to `name`.log.
+    private func start(
+        _ name: String,
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws
+        -> LongRunning
+    {
         let program = try LongRunning(
             arguments,
             environment: busEnvironment.merging(environment) { $1 },
-            logPath: "\(directory)/\(running.count)-\(name).log"
+            logPath: "\(directory)/\(name).log"
         )
         running.append(program)
         return program
@@ -77,7 +85,10 @@ final class GeoClue26 {
         let config = temporary.at("system-bus.conf")
         try template.replacingOccurrences(of: "@SOCKET@", with: temporary.at("bus"))
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let bus = try start(["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"])
+        let bus = try start(
+            "bus",
+            ["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"]
+        )
         guard bus.waitFor("unix:path=") else { throw HarnessFailure("dbus-daemon did not start: \(bus.log)") }
     }
 
@@ -90,6 +101,7 @@ final class GeoClue26 {
             .replacingOccurrences(of: "@URL@", with: url)
             .write(toFile: config, atomically: true, encoding: .utf8)
         let geoclue = try start(
+            "geoclue",
             [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
                 "mount --bind \"$0\" \(Self.configuration) && exec \(Self.daemon) --timeout 0", config,
