@@ -32,6 +32,7 @@ test: lint
 boot-test:
 	$(SWIFT) build --product locd
 	$(SWIFT) build --product locctl
+	$(SWIFT) build --product locd-geoclue
 	Tests/System/boot-test.sh $(BIN)
 
 lint:

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Boots a real systemd (PID 1) in a throwaway container and checks locd's integration with it:
 # socket activation, Type=notify with its STATUS text, structured journal fields, reload and restart
-# keeping sessions, the watchdog restarting a hung locd, and the unit's security exposure.
+# keeping sessions, the watchdog restarting a hung locd, and the unit's security exposure; then locd-geoclue,
+# installed as `make install` installs it, started by D-Bus activation when a GeoClue client calls the
+# container's system bus, and that client (where-am-i) getting locd's location through it.
 #
-# Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd and locctl there)
+# Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd, locctl and locd-geoclue there)
 # Needs root and systemd-nspawn (Debian: systemd-container). Where either is missing it prints why and
 # exits 0, so that `make test` runs everywhere; CI installs systemd-container and runs as root.
 # Recipe and precautions: the container boots the host's /usr with --volatile=yes; the launching shell
@@ -19,7 +21,7 @@ command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (D
     skip "the cgroup file system is read-only here, so the test cannot give the container a cgroup of its own"
 
 build=$(cd "${1:-.build/debug}" && pwd)
-for binary in locd locctl; do
+for binary in locd locctl locd-geoclue; do
     [ -x "$build/$binary" ] || { echo "boot-test: $build/$binary missing: build first (swift build)" >&2; exit 1; }
 done
 swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
@@ -87,6 +89,22 @@ NSLocationWhenInUseUsageDescription = "The boot test checks sessions survive res
 identity = "executable"
 executables = ["$python"]
 TOML
+# locd-geoclue's unit, system user, D-Bus policy and activation file, as `make install` installs them (staged
+# with PREFIX=/opt/locd, so every path in them names the binaries bound there). Policy and sysusers go to /etc
+# (the container's /etc is its own); the activation file must be in a system-services directory, all of which
+# are in the host's /usr: an overlay puts ours above them, in place of GeoClue's file of the same name.
+make -s -f systemd/install.mk install DESTDIR="$work/stage" PREFIX=/opt/locd BUILD="$build" >/dev/null
+cp "$work/stage/opt/locd/bin/locd-geoclue" "$work/opt/bin/"
+cp "$work/stage/usr/lib/systemd/system/locd-geoclue.service" "$work/units/"
+cp "$work/stage/usr/lib/sysusers.d/locd-geoclue.conf" "$work/etc/sysusers.d/locd-geoclue.conf"
+mkdir -p "$work/system-services"
+cp "$work/stage/opt/locd/share/dbus-1/system-services/org.freedesktop.GeoClue2.service" "$work/system-services/"
+# where-am-i is the GeoClue client; locd-geoclue speaks for it as the app of its DesktopId.
+cat > "$work/etc/apps.d/geoclue-where-am-i.toml" <<TOML
+id = "geoclue-where-am-i"
+NSLocationWhenInUseUsageDescription = "The boot test's GeoClue client."
+identity = "any"
+TOML
 cp Tests/System/in-container.sh Tests/System/session_client.py "$work/"
 cat > "$work/units/locd-test.target" <<UNIT
 [Unit]
@@ -98,8 +116,8 @@ UNIT
 cat > "$work/units/locd-test.service" <<UNIT
 [Unit]
 Description=locd boot test script
-After=locd.socket systemd-sysusers.service systemd-tmpfiles-setup.service
-Requires=locd.socket
+After=locd.socket dbus.socket systemd-sysusers.service systemd-tmpfiles-setup.service
+Requires=locd.socket dbus.socket
 [Service]
 Type=oneshot
 Environment=PATH=/opt/locd/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -117,8 +135,11 @@ binds=(
     --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
     --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
     --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
+    --bind-ro="$work/etc/sysusers.d/locd-geoclue.conf:/etc/sysusers.d/locd-geoclue.conf"
+    --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
+    --overlay-ro="/usr/share/dbus-1/system-services:$work/system-services:/usr/share/dbus-1/system-services"
 )
-for unit in locd.service locd.socket locd-test.target locd-test.service; do
+for unit in locd.service locd.socket locd-geoclue.service locd-test.target locd-test.service; do
     binds+=(--bind-ro="$work/units/$unit:/etc/systemd/system/$unit")
 done
 binds+=(--bind-ro="$work/units/locd.service.d:/etc/systemd/system/locd.service.d")

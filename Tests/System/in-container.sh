@@ -92,4 +92,28 @@ systemd-analyze security --no-pager --threshold=10 locd.service >"$work/security
     fail "exposure above 1.0: $(tail -1 "$work/security.txt")"
 pass "systemd-analyze security: $(tail -1 "$work/security.txt" | sed 's/^→ //')"
 
+# locd-geoclue: installed, not running until a GeoClue client calls org.freedesktop.GeoClue2 on the system bus;
+# dbus-daemon then has systemd start locd-geoclue.service (SystemdService=), and where-am-i gets locd's fix
+# (the default static provider: Tokyo Station) through it.
+systemd-analyze verify --man=no locd-geoclue.service >"$work/verify.txt" 2>&1 || fail "systemd-analyze verify: $(cat "$work/verify.txt")"
+grep -q locd-geoclue "$work/verify.txt" && fail "systemd-analyze verify complains: $(cat "$work/verify.txt")"
+pass "systemd-analyze verify accepts the installed locd-geoclue.service"
+[ "$(systemctl is-active locd-geoclue.service)" = inactive ] || fail "locd-geoclue.service ran before any GeoClue call"
+LOCD_SOCKET=$socket locctl auth geoclue-where-am-i while-using >/dev/null || fail "locctl auth geoclue-where-am-i"
+where=$work/where-am-i.log
+/usr/libexec/geoclue-2.0/demos/where-am-i -t 30 -a 8 >"$where" 2>&1 &
+where_pid=$!
+wait_for 20 'grep -q "^Longitude:" "$where"' || {
+    systemctl status locd-geoclue.service --no-pager 2>&1 | head -20
+    journalctl -u locd-geoclue.service -u dbus.service --no-pager 2>&1 | tail -30
+    fail "where-am-i got no location: $(cat "$where")"
+}
+kill "$where_pid" 2>/dev/null
+grep -q "^Latitude: *35.681236" "$where" || fail "where-am-i printed: $(cat "$where")"
+[ "$(systemctl is-active locd-geoclue.service)" = active ] || fail "locd-geoclue.service is not active"
+# The journal may not have dbus-daemon's line yet: poll for it.
+wait_for 10 'journalctl -u dbus.service --no-pager | grep -q "Activating via systemd: service name=.org.freedesktop.GeoClue2."' ||
+    fail "dbus-daemon did not activate org.freedesktop.GeoClue2 through systemd"
+pass "a GeoClue client's call started locd-geoclue.service by D-Bus activation, and where-am-i got locd's fix"
+
 echo "ALL PASSED"

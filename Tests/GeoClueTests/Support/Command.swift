@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A program run to its end with a deadline: what it printed and how it exited.
 struct CommandResult {
     var status: Int32
@@ -17,7 +21,8 @@ struct CommandResult {
 
 /// Programs the tests run to their end, and polling with a deadline in place of sleeps.
 enum Command {
-    /// Runs `arguments[0]` with the rest, `environment` added to this process's; kills it past `timeout` seconds.
+    /// Runs `arguments[0]` with the rest, `environment` added to this process's; kills it (SIGKILL) past `timeout`
+    /// seconds.
     ///
     /// Its output goes to files, not pipes: a pipe's write end can leak into a process another test starts at the
     /// same moment, and a reader waiting for the end of a pipe would then wait for that process too.
@@ -46,7 +51,9 @@ enum Command {
         process.standardInput = FileHandle.nullDevice
         let started = Date()
         try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        // SIGKILL, not SIGTERM: the test runner's children inherit its ignored SIGTERM, so a program past its
+        // deadline would never stop and the test would wait for it forever.
+        let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
         process.waitUntilExit()
         killer.cancel()

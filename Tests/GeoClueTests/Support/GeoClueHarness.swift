@@ -12,7 +12,7 @@ final class GeoClueHarness {
     /// The app ids the tests use, each with a manifest that lets any process speak for it.
     static let apps = [
         "geoclue-where-am-i", "gammastep", "test.allowed", "test.city", "test.denied", "test.unanswered",
-        "test.holder", "test.deleted",
+        "test.holder", "test.deleted", "redshift", "test.simple", "xdg-desktop-portal",
     ]
 
     private let temporary: TemporaryDirectory
