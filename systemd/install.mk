@@ -49,8 +49,12 @@ install:
 	install -D -m 0644 systemd/locd-geoclue.sysusers.conf $(DESTDIR)$(SYSUSERS_DIR)/locd-geoclue.conf
 	install -D -m 0644 systemd/org.freedesktop.GeoClue2.conf \
 		$(DESTDIR)$(DBUS_SYSTEM_POLICY_DIR)/org.freedesktop.GeoClue2.conf
-	sed 's|/usr/bin/locd|$(PREFIX)/bin/locd|g' systemd/org.freedesktop.GeoClue2.service \
-		| install -D -m 0644 /dev/stdin $(DESTDIR)$(DBUS_SYSTEM_SERVICES_DIR)/org.freedesktop.GeoClue2.service
+	# Where GeoClue is installed its activation file stays: it asks systemd for geoclue.service, which
+	# `systemctl enable locd-geoclue` makes an alias of locd-geoclue.service. Ours is for machines without it.
+	if [ ! -e $(DESTDIR)$(DBUS_SYSTEM_SERVICES_DIR)/org.freedesktop.GeoClue2.service ]; then \
+		sed 's|/usr/bin/locd|$(PREFIX)/bin/locd|g' systemd/org.freedesktop.GeoClue2.service \
+			| install -D -m 0644 /dev/stdin $(DESTDIR)$(DBUS_SYSTEM_SERVICES_DIR)/org.freedesktop.GeoClue2.service; \
+	fi
 	if [ -e config/locd.toml ] && [ ! -e $(DESTDIR)/etc/locd/locd.toml ]; then \
 		install -D -m 0644 config/locd.toml $(DESTDIR)/etc/locd/locd.toml; \
 	fi

@@ -23,6 +23,31 @@ struct GeoClueUnitTests {
     }
 
     @Test(
+        "G10: enabling locd-geoclue makes it geoclue.service, so GeoClue's activation starts it; disabling gives it back",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl"))
+    )
+    func switchFromGeoClueAndBack() throws {
+        let root = try TemporaryDirectory(prefix: "switch")
+        defer { root.remove() }
+        // A machine with GeoClue's unit installed, and locd-geoclue's beside it, as `make install` puts it.
+        try root.write(
+            "usr/lib/systemd/system/geoclue.service",
+            "[Unit]\nDescription=GeoClue\n[Service]\nType=dbus\nBusName=org.freedesktop.GeoClue2\nExecStart=/bin/true\n"
+        )
+        try root.write("usr/lib/systemd/system/locd-geoclue.service", try Self.text("locd-geoclue.service"))
+        let link = root.at("etc/systemd/system/geoclue.service")
+        let enable = try Command.run(["/usr/bin/systemctl", "--root=" + root.path, "enable", "locd-geoclue.service"])
+        #expect(enable.status == 0, "\(enable.errors)")
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: link))
+                == "/usr/lib/systemd/system/locd-geoclue.service"
+        )
+        let disable = try Command.run(["/usr/bin/systemctl", "--root=" + root.path, "disable", "locd-geoclue.service"])
+        #expect(disable.status == 0, "\(disable.errors)")
+        #expect(!FileManager.default.fileExists(atPath: link), "the link outlived disable: GeoClue stays shadowed")
+    }
+
+    @Test(
         "G10: systemd-analyze verify accepts locd-geoclue.service without a complaint about it",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"))
     )
