@@ -149,7 +149,7 @@ struct HostileLoadTests {
     }
 
     @Test(
-        "F4, F5, F17: 300 connections that pipeline and never read hold locd's memory to their bounds and nobody waits"
+        "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds; nobody waits (F17)"
     )
     func manyPipelinersNeverReading() throws {
         // 300 apps (max-clients-per-app bounds one app's connections), all of one uid.
