@@ -224,6 +224,7 @@ let package = Package(
             name: "LocationClientTests",
             dependencies: [
                 "locd", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
+                "ProcessIdentity",
             ]
         ),
         .testTarget(
