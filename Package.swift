@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CSdBus", "LocationClient", .product(name: "Logging", package: "swift-log"),
+                "CSdBus", "LocationClient", "ProcessIdentity", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
