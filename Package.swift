@@ -266,7 +266,7 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue", "LocationTestSupport"],
+            dependencies: ["locd", "locctl", "locd-geoclue", "LocationGeoClue", "LocationTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -2,7 +2,8 @@ import LocationClient
 
 /// One D-Bus peer's connection to locd as one app, made at the peer's first `Start` and shared by its clients of that
 /// app: a brokered `Hello` for the peer's process (SEMANTICS I8, I9), as the app id derived from that process, else
-/// the client's `DesktopId` (I12). locd checks the app's manifest against the peer's process, not locd-geoclue.
+/// the client's `DesktopId` (I12). locd checks the app's manifest against the peer's process, not locd-geoclue; for
+/// an app with no manifest it prompts with the description from the app's `.desktop` file (I11).
 ///
 /// Closing it never says `Goodbye`, which would end at once the sessions of every connection speaking for the peer's
 /// process, lingering ones included (SEMANTICS L3, I8). A peer's sessions are ended one by one (`Stop`, `DeleteClient`) before the connection closes, or left to linger when the peer left the bus.
@@ -31,7 +32,12 @@ actor LocdApp {
         if let connecting { return try await connecting.value }
         let (appID, socketPath, process) = (self.appID, self.socketPath, self.process)
         let task = Task {
-            try await LocationClient.connect(appID: appID, socketPath: socketPath, onBehalfOf: process.reference)
+            try await LocationClient.connect(
+                appID: appID,
+                socketPath: socketPath,
+                onBehalfOf: process.reference,
+                description: DesktopDescription().description(of: appID)
+            )
         }
         connecting = task
         defer { connecting = nil }
