@@ -6,7 +6,8 @@ import LocationClient
 /// an app with no manifest it prompts with the description from the app's `.desktop` file (I11).
 ///
 /// Closing it never says `Goodbye`, which would end at once the sessions of every connection speaking for the peer's
-/// process, lingering ones included (SEMANTICS L3, I8). A peer's sessions are ended one by one (`Stop`, `DeleteClient`) before the connection closes, or left to linger when the peer left the bus.
+/// process, lingering ones included (SEMANTICS L3, I8). A peer's sessions are ended one by one (`Stop`,
+/// `DeleteClient`) before the connection closes, or left to linger when the peer left the bus.
 actor LocdApp {
     let appID: String
     private let socketPath: String?

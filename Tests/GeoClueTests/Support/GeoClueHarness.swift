@@ -93,7 +93,8 @@ final class GeoClueHarness {
             NSLocationWhenInUseUsageDescription = "Shows where you are"
             """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
         }
-        // The broker as locd sees it: the binary's real path, which /proc/PID/exe of locd-geoclue shows.
+        // The broker as locd sees it: the binary's real path, which /proc/PID/exe of locd-geoclue shows. An app
+        // with no manifest is refused at once (G3), not prompted for (I11's default, "ask").
         let brokers = brokered ? "[\"\(Self.realPath(Self.binary("locd-geoclue")))\"]" : "[]"
         try """
         socket = "\(socket)"
