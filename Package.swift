@@ -119,7 +119,8 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CSdBus", "JSON", "LocationClient", "Varlink", .product(name: "Logging", package: "swift-log"),
+                "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -227,6 +228,7 @@ let package = Package(
             name: "LocationClientTests",
             dependencies: [
                 "locd", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
+                "ProcessIdentity",
             ]
         ),
         .testTarget(
@@ -268,7 +270,7 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationTestSupport"],
+            dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationGeoClue", "LocationTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -24,7 +24,9 @@ FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 .PHONY: install
 
 # The units name /usr/bin/locd: the copies follow PREFIX. The configuration belongs to the
-# administrator once installed, so an existing /etc/locd/locd.toml is never overwritten. Manifests
+# administrator once installed, so an existing /etc/locd/locd.toml is never overwritten, nor the drop-in
+# /etc/locd/locd.toml.d/geoclue.toml that names locd-geoclue in brokers (installed with it: the bridge
+# is a broker or it turns every GeoClue client away; locd.toml's own brokers stays empty, SEMANTICS I8). Manifests
 # shipped with locd go to $(PREFIX)/share/locd/apps.d; administrators add theirs in /etc/locd/apps.d.
 install:
 	install -D -m 0755 $(BUILD)/locd $(DESTDIR)$(PREFIX)/bin/locd
@@ -39,6 +41,10 @@ install:
 	fi
 	if [ -e $(BUILD)/locd-geoclue ]; then \
 		install -D -m 0755 $(BUILD)/locd-geoclue $(DESTDIR)$(PREFIX)/bin/locd-geoclue || exit 1; \
+		if [ ! -e $(DESTDIR)/etc/locd/locd.toml.d/geoclue.toml ]; then \
+			sed 's|/usr/bin/locd|$(PREFIX)/bin/locd|g' config/geoclue.toml \
+				| install -D -m 0644 /dev/stdin $(DESTDIR)/etc/locd/locd.toml.d/geoclue.toml || exit 1; \
+		fi; \
 	fi
 	for unit in $(LOCD_UNITS); do \
 		sed 's|/usr/bin/locd|$(PREFIX)/bin/locd|g' systemd/$$unit \

@@ -63,13 +63,19 @@ extension AppLink {
         _ parameters: JSONObject,
         handle: (JSONObject, _ first: Bool) async throws -> StreamStep
     ) async throws {
-        let connection = try await VarlinkAsyncClient.connect(path: socketPath)
+        // A brokered stream says Hello as it connects; an app's own says it on the connection it adopted.
+        let connection =
+            if let process {
+                try await brokeredConnection(process, hello: await helloParameters).client
+            } else {
+                try await VarlinkAsyncClient.connect(path: socketPath)
+            }
         guard await adopt(connection) else {
             connection.close()
             return
         }
         do {
-            try await connection.call("io.locd.App.Hello", await helloParameters)
+            if process == nil { try await connection.call("io.locd.App.Hello", await helloParameters) }
             try Task.checkCancellation()
             var first = true
             for try await reply in connection.stream(method, parameters) {

@@ -22,6 +22,8 @@ actor AppLink {
     let appID: String
     let socketPath: String
     let policy: ReconnectPolicy
+    /// The process the link speaks for when a broker made it; `nil` when the app speaks for itself.
+    let process: BrokeredProcess?
     private(set) var appState: AppState
     private(set) var lastAuthorization: Authorization?
     /// The app's lingering sessions, as the last `Hello` on the control connection listed them.
@@ -39,15 +41,34 @@ actor AppLink {
     /// The connections of open streams, so that closing the client closes them too.
     private var streamConnections: [ObjectIdentifier: VarlinkAsyncClient] = [:]
 
-    init(appID: String, socketPath: String, state: AppState, policy: ReconnectPolicy) {
+    init(appID: String, socketPath: String, state: AppState, policy: ReconnectPolicy, process: BrokeredProcess? = nil) {
         self.appID = appID
         self.socketPath = socketPath
         self.appState = state
         self.policy = policy
+        self.process = process
     }
 
     var helloParameters: JSONObject {
-        ["appId": .string(appID), "state": .string(appState.rawValue)]
+        var parameters: JSONObject = ["appId": .string(appID), "state": .string(appState.rawValue)]
+        if let process {
+            parameters["process"] = .int(Int64(process.pid))
+            if let description = process.description { parameters["description"] = .string(description) }
+        }
+        return parameters
+    }
+
+    /// A brokered connection: connected, with `Hello` said passing the pidfd of the process spoken for in the same
+    /// `sendmsg` (SEMANTICS I8, I9); its reply with it.
+    nonisolated func brokeredConnection(
+        _ process: BrokeredProcess,
+        hello: JSONObject
+    ) async throws -> (client: VarlinkAsyncClient, reply: JSONObject) {
+        try await VarlinkAsyncClient.connect(
+            path: socketPath,
+            first: VarlinkCall(method: "io.locd.App.Hello", parameters: hello),
+            passing: process.descriptor
+        )
     }
 
     // MARK: Attaching
@@ -65,9 +86,20 @@ actor AppLink {
 
     /// Connects, says `Hello`, takes back the live sessions and makes the connection the control connection.
     private func attach() async throws -> UInt64 {
-        let connection = try await VarlinkAsyncClient.connect(path: socketPath)
+        let connection: VarlinkAsyncClient
+        let hello: JSONObject
+        if let process {
+            (connection, hello) = try await brokeredConnection(process, hello: helloParameters)
+        } else {
+            connection = try await VarlinkAsyncClient.connect(path: socketPath)
+            do {
+                hello = try await connection.call("io.locd.App.Hello", helloParameters)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
         do {
-            let hello = try await connection.call("io.locd.App.Hello", helloParameters)
             lastAuthorization = try? Authorization(wire: hello["authorization"])
             lingeringAtHello = hello["lingeringSessions"]?.arrayValue?.compactMap(LingeringSession.init(wire:)) ?? []
             for id in liveSessions {

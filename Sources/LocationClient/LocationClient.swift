@@ -58,6 +58,42 @@ public final class LocationClient: Sendable {
         return LocationClient(link: link)
     }
 
+    /// Connects to locd and says `Hello` for the app run by another process, as a broker does (SEMANTICS I8, I9):
+    /// every `Hello` of the client — on its control connection, on each stream's connection, and on each
+    /// reconnection after a daemon restart — names `process` and passes a pidfd of it, and locd checks the app's
+    /// manifest against that process, not the caller. Only a process whose executable locd.toml's `brokers` names
+    /// may do this.
+    /// - Parameters:
+    ///   - appID: the app's id, as the broker derived it (SEMANTICS I12).
+    ///   - socketPath: where locd listens (see ``connect(appID:socketPath:state:reconnection:)``).
+    ///   - process: the process spoken for. The client keeps a duplicate of its pidfd until it is closed and gone;
+    ///     the caller may close its own at once.
+    ///   - description: the app's own words for a prompt, used when locd has no manifest for it (SEMANTICS I11):
+    ///     one line of 1 to 1024 bytes without control characters.
+    ///   - state: whether the app starts in the foreground or was launched in the background.
+    ///   - reconnection: how to reconnect when the daemon restarts.
+    /// - Throws: as ``connect(appID:socketPath:state:reconnection:)``;
+    ///   ``LocationClientError/permissionDenied(message:)`` also when the caller is no broker, or the process has
+    ///   exited or is not one the manifest allows.
+    public static func connect(
+        appID: String,
+        socketPath: String? = nil,
+        onBehalfOf process: ProcessReference,
+        description: String? = nil,
+        state: AppState = .foreground,
+        reconnection: ReconnectPolicy = .default
+    ) async throws -> LocationClient {
+        let link = AppLink(
+            appID: appID,
+            socketPath: socketPath ?? DefaultSocket.path(),
+            state: state,
+            policy: reconnection,
+            process: try BrokeredProcess(process, description: description)
+        )
+        try await link.start()
+        return LocationClient(link: link)
+    }
+
     /// The app's state as this client last told the daemon.
     public var appState: AppState {
         get async { await link.appState }

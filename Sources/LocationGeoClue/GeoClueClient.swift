@@ -48,6 +48,8 @@ final class GeoCluePeer {
     /// Its clients' paths, in the order they were created.
     var clients: [String] = []
     var apps: [String: LocdApp] = [:]
+    /// Its process, learnt from the bus at its first `Start`.
+    var process: PeerProcess?
 
     init(name: String) {
         self.name = name

@@ -24,7 +24,15 @@ extension GeoClueService {
             call.reply(.limitsExceeded("too many Start and Stop calls in flight: wait for the replies"))
             return 1
         }
-        if client.run == nil, let peer = peers[client.owner], peer.apps[client.desktopID] == nil,
+        let process: PeerProcess
+        do {
+            process = try peerProcess(client.owner)
+        } catch {
+            call.reply(.accessDenied(error.message))
+            return 1
+        }
+        let appID = process.appID(desktopID: client.desktopID)
+        if client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil,
             peer.apps.count >= limits.appsPerPeer
         {
             call.reply(
@@ -35,7 +43,7 @@ extension GeoClueService {
             return 1
         }
         client.pendingStarts.append(call.retained())
-        if client.run == nil { launch(client) }
+        if client.run == nil { launch(client, as: appID, process: process) }
         return 1
     }
 
@@ -46,11 +54,19 @@ extension GeoClueService {
         return 1
     }
 
-    /// Starts the run of a `Start`: the locd session, the decision, the updates.
-    private func launch(_ client: GeoClueClient) {
+    /// The process of the peer `owner`, from the bus at its first `Start` (SEMANTICS I9, I12).
+    private func peerProcess(_ owner: String) throws(StartRefusal) -> PeerProcess {
+        let peer = peer(owner)
+        if let process = peer.process { return process }
+        let process = try PeerProcess.of(owner, on: bus)
+        peer.process = process
+        return process
+    }
+
+    /// Starts the run of a `Start`: the locd session of `appID`, spoken for `process`; the decision; the updates.
+    private func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
         let peer = peer(client.owner)
-        let appID = client.desktopID
-        let app = peer.apps[appID] ?? LocdApp(appID: appID, socketPath: socketPath)
+        let app = peer.apps[appID] ?? LocdApp(appID: appID, socketPath: socketPath, process: process)
         peer.apps[appID] = app
         let run = ClientRun()
         let previous = client.lastRun

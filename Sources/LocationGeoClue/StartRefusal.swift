@@ -55,8 +55,16 @@ struct StartRefusal: Error, Sendable {
                 message: "locd has no manifest for '\(app)': install apps.d/\(app).toml with an "
                     + "NSLocationWhenInUseUsageDescription (see locd's README)"
             )
+        case .permissionDenied(let message) where message.contains("only a broker"):
+            return StartRefusal(
+                message: "locd does not take locd-geoclue as a broker: an administrator adds its path to brokers in "
+                    + "locd.toml (brokers = [\"/usr/bin/locd-geoclue\"]) and reloads locd"
+            )
         case .permissionDenied(let message):
-            return StartRefusal(message: "locd does not let locd-geoclue speak for '\(app)': \(message)")
+            return StartRefusal(
+                message: "locd does not let this program be '\(app)' (\(message)): the app's manifest must name the "
+                    + "program that calls GeoClue (identity, executables or users)"
+            )
         case .daemonUnavailable:
             return StartRefusal(message: "\(error.message); start it with `systemctl start locd.socket`")
         default:

@@ -28,25 +28,57 @@ public final class VarlinkAsyncClient: Sendable {
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> VarlinkAsyncClient {
         do {
-            let channel = try await ClientBootstrap(group: group)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(
-                                VarlinkFrameDecoder(maximumFrameLength: VarlinkAsyncClient.maximumReplyBytes)
-                            )
-                        )
-                        try channel.pipeline.syncOperations.addHandler(VarlinkClientHandler())
-                    }
-                }
-                .connect(unixDomainSocketPath: path)
-                .get()
+            let channel = try await bootstrap(group).connect(unixDomainSocketPath: path).get()
             return VarlinkAsyncClient(channel: channel)
         } catch let error as IOError {
             throw VarlinkClient.ClientError.connect(path: path, errno: error.errnoCode)
         } catch {
             throw VarlinkClient.ClientError.connect(path: path, errno: ECONNREFUSED)
         }
+    }
+
+    /// Connects to the socket at `path` and makes `call` the connection's first call, passing `descriptor` with its
+    /// bytes (`SCM_RIGHTS` in the same `sendmsg`, as ``VarlinkClient/send(_:passing:)`` does): what a broker does
+    /// with `Hello` and a pidfd of the process it speaks for. The call is made on a plain socket off the event
+    /// loop, and once answered the connected socket is handed to NIO. The caller keeps and closes `descriptor`.
+    /// - Returns: the connection and the call's reply.
+    /// - Throws: ``VarlinkError`` for an error reply (the connection is closed); ``VarlinkClient/ClientError`` when
+    ///   nothing listens there or the server closes the connection or does not answer.
+    public static func connect(
+        path: String,
+        first call: VarlinkCall,
+        passing descriptor: Int32,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> (client: VarlinkAsyncClient, reply: JSONObject) {
+        let (socket, reply) = try await NIOThreadPool.singleton.runIfActive {
+            let client = try VarlinkClient(path: path)
+            try client.send(call, passing: descriptor)
+            let reply = try client.receive()
+            if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
+            return (client.releaseDescriptor(), reply.parameters)
+        }
+        do {
+            // The channel owns the socket from here, and closes it when it fails to start.
+            let channel = try await bootstrap(group).withConnectedSocket(socket).get()
+            return (VarlinkAsyncClient(channel: channel), reply)
+        } catch {
+            throw VarlinkClient.ClientError.closed
+        }
+    }
+
+    /// A bootstrap whose channels read Varlink replies.
+    private static func bootstrap(_ group: any EventLoopGroup) -> ClientBootstrap {
+        ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(
+                            VarlinkFrameDecoder(maximumFrameLength: VarlinkAsyncClient.maximumReplyBytes)
+                        )
+                    )
+                    try channel.pipeline.syncOperations.addHandler(VarlinkClientHandler())
+                }
+            }
     }
 
     /// Whether the connection is still open.

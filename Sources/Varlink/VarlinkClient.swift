@@ -30,6 +30,8 @@ public final class VarlinkClient {
     }
 
     private let descriptor: Int32
+    /// Whether the client still owns ``descriptor`` and closes it when it goes (see ``releaseDescriptor()``).
+    private var ownsDescriptor = true
     private var buffer: [UInt8] = []
     public var timeout: Double
     public let maximumReplyBytes = 16 << 20
@@ -61,7 +63,14 @@ public final class VarlinkClient {
         }
     }
 
-    deinit { close(descriptor) }
+    deinit { if ownsDescriptor { close(descriptor) } }
+
+    /// Gives the connected socket to the caller, who then owns it and must close it; the client must not be used
+    /// after. For a connection identified here (a call passing a descriptor) and then served by another client.
+    public func releaseDescriptor() -> Int32 {
+        ownsDescriptor = false
+        return descriptor
+    }
 
     /// The socket, for a caller that waits on it together with other descriptors (`poll`), such as
     /// a prompt agent that also reads a terminal.

@@ -12,9 +12,11 @@ struct LocdGeoClue: ParsableCommand {
         commandName: "locd-geoclue",
         abstract: "Serve org.freedesktop.GeoClue2 on the system bus from locd's location sessions.",
         discussion: """
-            Each GeoClue client's Start becomes a whenInUse session of the app named by its DesktopId, \
-            decided by locd (prompts, grants, approximate location), and its updates become Location \
-            objects. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
+            Each GeoClue client's Start becomes a whenInUse session of its app, decided by locd (prompts, \
+            grants, approximate location), and its updates become Location objects. The app is the one \
+            the client's process is (Flatpak, snap, systemd unit), else the client's DesktopId; locd-geoclue \
+            speaks for that process as a broker, so locd.toml's brokers must name it, and locd checks the \
+            app's manifest against the client's process. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
             --socket, else $LOCD_SOCKET, else the default locctl and apps use. Exit codes: 0 stopped by \
             SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away).
             """,

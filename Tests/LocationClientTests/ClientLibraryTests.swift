@@ -684,7 +684,7 @@ struct RestartContinuityTests {
     }
 }
 
-private actor Inbox<Element: Sendable> {
+actor Inbox<Element: Sendable> {
     enum Outcome: Equatable {
         case finished
         case failed(String)

@@ -1,3 +1,4 @@
+import Foundation
 import LocationTestSupport
 import Testing
 
@@ -13,6 +14,15 @@ struct ShippedFilesTests {
     func shippedConfiguration() throws {
         let configuration = try DaemonConfiguration.load(path: config + "/locd.toml")
         #expect(configuration == DaemonConfiguration())
+    }
+
+    @Test("I8: the drop-in installed with locd-geoclue names it as the one broker and changes nothing else")
+    func shippedGeoClueDropIn() throws {
+        let text = try String(contentsOfFile: config + "/geoclue.toml", encoding: .utf8)
+        let configuration = try DaemonConfiguration.parse(text: text, file: "/etc/locd/locd.toml.d/geoclue.toml")
+        var expected = DaemonConfiguration()
+        expected.brokers = ["/usr/bin/locd-geoclue"]
+        #expect(configuration == expected)
     }
 
     @Test("§11: the shipped demo.toml loads with the demo's values and leaves the socket to the daemon")

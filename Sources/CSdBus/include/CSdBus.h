@@ -48,3 +48,6 @@ int csdbus_append_tt_struct(sd_bus_message *m, uint64_t first, uint64_t second);
 // every change of a name's owner, for learning when a peer leaves the bus.
 int csdbus_match_name_owner_changed(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback,
                                     void *userdata);
+
+// SD_BUS_CREDS_PID, as a constant Swift can read: the pid of a peer, from the bus's credentials of it.
+static const uint64_t CSDBUS_CREDS_PID = SD_BUS_CREDS_PID;

@@ -9,7 +9,8 @@ import LocationTestSupport
 final class GeoClueHarness {
     static let latitude = 52.52
     static let longitude = 13.405
-    /// The app ids the tests use, each with a manifest that lets any process speak for it.
+    /// The app ids the tests use, each with a manifest that lets any process of the test's user be it: locd checks
+    /// it against the client's process, which locd-geoclue speaks for (SEMANTICS I9).
     static let apps = [
         "geoclue-where-am-i", "gammastep", "test.allowed", "test.city", "test.denied", "test.unanswered",
         "test.holder", "test.deleted", "redshift", "test.simple", "xdg-desktop-portal",
@@ -23,16 +24,21 @@ final class GeoClueHarness {
     private(set) var locd: LongRunning?
     private(set) var bridge: LongRunning?
 
+    /// Apps whose manifests allow one executable only: `test.python` the one python3 really is, which runs the
+    /// test clients, and `test.sleeper` `/usr/bin/sleep`, which runs none of them.
+    static let executableApps = ["test.python": realPath("/usr/bin/python3"), "test.sleeper": "/usr/bin/sleep"]
+
     /// - Parameters:
     ///   - promptTimeout: locd's `prompt-timeout`.
     ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
-    init(promptTimeout: Double = 30, provider: String? = nil) throws {
+    ///   - brokered: whether locd.toml's `brokers` names the locd-geoclue the harness runs (SEMANTICS I8).
+    init(promptTimeout: Double = 30, provider: String? = nil, brokered: Bool = true) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
         socket = temporary.at("io.locd")
         busAddress = "unix:path=" + temporary.at("bus")
         try startBus()
-        try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin)
+        try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin, brokered: brokered)
         try startBridge()
     }
 
@@ -70,16 +76,30 @@ final class GeoClueHarness {
         speed-factor = 30
         """
 
-    private func startLocd(promptTimeout: Double, provider: String) throws {
+    private func startLocd(promptTimeout: Double, provider: String, brokered: Bool) throws {
         for app in Self.apps {
             try """
             id = "\(app)"
-            identity = "any"
+            identity = "uid"
+            users = ["\(getuid())"]
             NSLocationWhenInUseUsageDescription = "Shows where you are"
             """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
         }
+        for (app, executable) in Self.executableApps {
+            try """
+            id = "\(app)"
+            identity = "executable"
+            executables = ["\(executable)"]
+            NSLocationWhenInUseUsageDescription = "Shows where you are"
+            """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
+        }
+        // The broker as locd sees it: the binary's real path, which /proc/PID/exe of locd-geoclue shows. An app
+        // with no manifest is refused at once (G3), not prompted for (I11's default, "ask").
+        let brokers = brokered ? "[\"\(Self.realPath(Self.binary("locd-geoclue")))\"]" : "[]"
         try """
         socket = "\(socket)"
+        brokers = \(brokers)
+        unknown-brokered-apps = "deny"
         state-dir = "\(directory)/state"
         apps-dirs = ["\(directory)/apps.d"]
         admin-group = "root"
@@ -155,6 +175,13 @@ final class GeoClueHarness {
         let parsed = try JSONSerialization.jsonObject(with: Data(result.output.utf8))
         let list = parsed as? [[String: Any]] ?? (parsed as? [String: Any])?["sessions"] as? [[String: Any]] ?? []
         return list.filter { $0["appId"] as? String == app }
+    }
+
+    /// `path` with every link resolved, as the kernel shows an executable in /proc/PID/exe.
+    static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     static func fixture(_ name: String) -> String {
