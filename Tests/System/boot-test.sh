@@ -99,11 +99,13 @@ cp "$work/stage/usr/lib/systemd/system/locd-geoclue.service" "$work/units/"
 cp "$work/stage/usr/lib/sysusers.d/locd-geoclue.conf" "$work/etc/sysusers.d/locd-geoclue.conf"
 mkdir -p "$work/system-services"
 cp "$work/stage/opt/locd/share/dbus-1/system-services/org.freedesktop.GeoClue2.service" "$work/system-services/"
-# where-am-i is the GeoClue client; locd-geoclue speaks for it as the app of its DesktopId.
+# where-am-i is the GeoClue client; locd-geoclue speaks for it as the app of its DesktopId, a broker named in the
+# drop-in `make install` staged, and locd checks the manifest against where-am-i's own process (SEMANTICS I8, I9).
 cat > "$work/etc/apps.d/geoclue-where-am-i.toml" <<TOML
 id = "geoclue-where-am-i"
 NSLocationWhenInUseUsageDescription = "The boot test's GeoClue client."
-identity = "any"
+identity = "executable"
+executables = ["/usr/libexec/geoclue-2.0/demos/where-am-i"]
 TOML
 cp Tests/System/in-container.sh Tests/System/session_client.py "$work/"
 cat > "$work/units/locd-test.target" <<UNIT
@@ -134,6 +136,7 @@ binds=(
     --bind-ro="$work/opt:/opt/locd"
     --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
     --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
+    --bind-ro="$work/stage/etc/locd/locd.toml.d:/etc/locd/locd.toml.d"
     --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
     --bind-ro="$work/etc/sysusers.d/locd-geoclue.conf:/etc/sysusers.d/locd-geoclue.conf"
     --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
