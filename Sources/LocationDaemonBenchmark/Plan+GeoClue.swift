@@ -4,7 +4,15 @@ extension Plan {
     /// Scenario 10: the GeoClue churn against locd + locd-geoclue, GeoClue 2.6 and the trivial sd-bus service.
     func geoclue(_ report: Report) throws {
         let daemon = try daemon("geoclue-locd")
-        // A manifest that lets any process speak for the churn's app id, as locd-geoclue does.
+        // locd-geoclue speaks for each client's own process, so locd must take it as a broker (SEMANTICS I8).
+        let bridge = URL(fileURLWithPath: try GeoClueTarget.beside("locd-geoclue")).resolvingSymlinksInPath().path
+        try FileManager.default.createDirectory(atPath: daemon.configPath + ".d", withIntermediateDirectories: true)
+        try "brokers = [\"\(bridge)\"]\n".write(
+            toFile: daemon.configPath + ".d/geoclue.toml",
+            atomically: true,
+            encoding: .utf8
+        )
+        // A manifest that lets any process of the churn's app id in: the clients are Python programs.
         try """
         id = "\(GeoClueScenario.appID)"
         identity = "any"

@@ -55,7 +55,7 @@ public final class VarlinkConnection {
     /// How many more calls this connection may run before the others get a turn (F17): refilled when its
     /// queue runs dry, or at its next turn (``takeTurn()``), after the loop has read every ready socket.
     private var turnBudget = VarlinkConnection.callsPerTurn
-    /// Whether that task is on its way.
+    /// Whether the connection waits for its next turn (``VarlinkServerCore/awaitTurn(_:)``).
     private var continuationScheduled = false
     private var ready = false
     public private(set) var isClosed = false
