@@ -5,7 +5,7 @@ import Testing
 /// Updates over time, from a route locd replays: thresholds, replaced Location objects, and the bounds on clients.
 @Suite("GeoClue2: updates, thresholds and bounds", .serialized)
 struct GeoClueUpdatesTests {
-    @Test("G7: every fix makes a Location, and each replaced one is still readable a second later (G9)")
+    @Test("G7: every fix makes a Location, and each replaced one is still readable (G9: a second later)")
     func everyFixAndReplacedLocationsReadable() throws {
         let harness = try GeoClueHarness(provider: GeoClueHarness.walk)
         #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)

@@ -149,7 +149,7 @@ struct HostileLoadTests {
     }
 
     @Test(
-        "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds; nobody waits (F17)"
+        "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds (F17: nobody waits)"
     )
     func manyPipelinersNeverReading() throws {
         // 300 apps (max-clients-per-app bounds one app's connections), all of one uid.
