@@ -14,7 +14,7 @@ import Glibc
 @Suite("Brokers", .serialized)
 struct BrokerTests {
     /// Where python3 really is: a script run with it shows this as /proc/PID/exe, and is no broker.
-    private static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+    private static let python = ExecutableManifests.python
 
     /// The test apps; com.ex.brokerlike allows the broker's own executable, so that a check of the broker in
     /// the app's place would pass it.
@@ -29,19 +29,7 @@ struct BrokerTests {
         return manifests
     }
 
-    private static let standardManifests: [String: String] = [
-        "com.ex.sleeper": """
-        id = "com.ex.sleeper"
-        identity = "executable"
-        executables = ["/usr/bin/sleep"]
-        NSLocationWhenInUseUsageDescription = "Sleeps"
-        """,
-        "com.ex.python": """
-        id = "com.ex.python"
-        identity = "executable"
-        executables = ["\(python)"]
-        NSLocationWhenInUseUsageDescription = "A python client"
-        """,
+    private static let standardManifests: [String: String] = ExecutableManifests.all.merging([
         "com.ex.mine": """
         id = "com.ex.mine"
         identity = "uid"
@@ -54,7 +42,7 @@ struct BrokerTests {
         users = ["0"]
         NSLocationWhenInUseUsageDescription = "Runs as root"
         """,
-    ]
+    ]) { $1 }
 
     /// A copy of python3 in a directory of its own: named in `brokers`, the scripts it runs are brokers.
     private final class BrokerInterpreter {

@@ -11,23 +11,8 @@ import Glibc
 /// against the credentials of connect, and refusals are logged without flooding and answered without detail.
 @Suite("Identity binding", .serialized)
 struct IdentityBindingTests {
-    /// Where python3 really is: /proc/PID/exe of a python client names it.
-    private static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
-
-    private static let manifests: [String: String] = [
-        "com.ex.sleeper": """
-        id = "com.ex.sleeper"
-        identity = "executable"
-        executables = ["/usr/bin/sleep"]
-        NSLocationWhenInUseUsageDescription = "Sleeps"
-        """,
-        "com.ex.python": """
-        id = "com.ex.python"
-        identity = "executable"
-        executables = ["\(python)"]
-        NSLocationWhenInUseUsageDescription = "A python client"
-        """,
-    ]
+    private static let python = ExecutableManifests.python
+    private static let manifests = ExecutableManifests.all
 
     /// Runs one of the test scripts (as uid/gid 65534 through setpriv if `asNobody`), returns its stdout lines.
     private func script(
