@@ -265,6 +265,51 @@ public enum LocationInterfaces {
         error InvalidAnswer (id: string, answer: string)
         """
 
+    /// `io.locd.NetworkLocation`: served by `locd-network` on its own socket and called by locd's network
+    /// provider only; locd itself does not serve it, so it is not in ``all``.
+    public static let networkLocation = """
+        # Positions from the access points in view, asked of an ichnaea-compatible geolocation
+        # service. Served by locd-network; locd, which has no network, is its only client.
+        interface io.locd.NetworkLocation
+
+        # Where to ask and how often: the keys of locd's network [[provider]] table.
+        # url: an ichnaea-compatible geolocate endpoint, https://, or http:// on a loopback address.
+        # considerIp: with no access point in view, ask by the IP address the request comes from.
+        # interval: ask again after this many seconds even when the access points have not changed.
+        # minimumInterval: never ask more often than this many seconds.
+        # accessPoints: read them from wpa_supplicant, from NetworkManager, or from whichever is on the bus.
+        type Settings (
+          url: string,
+          considerIp: bool,
+          interval: float,
+          minimumInterval: float,
+          accessPoints: (auto, wpaSupplicant, networkManager)
+        )
+
+        # What the service answered. timestamp is Unix time in seconds, when it answered; basis says
+        # what the request carried: access points (wifi, accessPoints of them) or none (ip).
+        type Position (
+          latitude: float,
+          longitude: float,
+          accuracy: float,
+          timestamp: float,
+          basis: (wifi, ip),
+          accessPoints: int
+        )
+
+        # Requires more. Asks while the call is open, and only then: the first reply at once
+        # (started), then a position each time the service answers with one, and lost with the
+        # reason each time there is none to give (no access point and considerIp false, the
+        # service unreachable, refusing or answering what is not a position).
+        method Watch(settings: Settings) -> (
+          event: (started, position, lost),
+          position: ?Position,
+          reason: ?string
+        )
+
+        error InvalidSettings (field: string, reason: string)
+        """
+
     /// Every interface locd serves besides `org.varlink.service`, by name.
     public static let all: [(name: String, description: String)] = [
         ("io.locd.App", app),
