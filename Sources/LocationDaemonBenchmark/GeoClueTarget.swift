@@ -8,6 +8,10 @@ import Glibc
 enum GeoClueTarget: CaseIterable {
     /// `locd-bench-trivial`: the six calls answered and nothing else; what the bus and the clients allow.
     case trivial
+    /// `locd-bench-trivial --signals`: the six calls answered with the signals GeoClue's contract makes every service
+    /// send (PropertiesChanged, a Location object and `LocationUpdated`), and no work of its own: the floor for any
+    /// service that keeps the contract.
+    case contract
     /// `locd-geoclue` in front of a `locd`.
     case locd
     /// Debian's GeoClue 2.6 (`/usr/libexec/geoclue`) with its demo agent.
@@ -16,6 +20,7 @@ enum GeoClueTarget: CaseIterable {
     var label: String {
         switch self {
         case .trivial: "trivial sd-bus service"
+        case .contract: "trivial + GeoClue's signals"
         case .locd: "locd + locd-geoclue"
         case .geoclue: "GeoClue " + (GeoClueTarget.geoclueVersion ?? "2.6")
         }
@@ -90,13 +95,13 @@ enum GeoClueTarget: CaseIterable {
     /// The processes that serve the name, started on `bus`; the caller waits for the name to be owned.
     func start(bus: PrivateBus, directory: String, locdSocket: String?) throws -> [ChildProcess] {
         switch self {
-        case .trivial:
+        case .trivial, .contract:
             return [
                 try ChildProcess(
                     name: "locd-bench-trivial",
-                    [try Self.beside("locd-bench-trivial")],
+                    [try Self.beside("locd-bench-trivial")] + (self == .contract ? ["--signals"] : []),
                     environment: bus.environment,
-                    logPath: directory + "/trivial.log"
+                    logPath: directory + (self == .contract ? "/contract.log" : "/trivial.log")
                 )
             ]
         case .locd:

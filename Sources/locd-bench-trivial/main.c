@@ -5,6 +5,11 @@
 // Client.Stop flip Active, Manager.DeleteClient unexports the object. It does nothing else: no signals, no owner
 // checks, no location. A GeoClue client therefore pays exactly the bus round trips of a real service and nothing
 // of the service's own work, so its cycle rate is what the bus and the clients allow.
+// With --signals it also sends what GeoClue's contract makes every real service send (G2, G9): PropertiesChanged
+// for each property a call changes (DesktopId, RequestedAccuracyLevel, Active, the Manager's InUse), and at Start a
+// Location object with its eight properties, the Client's Location property changed and LocationUpdated(old, new)
+// to the caller; the Location object goes with its client. It still does no work of its own: its cycle rate is what
+// the bus and the clients allow a service that keeps the contract, the floor for any GeoClue2 service.
 // Single-threaded; SIGTERM ends it. Exit 1 when the bus cannot be served.
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +25,8 @@
 
 struct client {
     sd_bus_slot *slot;
+    sd_bus_slot *location_slot;
+    uint32_t number;
     char *desktop_id;
     uint32_t accuracy;
     int active;
@@ -27,6 +34,47 @@ struct client {
 
 static struct client clients[CLIENT_SLOTS];
 static uint32_t next_client = 0;
+// --signals: send the contract's signals (above).
+static int send_signals = 0;
+// Clients active now, for the Manager's InUse.
+static uint32_t active_clients = 0;
+
+static int get_double(sd_bus *bus, const char *path, const char *interface, const char *property,
+                      sd_bus_message *reply, void *data, sd_bus_error *error) {
+    double value = strcmp(property, "Accuracy") == 0 ? 5000.0 : 0.0;
+    return sd_bus_message_append_basic(reply, 'd', &value);
+}
+
+static int get_description(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *data, sd_bus_error *error) {
+    return sd_bus_message_append_basic(reply, 's', "");
+}
+
+static int get_timestamp(sd_bus *bus, const char *path, const char *interface, const char *property,
+                         sd_bus_message *reply, void *data, sd_bus_error *error) {
+    return sd_bus_message_append(reply, "(tt)", (uint64_t)0, (uint64_t)0);
+}
+
+static const sd_bus_vtable location_vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("Latitude", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Longitude", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Accuracy", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Altitude", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Speed", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Heading", "d", get_double, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Description", "s", get_description, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Timestamp", "(tt)", get_timestamp, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_VTABLE_END,
+};
+
+static void changed(sd_bus *bus, const char *path, const char *interface, const char *property) {
+    if (send_signals) sd_bus_emit_properties_changed(bus, path, interface, property, NULL);
+}
+
+static void in_use_changed(sd_bus *bus) {
+    changed(bus, "/org/freedesktop/GeoClue2/Manager", "org.freedesktop.GeoClue2.Manager", "InUse");
+}
 
 // The client an object path names, or NULL when it names none.
 static struct client *client_at(const char *path) {
@@ -38,13 +86,54 @@ static struct client *client_at(const char *path) {
     return client->slot != NULL ? client : NULL;
 }
 
+#define CLIENT_INTERFACE "org.freedesktop.GeoClue2.Client"
+
+// --signals: the Location object of a Start, announced as a real service announces its first fix.
+static int announce_location(sd_bus_message *call, struct client *client) {
+    sd_bus *bus = sd_bus_message_get_bus(call);
+    char client_path[64], location_path[64];
+    snprintf(client_path, sizeof client_path, CLIENT_PREFIX "%u", client->number);
+    snprintf(location_path, sizeof location_path, "/org/freedesktop/GeoClue2/Location/%u", client->number);
+    client->location_slot = sd_bus_slot_unref(client->location_slot);
+    int r = sd_bus_add_object_vtable(bus, &client->location_slot, location_path, "org.freedesktop.GeoClue2.Location",
+                                     location_vtable, NULL);
+    if (r < 0) return r;
+    changed(bus, client_path, CLIENT_INTERFACE, "Location");
+    sd_bus_message *signal = NULL;
+    r = sd_bus_message_new_signal(bus, &signal, client_path, CLIENT_INTERFACE, "LocationUpdated");
+    if (r >= 0) r = sd_bus_message_set_destination(signal, sd_bus_message_get_sender(call));
+    if (r >= 0) r = sd_bus_message_append(signal, "oo", "/", location_path);
+    if (r >= 0) r = sd_bus_send(bus, signal, NULL);
+    sd_bus_message_unref(signal);
+    return r;
+}
+
 static int client_start(sd_bus_message *call, void *data, sd_bus_error *error) {
-    ((struct client *)data)->active = 1;
-    return sd_bus_reply_method_return(call, NULL);
+    struct client *client = data;
+    int r = sd_bus_reply_method_return(call, NULL);
+    if (r < 0 || client->active) return r;
+    client->active = 1;
+    if (!send_signals) return r;
+    sd_bus *bus = sd_bus_message_get_bus(call);
+    char path[64];
+    snprintf(path, sizeof path, CLIENT_PREFIX "%u", client->number);
+    changed(bus, path, CLIENT_INTERFACE, "Active");
+    if (active_clients++ == 0) in_use_changed(bus);
+    return announce_location(call, client);
+}
+
+static void deactivate(sd_bus *bus, struct client *client) {
+    if (!client->active) return;
+    client->active = 0;
+    if (!send_signals) return;
+    char path[64];
+    snprintf(path, sizeof path, CLIENT_PREFIX "%u", client->number);
+    changed(bus, path, CLIENT_INTERFACE, "Active");
+    if (--active_clients == 0) in_use_changed(bus);
 }
 
 static int client_stop(sd_bus_message *call, void *data, sd_bus_error *error) {
-    ((struct client *)data)->active = 0;
+    deactivate(sd_bus_message_get_bus(call), data);
     return sd_bus_reply_method_return(call, NULL);
 }
 
@@ -62,7 +151,9 @@ static int set_desktop_id(sd_bus *bus, const char *path, const char *interface, 
     if (r < 0) return r;
     free(client->desktop_id);
     client->desktop_id = strdup(text);
-    return client->desktop_id != NULL ? 1 : -ENOMEM;
+    if (client->desktop_id == NULL) return -ENOMEM;
+    changed(bus, path, interface, property);
+    return 1;
 }
 
 static int get_accuracy(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -72,7 +163,18 @@ static int get_accuracy(sd_bus *bus, const char *path, const char *interface, co
 
 static int set_accuracy(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *value, void *data, sd_bus_error *error) {
-    return sd_bus_message_read_basic(value, 'u', &((struct client *)data)->accuracy);
+    int r = sd_bus_message_read_basic(value, 'u', &((struct client *)data)->accuracy);
+    if (r >= 0) changed(bus, path, interface, property);
+    return r;
+}
+
+static int get_location(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *data, sd_bus_error *error) {
+    struct client *client = data;
+    char location_path[64] = "/";
+    if (client->location_slot != NULL)
+        snprintf(location_path, sizeof location_path, "/org/freedesktop/GeoClue2/Location/%u", client->number);
+    return sd_bus_message_append_basic(reply, 'o', location_path);
 }
 
 static int get_active(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -85,9 +187,12 @@ static const sd_bus_vtable client_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_METHOD("Start", "", "", client_start, 0),
     SD_BUS_METHOD("Stop", "", "", client_stop, 0),
-    SD_BUS_WRITABLE_PROPERTY("DesktopId", "s", get_desktop_id, set_desktop_id, 0, 0),
-    SD_BUS_WRITABLE_PROPERTY("RequestedAccuracyLevel", "u", get_accuracy, set_accuracy, 0, 0),
-    SD_BUS_PROPERTY("Active", "b", get_active, 0, 0),
+    SD_BUS_WRITABLE_PROPERTY("DesktopId", "s", get_desktop_id, set_desktop_id, 0,
+                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_WRITABLE_PROPERTY("RequestedAccuracyLevel", "u", get_accuracy, set_accuracy, 0,
+                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Active", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Location", "o", get_location, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_VTABLE_END,
 };
 
@@ -102,6 +207,7 @@ static int create_client(sd_bus_message *call, void *data, sd_bus_error *error) 
     snprintf(path, sizeof path, CLIENT_PREFIX "%u", next_client);
     client->accuracy = 0;
     client->active = 0;
+    client->number = next_client;
     int r = sd_bus_add_object_vtable(bus, &client->slot, path, "org.freedesktop.GeoClue2.Client", client_vtable,
                                      client);
     if (r < 0) return r;
@@ -114,6 +220,8 @@ static int delete_client(sd_bus_message *call, void *data, sd_bus_error *error) 
     if (r < 0) return r;
     struct client *client = client_at(path);
     if (client != NULL) {
+        deactivate(sd_bus_message_get_bus(call), client);
+        client->location_slot = sd_bus_slot_unref(client->location_slot);
         client->slot = sd_bus_slot_unref(client->slot);
         free(client->desktop_id);
         client->desktop_id = NULL;
@@ -121,16 +229,31 @@ static int delete_client(sd_bus_message *call, void *data, sd_bus_error *error) 
     return sd_bus_reply_method_return(call, NULL);
 }
 
+static int get_in_use(sd_bus *bus, const char *path, const char *interface, const char *property,
+                      sd_bus_message *reply, void *data, sd_bus_error *error) {
+    int in_use = active_clients > 0;
+    return sd_bus_message_append_basic(reply, 'b', &in_use);
+}
+
 static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("InUse", "b", get_in_use, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD("CreateClient", "", "o", create_client, 0),
     SD_BUS_METHOD("DeleteClient", "o", "", delete_client, 0),
     SD_BUS_VTABLE_END,
 };
 
-int main(void) {
+int main(int argc, char **argv) {
     // A child inherits an ignored SIGTERM from a parent that ignores it; this one must stop on it.
     signal(SIGTERM, SIG_DFL);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--signals") == 0) {
+            send_signals = 1;
+        } else {
+            fprintf(stderr, "locd-bench-trivial: unknown option %s (the only one is --signals)\n", argv[i]);
+            return 2;
+        }
+    }
     sd_bus *bus = NULL;
     int r = sd_bus_open_system(&bus);
     if (r >= 0)
