@@ -3,7 +3,7 @@ import LocationClient
 /// What `Start` sets going against locd: a `whenInUse` session, the wait for locd's decision, then a live-updates
 /// stream whose fixes become Location objects.
 struct ClientRunner: Sendable {
-    /// What locd decided about a `Start`.
+    /// What locd decided about a `Start`; after `authorized`, `refused` says the started client must stop (G16).
     enum Outcome: Sendable {
         case authorized
         case refused(String)
@@ -35,8 +35,11 @@ struct ClientRunner: Sendable {
             try await awaitDecision(session, client, authorization)
             await decided(.authorized)
             for try await update in client.liveUpdates(.default, accuracy: accuracy) {
+                try stillAllowed(update)
                 if let location = update.location { await deliver(GeoClueFix(location)) }
             }
+            try Task.checkCancellation()
+            throw StartRefusal.updatesEnded(app.appID)
         } catch is CancellationError {
             // Stopped, deleted, or the peer left.
         } catch {
@@ -81,11 +84,29 @@ struct ClientRunner: Sendable {
 
     /// The decision a diagnostic with no prompt pending tells: returns when authorized, else throws what to do.
     private func decide(_ diagnostic: ServiceSession.Diagnostic, _ authorization: Authorization) throws {
-        if diagnostic.authorizationDeniedGlobally { throw StartRefusal.servicesOff }
-        if diagnostic.authorizationRestricted { throw StartRefusal.restricted(app.appID) }
-        if diagnostic.authorizationDenied { throw StartRefusal.denied(app.appID) }
+        if let refusal = StartRefusal.of(
+            deniedGlobally: diagnostic.authorizationDeniedGlobally,
+            restricted: diagnostic.authorizationRestricted,
+            denied: diagnostic.authorizationDenied,
+            app: app.appID
+        ) {
+            throw refusal
+        }
         // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
         if authorization.isAuthorized { return }
         throw StartRefusal.unanswered(app.appID)
+    }
+
+    /// Throws what to do when an update of a started client says locd took its location away: the app's grant
+    /// revoked or restricted, or location services turned off (SEMANTICS G16).
+    private func stillAllowed(_ update: LocationUpdate) throws {
+        if let refusal = StartRefusal.of(
+            deniedGlobally: update.authorizationDeniedGlobally,
+            restricted: update.authorizationRestricted,
+            denied: update.authorizationDenied,
+            app: app.appID
+        ) {
+            throw refusal
+        }
     }
 }

@@ -110,6 +110,13 @@ extension GeoClueService {
                 "client started",
                 metadata: ["geoclue.client": "\(path)", "geoclue.app": "\(client.desktopID)"]
             )
+        case .refused(let message) where client.active:
+            // A started client that locd took location away from stops as Stop stops it (G16).
+            client.run = nil
+            client.active = false
+            emitChanged(path, Self.clientInterface, ["Active"])
+            updateInUse()
+            logger.notice("client stopped: \(message)", metadata: ["geoclue.client": "\(path)"])
         case .refused(let message):
             client.run = nil
             for call in waiting { call.reply(.accessDenied(message)) }

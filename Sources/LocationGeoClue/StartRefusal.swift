@@ -39,6 +39,19 @@ struct StartRefusal: Error, Sendable {
         )
     }
 
+    /// The refusal locd's diagnostic flags tell, most general first; `nil` when they refuse nothing.
+    static func of(deniedGlobally: Bool, restricted: Bool, denied: Bool, app: String) -> StartRefusal? {
+        if deniedGlobally { return servicesOff }
+        if restricted { return .restricted(app) }
+        if denied { return .denied(app) }
+        return nil
+    }
+
+    /// locd ended a started client's updates (it stopped, or closed the connection).
+    static func updatesEnded(_ app: String) -> StartRefusal {
+        StartRefusal(message: "locd ended the location updates of '\(app)': call Start again")
+    }
+
     static func ended(_ app: String) -> StartRefusal {
         StartRefusal(message: "locd ended the session of '\(app)' before it decided: start again")
     }

@@ -151,6 +151,28 @@ struct GeoClueAccessTests {
         #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
     }
 
+    @Test("G16: a started client whose grant is revoked stops: Active and InUse turn false, its session ends")
+    func revokedClientStops() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "test.revoked", "while-using"]).status == 0)
+        let inUse = {
+            try harness.busctl([
+                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+                "org.freedesktop.GeoClue2.Manager", "InUse",
+            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let holder = try harness.pythonRunning(["hold-started", "test.revoked"])
+        defer { holder.closeInput() }
+        #expect(holder.waitFor("\"started\""), "\(holder.log)")
+        #expect(try inUse() == "b true")
+        #expect(try harness.sessions(of: "test.revoked").count == 1)
+        #expect(try harness.locctl(["auth", "test.revoked", "never"]).status == 0)
+        // The peer is still on the bus and never called Stop: only locd-geoclue's G16 makes InUse false.
+        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        let ended = try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.revoked").isEmpty }
+        #expect(ended, "\((try? harness.locctl(["sessions"]).output) ?? "")")
+    }
+
     @Test(
         "G1: the real where-am-i gets its location through locd-geoclue",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/libexec/geoclue-2.0/demos/where-am-i"))

@@ -13,7 +13,7 @@ final class GeoClueHarness {
     /// it against the client's process, which locd-geoclue speaks for (SEMANTICS I9).
     static let apps = [
         "geoclue-where-am-i", "gammastep", "test.allowed", "test.city", "test.denied", "test.unanswered",
-        "test.holder", "test.deleted", "redshift", "test.simple", "xdg-desktop-portal",
+        "test.holder", "test.deleted", "test.revoked", "redshift", "test.simple", "xdg-desktop-portal",
     ]
 
     private let temporary: TemporaryDirectory
