@@ -85,13 +85,22 @@ extension GeoClueService {
         return .success(())
     }
 
+    /// The read-only properties of each interface served, as the interface XML has them.
+    static let readOnlyProperties: [String: Set<String>] = [
+        managerInterface: ["InUse", "AvailableAccuracyLevel"],
+        clientInterface: ["Location", "Active"],
+        locationInterface: [
+            "Latitude", "Longitude", "Accuracy", "Altitude", "Speed", "Heading", "Description", "Timestamp",
+        ],
+    ]
+
     /// Sees every call before sd-bus dispatches it: only a client's owner may use the client and its locations
-    /// (others: `AccessDenied`), and `Active` is read-only with GeoClue's error, `InvalidArgs`. Returns 1 when it
-    /// answered the call, 0 to let sd-bus go on.
+    /// (others: `AccessDenied`), and setting a read-only property answers GeoClue's error, `InvalidArgs` (G5).
+    /// Returns 1 when it answered the call, 0 to let sd-bus go on.
     func filter(_ message: BusMessage) -> Int32 {
-        guard sd_bus_message_is_method_call(message.raw, nil, nil) > 0, let path = message.path,
-            path.hasPrefix(Self.clientPrefix) || path.hasPrefix(Self.locationPrefix)
-        else { return 0 }
+        guard sd_bus_message_is_method_call(message.raw, nil, nil) > 0, let path = message.path else { return 0 }
+        if path == Self.managerPath { return refuseReadOnlySet(message) }
+        guard path.hasPrefix(Self.clientPrefix) || path.hasPrefix(Self.locationPrefix) else { return 0 }
         let interface = message.interface
         // Introspectable and Peer are anyone's; a call without an interface is checked like the rest.
         guard interface != "org.freedesktop.DBus.Introspectable", interface != "org.freedesktop.DBus.Peer" else {
@@ -102,12 +111,20 @@ extension GeoClueService {
             message.reply(.accessDenied("Access denied: only the peer that created this client may use it"))
             return 1
         }
-        guard interface == Self.propertiesInterface, message.member == "Set" else { return 0 }
+        return refuseReadOnlySet(message)
+    }
+
+    /// Answers a `Set` of a property that exists and is read-only as GLib's GeoClue does: `InvalidArgs`. Returns 1
+    /// when it answered; a `Set` of a writable property, or of one that does not exist (sd-bus: `UnknownProperty`),
+    /// is left to sd-bus.
+    private func refuseReadOnlySet(_ message: BusMessage) -> Int32 {
+        guard message.interface == Self.propertiesInterface, message.member == "Set" else { return 0 }
         let target = message.readString()
         let property = message.readString()
         message.rewind()
-        guard target == Self.clientInterface, property == "Active" else { return 0 }
-        message.reply(.invalidArgs("Property 'Active' is read-only: Start and Stop change it"))
+        guard let target, let property, Self.readOnlyProperties[target]?.contains(property) == true else { return 0 }
+        let hint = property == "Active" ? ": Start and Stop change it" : ""
+        message.reply(.invalidArgs("Property '\(property)' is not writable\(hint)"))
         return 1
     }
 }

@@ -56,6 +56,21 @@ struct GeoClueAccessTests {
         #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
     }
 
+    @Test("G5: setting the read-only Location of a client or InUse of the Manager answers InvalidArgs")
+    func readOnlyPropertiesAreInvalid() throws {
+        let harness = try GeoClueHarness()
+        let location = try harness.python(["set", "Location", "o", "/org/freedesktop/GeoClue2/Location/1"])
+        let reply = try #require(location.objects.first, "\(location.output)\(location.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("'Location' is not writable") == true, "\(reply)")
+        let inUse = try harness.busctl([
+            "set-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+            "org.freedesktop.GeoClue2.Manager", "InUse", "b", "true",
+        ])
+        #expect(inUse.status != 0)
+        #expect(inUse.errors.contains("not writable"), "\(inUse.errors)")
+    }
+
     @Test(
         "G5: a value of the wrong type, an empty DesktopId or an undefined accuracy level answers InvalidArgs",
         arguments: [["DesktopId", "u", "4"], ["DesktopId", "s", ""], ["RequestedAccuracyLevel", "u", "7"]]
