@@ -1,14 +1,24 @@
+import LocationClient
 import Synchronization
 
-/// The asynchronous side of one `Start` of a client: the task that talks to locd, and whether stopping it ends
-/// the locd session (`Stop`, `DeleteClient`) or leaves it to linger (the peer left the bus, SEMANTICS L3).
+/// The asynchronous side of one `Start` of a client: the task that talks to locd, whether stopping it ends
+/// the locd session (`Stop`, `DeleteClient`) or leaves it to linger (the peer left the bus, SEMANTICS L3), and the
+/// accuracy its updates are asked with, which may change while it runs (G12).
 final class ClientRun: Sendable {
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         var task: Task<Void, Never>?
         var endsSession = true
         var stopped = false
+        var accuracy: LocationUpdate.DesiredAccuracy?
+        /// The live-updates stream in force, cancelled when the accuracy changes.
+        var updates: Task<Void, any Error>?
+    }
+
+    /// - Parameter accuracy: `nil` for what the grant allows, `.reduced` for the grid cell.
+    init(accuracy: LocationUpdate.DesiredAccuracy?) {
+        state = Mutex(State(accuracy: accuracy))
     }
 
     /// Starts `body` once `previous` (the run of an earlier `Start`) has finished.
@@ -32,6 +42,40 @@ final class ClientRun: Sendable {
 
     var endsSession: Bool { state.withLock { $0.endsSession } }
     var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Asks the updates with `accuracy` from now on: a stream of another accuracy is ended and opened again.
+    func changeAccuracy(to accuracy: LocationUpdate.DesiredAccuracy?) {
+        let ended = state.withLock { state -> Task<Void, any Error>? in
+            guard state.accuracy != accuracy else { return nil }
+            state.accuracy = accuracy
+            return state.updates
+        }
+        ended?.cancel()
+    }
+
+    /// Runs `updates` with the accuracy in force, until it returns or throws; returns `true` when a change of
+    /// accuracy ended it, so that the caller runs it again.
+    func streaming(
+        _ updates: @escaping @Sendable (LocationUpdate.DesiredAccuracy?) async throws -> Void
+    ) async throws -> Bool {
+        let accuracy = state.withLock { $0.accuracy }
+        let task = Task { try await updates(accuracy) }
+        let changed = state.withLock { state in
+            state.updates = task
+            return state.accuracy != accuracy
+        }
+        if changed { task.cancel() }
+        do {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            return false
+        } catch is CancellationError where !Task.isCancelled && state.withLock({ $0.accuracy != accuracy }) {
+            return true
+        }
+    }
 
     /// Returns once the task has finished.
     func finished() async {

@@ -10,8 +10,6 @@ struct ClientRunner: Sendable {
     }
 
     let app: LocdApp
-    /// `nil` for what the grant allows, `.reduced` for the grid cell (a level below street).
-    let accuracy: LocationUpdate.DesiredAccuracy?
     /// Runs on the bus thread; the runner waits for it.
     let decided: @Sendable (Outcome) async -> Void
     /// Runs on the bus thread; the runner waits for it, so fixes queue at most in the stream's bounded buffer.
@@ -34,18 +32,25 @@ struct ClientRunner: Sendable {
         do {
             try await awaitDecision(session, client, authorization)
             await decided(.authorized)
-            for try await update in client.liveUpdates(.default, accuracy: accuracy) {
-                try stillAllowed(update)
-                if let location = update.location { await deliver(GeoClueFix(location)) }
-            }
-            try Task.checkCancellation()
-            throw StartRefusal.updatesEnded(app.appID)
+            // The run's accuracy (ClientRun) may change while it runs (G12): the stream is then opened again.
+            while try await control.streaming({ accuracy in try await updates(client, accuracy) }) {}
         } catch is CancellationError {
             // Stopped, deleted, or the peer left.
         } catch {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
         }
         if control.endsSession { await session.end() }
+    }
+
+    /// Delivers the fixes of a live-updates stream of `accuracy`; throws what to do when locd takes location away
+    /// (G16) or ends the stream.
+    private func updates(_ client: LocationClient, _ accuracy: LocationUpdate.DesiredAccuracy?) async throws {
+        for try await update in client.liveUpdates(.default, accuracy: accuracy) {
+            try stillAllowed(update)
+            if let location = update.location { await deliver(GeoClueFix(location)) }
+        }
+        try Task.checkCancellation()
+        throw StartRefusal.updatesEnded(app.appID)
     }
 
     /// A lingering `whenInUse` session the app left when an earlier peer of it left the bus (a relaunch inside locd's

@@ -129,7 +129,11 @@ extension GeoClueService {
             ]
         )
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
-        if agentInCharge(of: agent.uid)?.maxAccuracy == AccuracyLevel.none { disableClients(of: agent.uid) }
+        if agentInCharge(of: agent.uid)?.maxAccuracy == AccuracyLevel.none {
+            disableClients(of: agent.uid)
+        } else {
+            refreshAccuracy(of: agent.uid)
+        }
         promptLink().open()
         askWaitingPrompts()
     }
@@ -138,6 +142,13 @@ extension GeoClueService {
     private func disableClients(of uid: UInt32) {
         for client in clients.values where client.run != nil && uids[client.owner] == uid {
             halt(client, endingSession: true, reason: StartRefusal.geolocationDisabled(uid).message)
+        }
+    }
+
+    /// The uid's running clients are served what its agent allows now: approximate locations below street (G12).
+    func refreshAccuracy(of uid: UInt32) {
+        for client in clients.values where uids[client.owner] == uid {
+            client.run?.changeAccuracy(to: servedAccuracy(client))
         }
     }
 
@@ -170,6 +181,7 @@ extension GeoClueService {
         }
         agent.asking = [:]
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
+        refreshAccuracy(of: agent.uid)
         if agents.isEmpty {
             promptLink().close()
             promptsLost()

@@ -1,4 +1,5 @@
 import CSdBus
+import LocationClient
 
 extension GeoClueService {
     /// `Start`: answered once locd has decided (authorized: success and `Active`; otherwise `AccessDenied` saying
@@ -68,7 +69,7 @@ extension GeoClueService {
         let peer = peer(client.owner)
         let app = peer.apps[appID] ?? LocdApp(appID: appID, socketPath: socketPath, process: process)
         peer.apps[appID] = app
-        let run = ClientRun()
+        let run = ClientRun(accuracy: servedAccuracy(client))
         let previous = client.lastRun
         client.run = run
         client.lastRun = run
@@ -78,7 +79,6 @@ extension GeoClueService {
         let connection = self.connection
         let runner = ClientRunner(
             app: app,
-            accuracy: servesFullAccuracy(client) ? nil : .reduced,
             decided: { outcome in await connection.perform { self.decided(path, run, outcome) } },
             deliver: { fix in await connection.perform { self.deliver(fix, to: path, run) } }
         )
@@ -89,10 +89,11 @@ extension GeoClueService {
         askWaitingPrompts()
     }
 
-    /// Street and exact levels ask for what the grant allows, unless the uid's agent allows less (G2, G12).
-    private func servesFullAccuracy(_ client: GeoClueClient) -> Bool {
+    /// Street and exact levels ask for what the grant allows (`nil`), unless the uid's agent allows less (G2, G12);
+    /// lower levels ask for the grid cell.
+    func servedAccuracy(_ client: GeoClueClient) -> LocationUpdate.DesiredAccuracy? {
         let agentLevel = uids[client.owner].flatMap { agentInCharge(of: $0)?.maxAccuracy } ?? AccuracyLevel.exact
-        return AccuracyLevel.wantsFullAccuracy(min(client.requestedAccuracy, agentLevel))
+        return AccuracyLevel.wantsFullAccuracy(min(client.requestedAccuracy, agentLevel)) ? nil : .reduced
     }
 
     /// locd decided a run's `Start`.

@@ -69,6 +69,7 @@ extension GeoClueService {
             }
             guard level != client.requestedAccuracy else { return .success(()) }
             client.requestedAccuracy = level
+            client.run?.changeAccuracy(to: servedAccuracy(client))
         case "DistanceThreshold", "TimeThreshold":
             guard let threshold = value.readUInt32() else { return .failure(.invalidArgs("\(name) is a uint32")) }
             let old = name == "DistanceThreshold" ? client.distanceThreshold : client.timeThreshold

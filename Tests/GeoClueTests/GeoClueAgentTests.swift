@@ -147,6 +147,34 @@ struct GeoClueAgentTests {
         #expect(location["Accuracy"] as? Double == 5000, "\(location)")
     }
 
+    @Test("G12: MaxAccuracyLevel or RequestedAccuracyLevel changed while a client runs changes its accuracy at once")
+    func maxAccuracyLevelChangesRunningClients() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8")
+        defer { agent.closeInput() }
+        let watcher = try harness.pythonRunning(["watch", "test.allowed", "8"])
+        defer { watcher.closeInput() }
+        // The accuracy of each Location the client was told of, in order.
+        let accuracies = {
+            watcher.log.split(separator: "\n").compactMap { line -> Double? in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return (object?["location"] as? [String: Any])?["Accuracy"] as? Double
+            }
+        }
+        #expect(try eventually(timeout: 10, every: 0.05) { !accuracies().isEmpty }, "\(watcher.log)")
+        #expect(accuracies().allSatisfy { $0 < 5000 }, "\(watcher.log)")
+        // The person lowers location to city in the desktop while the client runs: the grid cell, no new Start.
+        agent.input.fileHandleForWriting.write(Data("max 4\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
+        // And back to exact: the exact point again, still without a new Start.
+        agent.input.fileHandleForWriting.write(Data("max 8\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { (accuracies().last ?? 5000) < 5000 }, "\(watcher.log)")
+        // The client itself asks for city while it runs: the grid cell again, as GeoClue restarts its locator.
+        watcher.input.fileHandleForWriting.write(Data("level 4\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
+        #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
+    }
+
     @Test("G12: MaxAccuracyLevel turning 0 stops the uid's active clients")
     func maxAccuracyLevelZeroStopsClients() throws {
         let harness = try GeoClueHarness()

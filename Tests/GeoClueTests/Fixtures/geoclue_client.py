@@ -20,6 +20,10 @@ Modes (one JSON object per line on stdout):
   flood APP N            GetClient, Set DesktopId, then N times Start and Stop without waiting for replies:
                          prints how many replies came, by error name ("ok" for success), then exits.
   create-clients N       CreateClient N times: prints how many were made and the first error.
+  watch APP LEVEL        GetClient, Set DesktopId, Set RequestedAccuracyLevel LEVEL, Start, then prints the
+                         Latitude, Longitude and Accuracy of each Location a LocationUpdated names as
+                         {"location": {...}}, until stdin closes; a line "level N" sets
+                         RequestedAccuracyLevel N while it runs.
 Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
 """
 import json
@@ -119,6 +123,31 @@ def follow(bus, path, seconds):
     return counts
 
 
+def watch(bus, path):
+    loop = GLib.MainLoop()
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        _old, new = parameters.unpack()
+        (properties,) = call(bus, new, PROPERTIES, "GetAll",
+                             GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+        out({"location": {name: properties[name] for name in ("Latitude", "Longitude", "Accuracy")}})
+
+    def command(channel, _condition):
+        words = channel.readline().split()
+        if not words:
+            loop.quit()
+            return False
+        if words[0] == "level":
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(words[1])))
+        return True
+
+    bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None, Gio.DBusSignalFlags.NONE, updated, None)
+    call(bus, path, CLIENT, "Start")
+    out({"started": path})
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, command)
+    loop.run()
+
+
 def flood(bus, path, times):
     loop = GLib.MainLoop()
     outcomes = {}
@@ -160,6 +189,10 @@ def main(mode, args):
             set_property(bus, path, "DistanceThreshold", GLib.Variant("u", int(args[1])))
             set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", 8))
             out(follow(bus, path, float(args[2])))
+        elif mode == "watch":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(args[1])))
+            watch(bus, path)
         elif mode == "flood":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             out(flood(bus, path, int(args[1])))
