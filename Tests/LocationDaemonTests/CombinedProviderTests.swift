@@ -152,4 +152,63 @@ struct CombinedProviderTests {
         #expect(daemon.errorOutput.contains("location now from provider gpsd"))
         try await service.stop()
     }
+
+    @Test("U14, U15: a fix that goes stale hands over at its stale-after instant; a reload keeps the list in effect")
+    func staleHandsOver() async throws {
+        let directory = try TemporaryDirectory(prefix: "locd-network")
+        defer { directory.remove() }
+        let service = FakeNetworkLocation(path: directory.path + "/network.sock")
+        service.answerEachWatch(
+            latitude: Self.network.latitude,
+            longitude: Self.network.longitude,
+            accuracy: Self.network.accuracy
+        )
+        try await service.start()
+        // The static point reports once when it starts; stale after 1.5 s, it gives way to the network position.
+        let daemon = try DaemonProcess(
+            settings: DaemonProcess.fastLifecycle + """
+
+                [[provider]]
+                kind = "static"
+                latitude = -33.8568
+                longitude = 151.2153
+                accuracy = 5
+                stale-after = 1.5
+
+                [[provider]]
+                kind = "network"
+                socket = "\(service.path)"
+
+                """
+        )
+        try daemon.start()
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
+        let app = try daemon.app("com.ex.maps")
+        // Before the point can be delivered: the session starts the providers.
+        let started = Date()
+        _ = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let stream = try daemon.app("com.ex.maps")
+        // The session started the providers, so the stream's first update may carry the point already.
+        let first = try stream.stream("io.locd.App.LiveUpdates")
+        let point = Self.latitude(first) == -33.8568 ? first : try stream.next { Self.latitude($0) == -33.8568 }
+        #expect(point.flags == [])
+        let network = try stream.next { Self.isNetwork($0) }
+        let waited = Date().timeIntervalSince(started)
+        #expect(network.flags == [])
+        #expect(waited > 1.4, "the point was fresh for its 1.5 s (\(waited) s)")
+        let status = try await Self.waitForStatus(admin, "network") { $0["lastFixFrom"] == .string("network") }
+        #expect(Self.entry(status, 0)["hasFix"] == .bool(false) && Self.entry(status, 1)["hasFix"] == .bool(true))
+        #expect(Self.entry(status, 0)["state"] == .string("running"), "a stale provider keeps running")
+
+        // A reload with the same list changes nothing; one with the point moved restarts both providers.
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "latitude = -33.8568", with: "latitude = -33.9")
+            .write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let moved = try stream.next { Self.latitude($0) == -33.9 }
+        #expect(moved.flags == [])
+        try #require(try await eventually { service.receivedSettings.count == 2 }, "the network provider restarted")
+        #expect(daemon.stop() == 0)
+        try await service.stop()
+    }
 }
