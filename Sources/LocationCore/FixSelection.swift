@@ -44,9 +44,6 @@ package struct FixSelection: Equatable, Sendable {
         sources = freshFor.map { Source(freshFor: $0) }
     }
 
-    /// The number of providers.
-    package var count: Int { sources.count }
-
     /// The newest fix of the provider at `index`, fresh or not, while it has reported no loss since.
     package func fix(of index: Int) -> Fix? {
         sources.indices.contains(index) ? sources[index].fix : nil

@@ -14,7 +14,7 @@ import NIOCore
 ///
 /// Loop-bound: every method runs on the daemon's one event loop, the loop the providers are bound to.
 final class ProviderSupervisor {
-    private(set) var configurations: [DaemonConfiguration.Provider]
+    private var configurations: [DaemonConfiguration.Provider]
     private var slots: [ProviderSlot]
     private var selection: FixSelection
     private let eventLoop: EventLoop
