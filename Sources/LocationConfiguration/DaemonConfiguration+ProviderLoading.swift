@@ -85,6 +85,7 @@ extension DaemonConfiguration {
                 throw document.notAllowed(table + ["kind"], expected: "one of \(kinds)", found: value)
             }
             provider.kind = kind
+            // How this table is named in messages: `provider`, or `provider[N]` for an element of the list.
             let key = document.issue(table, "").key ?? "provider"
             kindPlace = KindPlace(file: document.file, line: document.line(of: table + ["kind"]), key: key)
         }
