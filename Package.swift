@@ -80,6 +80,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The `network` provider: a Varlink client of locd-network's io.locd.NetworkLocation. A target of its own so
+        // that the other providers stay free of Varlink.
+        .target(
+            name: "LocationNetworkProvider",
+            dependencies: [
+                "JSON",
+                "LocationCore",
+                "LocationProviders",
+                "Varlink",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The shell around the core: Varlink calls in, actions carried out, the store and systemd.
         .target(
             name: "LocationDaemon",
@@ -89,6 +102,7 @@ let package = Package(
                 "LocationConfiguration",
                 "LocationProtocol",
                 "LocationProviders",
+                "LocationNetworkProvider",
                 "LocationStore",
                 "ProcessIdentity",
                 "SystemdSupport",
@@ -191,10 +205,16 @@ let package = Package(
         ),
         .executableTarget(name: "locd-fuzz", dependencies: ["FuzzTargets"]),
         // What the test targets share: the core driver, polling with a deadline, a NOTIFY_SOCKET listener,
-        // temporary directories, a seeded generator, and the real `locd` started on a socket of its own.
+        // temporary directories, a seeded generator, the real `locd` started on a socket of its own, and a fake
+        // locd-network.
         .target(
             name: "LocationTestSupport",
-            dependencies: ["LocationCore", "JSON", "Varlink"],
+            dependencies: [
+                "LocationCore", "JSON", "LocationProtocol", "Varlink",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/LocationTestSupport"
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "LocationTestSupport"]),
@@ -245,7 +265,10 @@ let package = Package(
         .testTarget(
             name: "LocationProvidersTests",
             dependencies: [
+                "JSON",
                 "LocationProviders",
+                "LocationNetworkProvider",
+                "Varlink",
                 "LocationCore",
                 "LocationProtocol",
                 "LocationTestSupport",

@@ -26,12 +26,12 @@ extension DaemonConfiguration {
         files += try dropIns(beside: main)
 
         var configuration = DaemonConfiguration()
-        var kindPlace: Place?
+        var kindPlaces: [KindPlace?] = [nil]
         for file in files {
             let document = try TOMLDocument(file: file, bytes: read(file))
-            if let place = try configuration.apply(document) { kindPlace = place }
+            try configuration.apply(document, kindPlaces: &kindPlaces)
         }
-        try configuration.check(kindPlace: kindPlace)
+        try configuration.check(kindPlaces: kindPlaces)
         return configuration
     }
 
@@ -42,8 +42,9 @@ extension DaemonConfiguration {
         over base: DaemonConfiguration = DaemonConfiguration()
     ) throws(ConfigurationIssue) -> DaemonConfiguration {
         var configuration = base
-        let kindPlace = try configuration.apply(TOMLDocument(file: file, text: text))
-        try configuration.check(kindPlace: kindPlace)
+        var kindPlaces = [KindPlace?](repeating: nil, count: base.providers.count)
+        try configuration.apply(TOMLDocument(file: file, text: text), kindPlaces: &kindPlaces)
+        try configuration.check(kindPlaces: kindPlaces)
         return configuration
     }
 
@@ -57,8 +58,9 @@ extension DaemonConfiguration {
         otherKeys: [String]
     ) throws(ConfigurationIssue) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
-        let kindPlace = try configuration.apply(document, otherKeys: otherKeys)
-        try configuration.check(kindPlace: kindPlace)
+        var kindPlaces: [KindPlace?] = [nil]
+        try configuration.apply(document, otherKeys: otherKeys, kindPlaces: &kindPlaces)
+        try configuration.check(kindPlaces: kindPlaces)
         return configuration
     }
 
@@ -99,21 +101,18 @@ extension DaemonConfiguration {
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
         "max-held-messages", "max-pipelined-calls", "max-conditions-per-app",
     ]
-    private static let providerKeys = [
-        "kind", "latitude", "longitude", "altitude", "accuracy", "file", "speed-factor", "host", "port", "socket",
-    ]
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
-    private static let maximumSocketPathBytes = 107
+    static let maximumSocketPathBytes = 107
     /// Long enough for any real timeout, short enough that deadlines stay far from `Int64` nanoseconds' end.
     private static let maximumSeconds = 1_000_000_000.0
 
-    /// Where a key was written.
-    private typealias Place = (file: String, line: Int?)
-
-    /// Sets every key `document` has; returns where it sets `[provider] kind`, if it does, so that a requirement
-    /// of that kind can be reported where the kind was chosen.
-    private mutating func apply(_ document: TOMLDocument, otherKeys: [String] = []) throws(ConfigurationIssue) -> Place?
-    {
+    /// Sets every key `document` has; `kindPlaces` holds, for each provider, where its `kind` was set, so that a
+    /// requirement of that kind can be reported where the kind was chosen.
+    private mutating func apply(
+        _ document: TOMLDocument,
+        otherKeys: [String] = [],
+        kindPlaces: inout [KindPlace?]
+    ) throws(ConfigurationIssue) {
         try Self.rejectUnknownKeys(document, in: [], allowed: Self.topLevelKeys + otherKeys)
         if let socket = try Self.path(document, ["socket"]) {
             guard socket.utf8.count <= Self.maximumSocketPathBytes else {
@@ -133,7 +132,7 @@ extension DaemonConfiguration {
         try applyBrokers(document)
         try applyLifecycle(document)
         try applyLimits(document)
-        return try applyProvider(document)
+        try applyProviders(document, kindPlaces: &kindPlaces)
     }
 
     /// `brokers` (I8) and `unknown-brokered-apps` (I11).
@@ -191,88 +190,9 @@ extension DaemonConfiguration {
         if let value = try limit("max-conditions-per-app") { limits.maxConditionsPerApp = value }
     }
 
-    private mutating func applyProvider(_ document: TOMLDocument) throws(ConfigurationIssue) -> Place? {
-        let table = ["provider"]
-        guard try document.table(table, expected: "a table describing the location provider") != nil else {
-            return nil
-        }
-        try Self.rejectUnknownKeys(document, in: table, allowed: Self.providerKeys)
-        let kinds = Provider.Kind.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: ", ")
-        var kindPlace: Place?
-        if let value = document.value(table + ["kind"]) {
-            guard let name = value.string else {
-                throw document.wrongType(table + ["kind"], expected: "one of \(kinds)", found: value)
-            }
-            guard let kind = Provider.Kind(rawValue: name) else {
-                throw document.notAllowed(table + ["kind"], expected: "one of \(kinds)", found: value)
-            }
-            provider.kind = kind
-            kindPlace = (document.file, document.line(of: table + ["kind"]))
-        }
-        let finite = -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude
-        if let degrees = try document.number(
-            table + ["latitude"],
-            in: -90...90,
-            expected: "degrees of latitude in [-90, 90]"
-        ) {
-            provider.latitude = degrees
-        }
-        if let degrees = try document.number(
-            table + ["longitude"],
-            in: -180...180,
-            expected: "degrees of longitude in [-180, 180]"
-        ) {
-            provider.longitude = degrees
-        }
-        if let metres = try document.number(table + ["altitude"], in: finite, expected: "a number of metres") {
-            provider.altitude = metres
-        }
-        if let metres = try document.number(
-            table + ["accuracy"],
-            in: 0...Double.greatestFiniteMagnitude,
-            expected: "a number of metres >= 0"
-        ) {
-            provider.accuracy = metres
-        }
-        if let file = try Self.path(document, table + ["file"]) { provider.file = file }
-        if let factor = try document.number(
-            table + ["speed-factor"],
-            in: Double.leastNonzeroMagnitude...Double.greatestFiniteMagnitude,
-            expected: "a number > 0"
-        ) {
-            provider.speedFactor = factor
-        }
-        if let host = try Self.name(document, table + ["host"], expected: "a host name or address") {
-            provider.host = host
-        }
-        if let port = try document.integer(table + ["port"], in: 1...65535, expected: "a port number in 1...65535") {
-            provider.port = port
-        }
-        if let socket = try Self.path(document, table + ["socket"]) {
-            guard socket.utf8.count <= Self.maximumSocketPathBytes else {
-                let expected = "a socket path of at most \(Self.maximumSocketPathBytes) bytes"
-                throw document.issue(table + ["socket"], "expected \(expected), found \(socket.utf8.count) bytes")
-            }
-            provider.socket = socket
-        }
-        return kindPlace
-    }
-
-    /// Requirements that span keys and files, checked once every file has been applied.
-    private func check(kindPlace: Place?) throws(ConfigurationIssue) {
-        if provider.kind == .nmea && provider.file == nil {
-            throw ConfigurationIssue(
-                file: kindPlace?.file ?? Self.defaultPath,
-                line: kindPlace?.line,
-                key: "provider.file",
-                message: "required when kind = \"nmea\": the NMEA 0183 file to replay"
-            )
-        }
-    }
-
     // MARK: Typed reads
 
-    private static func rejectUnknownKeys(
+    static func rejectUnknownKeys(
         _ document: TOMLDocument,
         in table: [String],
         allowed: [String]
@@ -296,7 +216,7 @@ extension DaemonConfiguration {
     }
 
     /// A duration in seconds, > 0 (or ≥ 0 with `zeroAllowed`, where 0 turns something off).
-    private static func seconds(
+    static func seconds(
         _ document: TOMLDocument,
         _ path: [String],
         zeroAllowed: Bool = false
@@ -313,7 +233,7 @@ extension DaemonConfiguration {
         return .seconds(seconds)
     }
 
-    private static func path(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> String? {
+    static func path(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> String? {
         try name(document, path, expected: "a path")
     }
 
@@ -322,7 +242,7 @@ extension DaemonConfiguration {
     }
 
     /// A string that must not be empty.
-    private static func name(
+    static func name(
         _ document: TOMLDocument,
         _ path: [String],
         expected: String

@@ -9,7 +9,8 @@ import LocationCore
 ///   (relative paths are taken from the daemon's current directory).
 /// - `allow-unknown-apps` = `false` (M3); `admin-group` = `"locd"` (I3); `restricted-apps` = `[]` (A1).
 /// - `brokers` = `[]` (I8); `unknown-brokered-apps` = `"ask"` (I11).
-/// - The `[lifecycle]`, `[limits]` and `[provider]` tables: ``Lifecycle``, ``Limits``, ``Provider``.
+/// - The `[lifecycle]` and `[limits]` tables, and the `[provider]` table or `[[provider]]` tables (U13):
+///   ``Lifecycle``, ``Limits``, ``Provider``.
 package struct DaemonConfiguration: Hashable, Sendable {
     /// Where the daemon looks when `--config` is not given; a missing file there means the defaults.
     package static let defaultPath = "/etc/locd/locd.toml"
@@ -37,8 +38,14 @@ package struct DaemonConfiguration: Hashable, Sendable {
     package var lifecycle = Lifecycle()
     /// `[limits]`.
     package var limits = Limits()
-    /// `[provider]`.
-    package var provider = Provider()
+    /// The `[[provider]]` tables in the order written, or the one `[provider]` table (U13, U17); never empty.
+    package var providers = [Provider()]
+
+    /// The first provider: the only one of a `[provider]` table.
+    package var provider: Provider {
+        get { providers[0] }
+        set { providers[0] = newValue }
+    }
 
     /// The built-in defaults.
     package init() {}

@@ -78,7 +78,11 @@ struct DaemonStartup {
         let version = options.version
         let limits = Self.varlinkLimits(configuration.limits)
         return try await loop.submit {
-            let provider = ProviderSupervisor(configuration: configuration.provider, eventLoop: loop, logger: logger)
+            let provider = ProviderSupervisor(
+                configurations: configuration.providers,
+                eventLoop: loop,
+                logger: logger
+            )
             let manager = SessionManager(
                 core: core,
                 manifests: manifests,

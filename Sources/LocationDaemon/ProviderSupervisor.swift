@@ -4,66 +4,66 @@ import LocationCore
 import LocationProviders
 import Logging
 import NIOCore
-import Varlink
 
-/// Runs the configured location provider while the core says it is needed (U3), feeds its fixes and
-/// losses of fix into the core as events, logs its state changes, and describes it for `Admin.Status`.
+/// Runs every configured location provider while the core says location is needed (U3, U13), hands the core
+/// the best fresh fix among them (U14, U15) through a ``FixSelection``, logs their state changes, and describes
+/// them for `Admin.Status` (U16).
 ///
-/// Loop-bound: every method runs on the daemon's one event loop, the loop the provider is bound to.
+/// With one provider the selection is transparent (U17): its fixes and losses reach the core as they come,
+/// and only a `stale-after` written in its table makes a silent provider's fix go stale.
+///
+/// Loop-bound: every method runs on the daemon's one event loop, the loop the providers are bound to.
 final class ProviderSupervisor {
-    private(set) var configuration: DaemonConfiguration.Provider
-    private var provider: LocationProvider
+    private var configurations: [DaemonConfiguration.Provider]
+    private var slots: [ProviderSlot]
+    private var selection: FixSelection
     private let eventLoop: EventLoop
     private let logger: Logger
+    private let clock = DaemonClock()
     /// Hands an event to the core, the way calls reach it; set once the session manager exists.
     private var deliver: ((Event) -> Void)?
-    /// Whether the core wants the provider running.
+    /// Whether the core wants the providers running.
     private var wanted = false
-    /// Whether the provider's last report was a fix, to log only the changes.
-    private var reportsFix = false
-    /// Why the provider is retrying or failed, for status; cleared when it runs.
-    private var problem: String?
-    /// Attempts that failed since the provider last ran: the 1st, 2nd, 4th, 8th, … are warned about, the
-    /// others logged at debug level, so a gpsd that is down does not flood the journal.
-    private var failures = 0
+    /// The provider whose fix the core was given last, kept after the fix is lost, for status (U16).
+    private var lastFixFrom: Int?
+    /// The provider whose fix the core holds now, to log the changes.
+    private var holding: Int?
+    /// When the delivered fix goes stale: the selection is reviewed then.
+    private var review: Scheduled<Void>?
     /// Counts starts and stops: an update of a provider stopped since is dropped.
     private var generation = 0
 
-    /// - Parameter configuration: the `[provider]` table.
-    init(configuration: DaemonConfiguration.Provider, eventLoop: EventLoop, logger: Logger) {
-        self.configuration = configuration
+    /// - Parameter configurations: the `[[provider]]` tables, or the one `[provider]` table.
+    init(configurations: [DaemonConfiguration.Provider], eventLoop: EventLoop, logger: Logger) {
+        self.configurations = configurations
         self.eventLoop = eventLoop
         self.logger = logger
-        self.provider = Self.makeProvider(configuration, eventLoop: eventLoop)
+        slots = Self.makeSlots(configurations, eventLoop: eventLoop, logger: logger)
+        selection = Self.makeSelection(configurations)
     }
 
-    /// The provider a `[provider]` table describes; `socket` wins over `host` and `port` for gpsd.
-    static func makeProvider(_ configuration: DaemonConfiguration.Provider, eventLoop: EventLoop) -> LocationProvider {
-        switch configuration.kind {
-        case .fixedPoint:
-            return StaticProvider(
-                latitude: configuration.latitude,
-                longitude: configuration.longitude,
-                altitude: configuration.altitude,
-                accuracy: configuration.accuracy,
-                eventLoop: eventLoop
-            )
-        case .nmea:
-            // Configuration loading refuses kind = "nmea" without a file; an empty path fails at start, loudly.
-            return NMEAReplayProvider(
-                file: configuration.file ?? "",
-                speedFactor: configuration.speedFactor,
-                eventLoop: eventLoop
-            )
-        case .gpsd:
-            let endpoint =
-                configuration.socket.map { GPSDEndpoint.unix(path: $0) }
-                ?? .tcp(host: configuration.host, port: configuration.port)
-            return GPSDProvider(endpoint: endpoint, eventLoop: eventLoop)
+    private static func makeSlots(
+        _ configurations: [DaemonConfiguration.Provider],
+        eventLoop: EventLoop,
+        logger: Logger
+    ) -> [ProviderSlot] {
+        zip(configurations, ProviderSlot.names(configurations)).map { configuration, name in
+            ProviderSlot(configuration: configuration, name: name, eventLoop: eventLoop, logger: logger)
         }
     }
 
-    /// Where the provider's events go: the session manager's way into the core.
+    /// Each provider's `stale-after`; with one provider only a written one (U17), with several its default too.
+    private static func makeSelection(_ configurations: [DaemonConfiguration.Provider]) -> FixSelection {
+        let single = configurations.count == 1
+        return FixSelection(
+            freshFor: configurations.map { configuration in
+                let seconds = single ? configuration.staleAfter : configuration.freshFor
+                return seconds.flatMap { $0.isFinite ? Span.seconds($0) : nil }
+            }
+        )
+    }
+
+    /// Where the providers' events go: the session manager's way into the core.
     func attach(_ deliver: @escaping (Event) -> Void) {
         self.deliver = deliver
     }
@@ -79,43 +79,46 @@ final class ProviderSupervisor {
         }
     }
 
-    /// Puts a reloaded `[provider]` table into effect: a changed table replaces the provider, restarting it
-    /// if it was running; an unchanged one changes nothing.
-    func reconfigure(_ configuration: DaemonConfiguration.Provider) {
-        guard configuration != self.configuration else { return }
+    /// Puts reloaded provider tables into effect: a changed list replaces the providers, restarting them if
+    /// they were running; an unchanged one changes nothing.
+    func reconfigure(_ configurations: [DaemonConfiguration.Provider]) {
+        guard configurations != self.configurations else { return }
         let wasRunning = wanted
-        if wasRunning { stop(reason: "the [provider] configuration changed") }
-        self.configuration = configuration
-        provider = Self.makeProvider(configuration, eventLoop: eventLoop)
-        logger.notice("provider is now \(provider.kind) (\(provider.source))", metadata: metadata)
+        if wasRunning { stop(reason: "the provider configuration changed") }
+        self.configurations = configurations
+        slots = Self.makeSlots(configurations, eventLoop: eventLoop, logger: logger)
+        selection = Self.makeSelection(configurations)
+        lastFixFrom = nil
+        let names = slots.map { "\($0.name) (\($0.provider.source))" }.joined(separator: ", ")
+        logger.notice("providers are now \(names)")
         if wasRunning { start() }
     }
 
-    /// Stops the provider for good: the daemon is stopping.
+    /// Stops the providers for good: the daemon is stopping.
     func shutdown() {
         wanted = false
         generation += 1
-        provider.stop()
+        cancelReview()
+        for slot in slots { slot.provider.stop() }
     }
 
     private func start() {
         generation += 1
         let current = generation
-        problem = nil
-        failures = 0
-        logger.info("provider \(provider.kind) starting (\(provider.source))", metadata: metadata)
-        provider.start { [weak self] update in
-            guard let self, generation == current else { return }
-            handle(update)
+        for (index, slot) in slots.enumerated() {
+            slot.start { [weak self] update in
+                guard let self, generation == current else { return }
+                handle(update, from: index)
+            }
         }
     }
 
     private func stop(reason: String) {
         generation += 1
-        provider.stop()
-        problem = nil
-        logger.info("provider \(provider.kind) stopped: \(reason)", metadata: metadata)
-        reportsFix = false
+        cancelReview()
+        for slot in slots { slot.stop(reason: reason) }
+        selection.reset()
+        holding = nil
         // A stopped provider has no fix; the next start must not inherit the old one. On the next turn of
         // the loop: the caller is still carrying out the core's actions.
         let current = generation
@@ -125,69 +128,85 @@ final class ProviderSupervisor {
         }
     }
 
-    private func handle(_ update: ProviderUpdate) {
+    private func handle(_ update: ProviderUpdate, from index: Int) {
+        slots[index].note(update)
         switch update {
         case .fix(let fix):
-            if !reportsFix {
-                reportsFix = true
-                logger.info("provider \(provider.kind) has a fix", metadata: metadata)
-            }
-            deliver?(.fix(fix))
-        case .fixLost(let reason):
-            if reportsFix {
-                reportsFix = false
-                logger.notice("provider \(provider.kind) lost its fix: \(reason)", metadata: metadata)
-            }
-            deliver?(.fixLost)
-        case .state(let state, let detail):
-            switch state {
-            case .failed:
-                problem = detail
-                logger.error("provider \(provider.kind) failed: \(detail ?? "")", metadata: metadata)
-            case .retrying:
-                problem = detail
-                failures += 1
-                let level: Logger.Level = failures & (failures - 1) == 0 ? .warning : .debug
-                logger.log(level: level, "provider \(provider.kind) retrying: \(detail ?? "")", metadata: metadata)
-            case .running:
-                problem = nil
-                failures = 0
-                logger.info("provider \(provider.kind) running: \(detail ?? "")", metadata: metadata)
-            case .connecting, .stopped:
-                logger.debug("provider \(provider.kind) \(state.rawValue): \(detail ?? "")", metadata: metadata)
-            }
-        case .warning(let text):
-            logger.warning("provider \(provider.kind): \(text)", metadata: metadata)
+            carryOut(selection.receive(fix, from: index, at: clock.now()))
+        case .fixLost:
+            carryOut(selection.lose(index, at: clock.now()))
+        case .state(.failed, _) where selection.fix(of: index) != nil:
+            // A provider that cannot run has no fix, whether or not it said so.
+            carryOut(selection.lose(index, at: clock.now()))
+        case .state, .warning:
+            break
         }
     }
 
-    private var metadata: Logger.Metadata {
-        ["locd.provider": .string(provider.kind)]
+    /// Tells the core what the selection decided, and arms the review for when the delivered fix goes stale.
+    private func carryOut(_ decision: FixSelection.Decision) {
+        switch decision {
+        case .deliver(let fix, let index):
+            if holding != index, slots.count > 1 {
+                logger.info("location now from provider \(slots[index].name)", metadata: slots[index].metadata)
+            }
+            holding = index
+            lastFixFrom = index
+            deliver?(.fix(fix))
+        case .lose:
+            if holding != nil, slots.count > 1 {
+                logger.notice("no provider has a fresh fix")
+            }
+            holding = nil
+            deliver?(.fixLost)
+        case .none:
+            break
+        }
+        armReview()
+    }
+
+    private func armReview() {
+        cancelReview()
+        guard let due = selection.reviewAt else { return }
+        let delay = max(0, due.since(clock.now()).nanoseconds)
+        let current = generation
+        review = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay)) { [self] in
+            review = nil
+            guard generation == current else { return }
+            carryOut(selection.review(at: clock.now()))
+        }
+    }
+
+    private func cancelReview() {
+        review?.cancel()
+        review = nil
     }
 
     // MARK: Status
 
-    /// `Admin.Status`'s `ProviderStatus`, in IDL order: the core's view (demand, fix) and the provider's own.
+    /// `Admin.Status`'s `provider`: the provider that supplied the last fix, else the first, with the core's
+    /// view of demand and fix, as with a single provider (U16, U17).
     /// - Parameters:
-    ///   - running: whether the core wants the provider running (U3).
-    ///   - hasFix: whether the provider's last report was a fix, as the core holds it (D9).
+    ///   - running: whether the core wants the providers running (U3).
+    ///   - hasFix: whether the core holds a fix (D9).
     ///   - lastFix: the newest fix the core has, kept after it was lost so status can say when it was.
     func status(running: Bool, hasFix: Bool, lastFix: Fix?) -> JSONValue {
-        var object: JSONObject = [
-            "name": .string(provider.kind),
-            "running": .bool(running),
-            "hasFix": .bool(hasFix),
-        ]
-        if let lastFix { object["lastFix"] = .double(lastFix.timestamp) }
-        object["state"] = .string(provider.state.rawValue)
-        object["source"] = .string(provider.source)
-        if let lastFix {
-            object["lastLatitude"] = .double(lastFix.latitude)
-            object["lastLongitude"] = .double(lastFix.longitude)
-        }
-        if let problem, provider.state == .retrying || provider.state == .failed {
-            object["lastError"] = .string(problem)
-        }
-        return .object(object)
+        slots[lastFixFrom ?? 0].status(running: running, hasFix: hasFix, lastFix: lastFix)
+    }
+
+    /// `Admin.Status`'s `providers`: each provider in configuration order, with its own newest fix and whether
+    /// it is fresh (U16).
+    func statuses(running: Bool) -> JSONValue {
+        let now = clock.now()
+        return .array(
+            slots.enumerated().map { index, slot in
+                slot.status(running: running, hasFix: selection.isFresh(index, at: now), lastFix: slot.lastFix)
+            }
+        )
+    }
+
+    /// `Admin.Status`'s `lastFixFrom`: the name of the provider that supplied the core's last fix.
+    var lastFixSource: String? {
+        lastFixFrom.map { slots[$0].name }
     }
 }

@@ -41,7 +41,7 @@ struct Reloader {
                     adminGroup: fresh.adminGroup,
                     brokers: fresh.brokers
                 )
-                running.value.provider.reconfigure(fresh.provider)
+                running.value.provider.reconfigure(fresh.providers)
             }.get()
             logger.info("reloaded \(reloaded.count) manifests", metadata: MessageID.reloading.metadata)
             try? await eventLoop.submit { running.value.manager.reloadFinished(refusal: nil) }.get()

@@ -90,9 +90,17 @@ struct ReplyEncoder {
     /// provider and the store report.
     /// - Parameters:
     ///   - provider: the `ProviderStatus`, ``ProviderSupervisor/status(running:hasFix:lastFix:)``.
+    ///   - providers: every provider's, ``ProviderSupervisor/statuses(running:)`` (U16).
+    ///   - lastFixFrom: the name of the provider that supplied the last fix, if one has.
     ///   - storeHealthy: whether the last commit succeeded (R7).
-    func daemonStatus(_ status: CoreStatus, provider: JSONValue, storeHealthy: Bool) -> JSONValue {
-        .object([
+    func daemonStatus(
+        _ status: CoreStatus,
+        provider: JSONValue,
+        providers: JSONValue,
+        lastFixFrom: String?,
+        storeHealthy: Bool
+    ) -> JSONValue {
+        var object: JSONObject = [
             "version": .string(facts.version),
             "pid": .int(Int64(facts.pid)),
             "uptimeSeconds": .double(clock.now().since(facts.startedAt).seconds),
@@ -107,7 +115,10 @@ struct ReplyEncoder {
             "agents": .int(Int64(status.agents)),
             "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
             "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
-        ])
+            "providers": providers,
+        ]
+        if let lastFixFrom { object["lastFixFrom"] = .string(lastFixFrom) }
+        return .object(object)
     }
 }
 

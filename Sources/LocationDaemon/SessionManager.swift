@@ -337,6 +337,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 hasFix: core.providerReportsFix,
                 lastFix: core.newestFix
             ),
+            providers: provider.statuses(running: core.isProviderRunning),
+            lastFixFrom: provider.lastFixSource,
             storeHealthy: writeBehind.storeHealthy
         )
     }

@@ -200,9 +200,12 @@ public enum LocationInterfaces {
         )
 
         # running: some session or stream needs location, so the provider is started (U3).
-        # lastFix: Unix time of the newest fix, kept after the fix is lost; lastLatitude, lastLongitude: its point.
-        # state: the provider's own state; source: its point, file or gpsd address;
-        # lastError: why it is retrying or failed.
+        # lastFix: Unix time of the newest fix, kept after the fix is lost; lastLatitude, lastLongitude,
+        # lastAccuracy: its point and accuracy.
+        # state: the provider's own state; source: its point, file, gpsd or locd-network address;
+        # lastError: why it is retrying or failed. name: the kind, numbered from its second table on (gpsd#2).
+        # In DaemonStatus.provider, hasFix and lastFix are the daemon's; in providers, each provider's own,
+        # hasFix meaning a fresh fix (U14).
         type ProviderStatus (
           name: string,
           running: bool,
@@ -212,12 +215,16 @@ public enum LocationInterfaces {
           source: ?string,
           lastLatitude: ?float,
           lastLongitude: ?float,
-          lastError: ?string
+          lastError: ?string,
+          kind: ?(static, nmea, gpsd, network),
+          lastAccuracy: ?float
         )
 
         # appsUsingLocation: apps receiving location right now (the status-bar / Control Centre list).
         # appsUsingLocationInBackground: those of them in the background under a While-Using grant
         # (the blue indicator); an app authorized Always is not among them.
+        # provider: the provider that supplied the last fix, else the first; providers: every configured
+        # one, in configuration order; lastFixFrom: the name of the one that supplied the last fix (U16).
         type DaemonStatus (
           version: string,
           pid: int,
@@ -232,7 +239,9 @@ public enum LocationInterfaces {
           pendingPrompts: int,
           agents: int,
           appsUsingLocation: []string,
-          appsUsingLocationInBackground: []string
+          appsUsingLocationInBackground: []string,
+          providers: []ProviderStatus,
+          lastFixFrom: ?string
         )
 
         type Event (

@@ -12,12 +12,13 @@ struct StatusCommand: ParsableCommand {
             Prints the version, uptime, the location-services switch, the provider and its last fix, \
             the store's health, the counts of apps, clients, agents, sessions (and how many linger) \
             and pending prompts, and the apps using location now and in the background (the \
-            status-bar and Control Centre list).
+            status-bar and Control Centre list). With several providers, each one's state, its             newest fix and whether it is fresh, and which one supplied the last fix.
 
             With --json, prints the DaemonStatus object of io.locd.Admin.Status (fields: version, \
             pid, uptimeSeconds, locationServicesEnabled, provider{name, running, hasFix, lastFix}, \
             storeHealthy, apps, clients, sessions, lingeringSessions, pendingPrompts, agents, \
-            appsUsingLocation, appsUsingLocationInBackground).
+            appsUsingLocation, appsUsingLocationInBackground, providers[{name, kind, running, \
+            hasFix, lastFix, state, source, lastError, …}], lastFixFrom).
 
             Example: locctl status
             """
@@ -52,7 +53,8 @@ struct StatusCommand: ParsableCommand {
 
     /// Provider fields the human rendering names itself; any others are listed as they come.
     static let knownProviderFields: Set<String> = [
-        "name", "running", "hasFix", "lastFix", "state", "source", "lastLatitude", "lastLongitude", "lastError",
+        "name", "running", "hasFix", "lastFix", "state", "source", "lastLatitude", "lastLongitude", "lastError", "kind",
+        "lastAccuracy",
     ]
 
     /// The human rendering, separate so it can be tested on a fixed reply.
@@ -110,6 +112,7 @@ struct StatusCommand: ParsableCommand {
         if !extras.isEmpty {
             fields.add("Provider details", extras.map { "\($0.0) \(plainText($0.1))" }.joined(separator: ", "))
         }
+        addProviders(status, to: &fields, now: now, style: style, timeZone: timeZone)
         fields.add("Store", store)
         fields.add("Apps", "\(int("apps"))    clients \(int("clients"))    agents \(int("agents"))")
         fields.add("Sessions", "\(int("sessions")) (\(int("lingeringSessions")) lingering)")
@@ -118,6 +121,37 @@ struct StatusCommand: ParsableCommand {
         fields.add("In the background", list("appsUsingLocationInBackground"))
         let pid = int("pid")
         return "locd \(status["version"]?.stringValue ?? "?") (pid \(pid)), up \(uptime)\n" + fields.render()
+    }
+
+    /// With several providers (U16): one line for each, its state, its newest fix and whether it is fresh, and
+    /// which one supplied the last fix.
+    static func addProviders(
+        _ status: JSONValue,
+        to fields: inout Fields,
+        now: Double,
+        style: Style,
+        timeZone: TimeZone
+    ) {
+        guard let providers = status["providers"]?.arrayValue, providers.count > 1 else { return }
+        let supplier = status["lastFixFrom"]?.stringValue
+        for provider in providers {
+            let name = provider["name"]?.stringValue ?? "?"
+            let state = provider["state"]?.stringValue ?? (provider["running"]?.boolValue == true ? "running" : "idle")
+            var parts = [style.paint(state, .of(state))]
+            if let lastFix = provider["lastFix"]?.doubleValue {
+                let fresh = provider["hasFix"]?.boolValue == true ? "fresh fix" : "no fresh fix, last"
+                let accuracy = provider["lastAccuracy"]?.doubleValue.map { String(format: " ±%.0f m", $0) } ?? ""
+                parts.append(
+                    "\(fresh)\(accuracy) at \(TimeFormat.clock(lastFix, in: timeZone)) (\(TimeFormat.ago(now - lastFix)))"
+                )
+            } else {
+                parts.append("no fix")
+            }
+            if name == supplier { parts.append(style.paint("supplied the last fix", .green)) }
+            if let source = provider["source"]?.stringValue { parts.append("from \(source)") }
+            if let problem = provider["lastError"]?.stringValue { parts.append(style.paint(problem, .red)) }
+            fields.add("Provider \(name)", parts.joined(separator: ", "))
+        }
     }
 
     /// A JSON value as a person reads it: strings bare, everything else as JSON.

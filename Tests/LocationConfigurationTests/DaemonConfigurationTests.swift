@@ -302,7 +302,7 @@ struct DaemonConfigurationTests {
         )
         #expect(
             failure("[provider]\nkind = 1\n")
-                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", found integer"#
+                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", "network", found integer"#
         )
     }
 
@@ -434,7 +434,7 @@ struct DaemonConfigurationTests {
         )
         #expect(
             failure("[provider]\nkind = \"gps\"")
-                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", found "gps""#
+                == #"/etc/locd/locd.toml:2: key provider.kind: expected one of "static", "nmea", "gpsd", "network", found "gps""#
         )
         #expect(
             failure("[provider]\nkind = \"gpsd\"\nport = 70000")
@@ -480,7 +480,8 @@ struct DaemonConfigurationTests {
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")
                 == "/etc/locd/locd.toml:3: key provider.lat: unknown key; allowed in [provider]: kind, latitude, "
-                + "longitude, altitude, accuracy, file, speed-factor, host, port, socket"
+                + "longitude, altitude, accuracy, file, speed-factor, host, port, socket, url, consider-ip, interval, "
+                + "minimum-interval, access-points, stale-after"
         )
     }
 

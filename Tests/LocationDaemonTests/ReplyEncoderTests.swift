@@ -101,13 +101,23 @@ import Varlink
             appsUsingLocationInBackground: []
         )
         let provider: JSONValue = .object(["kind": .string("static")])
-        let frame = encoder.encode(.status(core)) { encoder.daemonStatus($0, provider: provider, storeHealthy: false) }
-        let status = try #require(encoder.daemonStatus(core, provider: provider, storeHealthy: false).objectValue)
+        let providers: JSONValue = .array([provider])
+        func encode(_ core: CoreStatus) -> JSONValue {
+            encoder.daemonStatus(
+                core,
+                provider: provider,
+                providers: providers,
+                lastFixFrom: "static",
+                storeHealthy: false
+            )
+        }
+        let frame = encoder.encode(.status(core)) { encode($0) }
+        let status = try #require(encode(core).objectValue)
         #expect(
             status.keys == [
                 "version", "pid", "uptimeSeconds", "locationServicesEnabled", "provider", "storeHealthy", "apps",
                 "clients", "sessions", "lingeringSessions", "pendingPrompts", "agents", "appsUsingLocation",
-                "appsUsingLocationInBackground",
+                "appsUsingLocationInBackground", "providers", "lastFixFrom",
             ]
         )
         #expect(
@@ -116,6 +126,7 @@ import Varlink
         )
         #expect(status["provider"] == provider && status["sessions"] == .int(5))
         #expect(status["appsUsingLocation"] == .array([.string("com.ex.maps")]))
+        #expect(status["providers"] == providers && status["lastFixFrom"] == .string("static"))
         #expect(text(frame).hasPrefix(#"{"parameters":{"status":{"version":"9.9.9","pid":4242,"uptimeSeconds":"#))
         #expect(text(frame).contains(#""provider":{"kind":"static"},"storeHealthy":false,"apps":3,"#))
     }

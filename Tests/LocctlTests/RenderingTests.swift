@@ -33,6 +33,30 @@ struct RenderingTests {
         #expect(JSONValue.parse(Array(text.utf8)) == reply["status"])
     }
 
+    @Test("U16: status with several providers shows each one's state and fix, and which supplied the last fix")
+    func statusProviders() throws {
+        let reply = try Golden.reply("status-providers.json")
+        let text = try #require(StatusCommand.output(reply, json: false, now: now, timeZone: Golden.utc))
+        try Golden.check(text, "status-providers.txt")
+        #expect(
+            text.contains(
+                "Provider network: running, fresh fix ±35 m at 02:23:05.000 (25.0 s ago), supplied the last fix"
+            )
+        )
+        let gpsd = text.split(separator: "\n").first { $0.contains("Provider gpsd:") } ?? ""
+        #expect(gpsd.contains("Provider gpsd: running, no fresh fix, last ±4 m at 02:22:00.000"))
+        #expect(!gpsd.contains("supplied"), "only the provider named in lastFixFrom supplied the last fix")
+    }
+
+    @Test("U16: status --json with several providers is the DaemonStatus object, providers and lastFixFrom included")
+    func statusProvidersJSON() throws {
+        let reply = try Golden.reply("status-providers.json")
+        let text = try #require(StatusCommand.output(reply, json: true, now: now))
+        try Golden.check(text, "status-providers.json.txt")
+        #expect(JSONValue.parse(Array(text.utf8)) == reply["status"])
+        #expect(text.contains(#""lastFixFrom":"network""#))
+    }
+
     @Test("locctl status: a reply without a status prints nothing and is a failure")
     func statusMissing() {
         #expect(StatusCommand.output(["other": .int(1)], json: false, now: now) == nil)
