@@ -1,0 +1,86 @@
+import Foundation
+import JSON
+
+/// A stand-in ichnaea-compatible geolocate endpoint on 127.0.0.1 (Fixtures/geolocate_standin.py): it checks and
+/// records every request, answers a position or, as the test tells it, badly, and can stop and start listening.
+package final class StandInGeolocate: @unchecked Sendable {
+    // @unchecked: set once in init; the script is driven from one test.
+    /// How it answers.
+    package enum Mode: String, Sendable, CaseIterable {
+        /// The position set with ``answer(latitude:longitude:accuracy:)`` (at the start 52.52, 13.405, ±5000 m).
+        case position
+        /// A body that is not JSON.
+        case notJSON = "notjson"
+        /// A JSON object without `location`.
+        case missing
+        /// Latitude 123.
+        case latitude
+        /// A 10 MB body.
+        case huge
+        /// A redirect to itself.
+        case loop
+        /// The answer one byte a second.
+        case drip
+        /// HTTP 503.
+        case status
+    }
+
+    private let script: ScriptProcess
+    package let port: Int
+
+    package init(directory: String) throws {
+        script = try ScriptProcess(
+            ["/usr/bin/python3", ScriptProcess.fixture("geolocate_standin.py")],
+            logPath: directory + "/geolocate.log"
+        )
+        guard let port = script.waitFor({ $0["port"] != nil })?["port"]?.intValue else {
+            throw StandInFailure("the stand-in geolocation service did not start: \(script.log)")
+        }
+        self.port = Int(port)
+    }
+
+    /// The URL to give locd-network.
+    package var url: String { "http://127.0.0.1:\(port)/v1/geolocate" }
+
+    /// Every well-formed request so far, in order: `{"considerIp": …, "wifiAccessPoints": [...]}`.
+    package var requests: [JSONObject] { script.objects.compactMap { $0["request"]?.objectValue } }
+
+    /// Requests that were not what an ichnaea client sends, and why.
+    package var badRequests: [String] { script.objects.compactMap { $0["badRequest"]?.stringValue } }
+
+    /// The BSSIDs of request `index`.
+    package func macAddresses(ofRequest index: Int) -> [String] {
+        requests[index]["wifiAccessPoints"]?.arrayValue?.compactMap { $0["macAddress"]?.stringValue } ?? []
+    }
+
+    /// Waits for more than `count` requests; whether they came within `timeout` seconds.
+    package func waitForRequests(moreThan count: Int, timeout: Double = 20) -> Bool {
+        eventually(timeout: timeout, every: 0.02) { requests.count > count }
+    }
+
+    /// Answers from now on as `mode` says.
+    package func set(_ mode: Mode) throws { try command(mode.rawValue, expect: mode.rawValue) }
+
+    /// Answers this position from now on.
+    package func answer(latitude: Double, longitude: Double, accuracy: Double) throws {
+        try command("position \(latitude) \(longitude) \(accuracy)", expect: "position")
+    }
+
+    /// Stops listening: connections are refused.
+    package func switchOff() throws { try command("off", expect: "off") }
+
+    /// Listens again on the same port.
+    package func switchOn() throws { try command("on", expect: "on") }
+
+    private func command(_ line: String, expect: String) throws {
+        let before = script.objects.filter { $0["mode"] != nil }.count
+        script.send(line)
+        let done = eventually(timeout: 20, every: 0.02) {
+            let modes = script.objects.compactMap { $0["mode"]?.stringValue }
+            return modes.count > before && modes[before] == expect
+        }
+        guard done else { throw StandInFailure("the stand-in did not take \"\(line)\": \(script.log)") }
+    }
+
+    package func stop() { script.kill9() }
+}
