@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 
@@ -23,7 +24,7 @@ public final class GeolocateClient: Sendable {
         let seconds = deadline.components.seconds
         let connect = TimeAmount.seconds(max(1, min(5, seconds)))
         let configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false),
+            redirectConfiguration: .disallow,
             timeout: .init(connect: connect, read: connect)
         )
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -56,23 +57,53 @@ public final class GeolocateClient: Sendable {
         return outcome.flatMap { status, body in GeolocateAnswer.decode(status: status, body: body) }
     }
 
+    /// One answer, or where the service redirects.
+    private enum Reply {
+        case answer(status: Int, body: [UInt8])
+        case redirect(String)
+    }
+
+    /// POSTs `body` to `url`, following redirects by hand: each new URL must pass U10's check as the Watch's own
+    /// did (https://, or http:// on loopback), so that a redirect cannot send the access points in the clear.
     private func exchange(url: String, body: String) async -> Result<(Int, [UInt8]), GeolocateFailure> {
+        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        let end = NIODeadline.now() + .nanoseconds(nanoseconds)
+        var current = url
+        var visited: Set<String> = [url]
+        for _ in 0...Self.maximumRedirects {
+            switch await send(body, to: current, deadline: end) {
+            case .failure(let failure): return .failure(failure)
+            case .success(.answer(let status, let bytes)): return .success((status, bytes))
+            case .success(.redirect(let location)):
+                guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString
+                else { return .failure(.refused("the service redirects to \"\(location.prefix(200))\", not a URL")) }
+                if let refusal = NetworkSettings.checkURL(next) {
+                    return .failure(.refused("the service redirects to a URL that \(refusal.reason)"))
+                }
+                guard visited.insert(next).inserted else {
+                    return .failure(.refused("the service redirects in a loop"))
+                }
+                current = next
+            }
+        }
+        return .failure(.refused("the service redirects more than \(Self.maximumRedirects) times"))
+    }
+
+    private func send(_ body: String, to url: String, deadline: NIODeadline) async -> Result<Reply, GeolocateFailure> {
         var http = HTTPClientRequest(url: url)
         http.method = .POST
         http.headers.add(name: "Content-Type", value: "application/json")
         http.headers.add(name: "User-Agent", value: "locd-network")
         http.body = .bytes(ByteBuffer(string: body))
         do {
-            let response = try await client.execute(
-                http,
-                deadline: .now()
-                    + .nanoseconds(
-                        Int64(deadline.components.seconds) * 1_000_000_000 + deadline.components.attoseconds
-                            / 1_000_000_000
-                    )
-            )
+            let response = try await client.execute(http, deadline: deadline)
+            let status = Int(response.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
+                _ = try? await response.body.collect(upTo: 65_536)
+                return .success(.redirect(location))
+            }
             let bytes = try await response.body.collect(upTo: Self.maximumBodyBytes)
-            return .success((Int(response.status.code), Array(buffer: bytes)))
+            return .success(.answer(status: status, body: Array(buffer: bytes)))
         } catch is NIOTooManyBytesError {
             return .failure(.badAnswer("the answer is larger than \(Self.maximumBodyBytes) bytes"))
         } catch let error as HTTPClientError {
@@ -88,8 +119,6 @@ public final class GeolocateClient: Sendable {
 
     private static func failure(_ error: HTTPClientError) -> GeolocateFailure {
         switch error {
-        case .redirectCycleDetected: .refused("the service redirects in a loop")
-        case .redirectLimitReached: .refused("the service redirects more than \(maximumRedirects) times")
         case .connectTimeout: .unreachable("cannot connect to the service: timed out")
         case .deadlineExceeded, .readTimeout: .unreachable("the service did not answer in time")
         case .remoteConnectionClosed: .unreachable("the service closed the connection before answering")

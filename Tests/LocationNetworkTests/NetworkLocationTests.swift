@@ -153,6 +153,7 @@ import Varlink
         let cases: [(StandInGeolocate.Mode, String)] = [
             (.notJSON, "not JSON"), (.missing, "no \"location\""), (.latitude, "latitude 123.0 is outside"),
             (.huge, "larger than 1048576 bytes"), (.loop, "redirects in a loop"),
+            (.downgrade, "redirects to a URL that is http:// to"),
             (.drip, "did not answer"), (.status, "HTTP 503"),
         ]
         for (mode, words) in cases {

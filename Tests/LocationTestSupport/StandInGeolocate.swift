@@ -19,6 +19,8 @@ package final class StandInGeolocate: @unchecked Sendable {
         case huge
         /// A redirect to itself.
         case loop
+        /// A redirect to http:// on a host the client must not take as loopback (`[::ffff:127.0.0.1]`).
+        case downgrade
         /// The answer one byte a second.
         case drip
         /// HTTP 503.

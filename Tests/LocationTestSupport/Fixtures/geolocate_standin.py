@@ -8,9 +8,9 @@ Lines on its standard input set how it answers, each answered with {"mode": MODE
   position LAT LNG ACCURACY   answer that position (the start: 52.52 13.405 5000)
   off                         refuse connections (the listening socket is closed)
   on                          listen again, on the same port
-  notjson | missing | latitude | huge | loop | drip | status
-      not JSON; no "location"; latitude 123; a 10 MB body; a redirect to itself; the answer one byte a
-      second; HTTP 503
+  notjson | missing | latitude | huge | loop | downgrade | drip | status
+      not JSON; no "location"; latitude 123; a 10 MB body; a redirect to itself; a redirect to http:// on a
+      host that is not taken as loopback; the answer one byte a second; HTTP 503
 The end of its input ends it.
 """
 import http.server
@@ -56,6 +56,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "loop":
             self.send_response(307)
             self.send_header("Location", self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "downgrade":
+            # To a host the client must refuse (http:// to an address it does not take as loopback); were it to
+            # follow, the connection would still reach this machine only.
+            self.send_response(307)
+            self.send_header("Location", "http://[::ffff:127.0.0.1]:%d%s" % (self.server.server_address[1], self.path))
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
