@@ -89,28 +89,3 @@ final class SystemBusClient {
         return sd_bus_message_read_basic(reply.message, CChar(UInt8(ascii: "b")), &owned) > 0 && owned != 0
     }
 }
-
-/// A failed bus call: what failed, and the D-Bus error's name when there was one.
-struct BusError: Error, CustomStringConvertible {
-    var description: String
-    var name: String?
-
-    init(_ description: String, name: String? = nil) {
-        self.description = description
-        self.name = name
-    }
-}
-
-/// A property value of the few types the access points have.
-enum BusValue: Equatable {
-    case bytes([UInt8])
-    case integer(Int)
-    case string(String)
-    case objectPaths([String])
-    case other
-
-    var bytes: [UInt8]? { if case .bytes(let value) = self { value } else { nil } }
-    var integer: Int? { if case .integer(let value) = self { value } else { nil } }
-    var string: String? { if case .string(let value) = self { value } else { nil } }
-    var objectPaths: [String]? { if case .objectPaths(let value) = self { value } else { nil } }
-}

@@ -1,4 +1,3 @@
-import Foundation
 import JSON
 
 /// The replies of a Watch (PROTOCOL.md "io.locd.NetworkLocation"), as Varlink parameters.
@@ -18,15 +17,5 @@ enum WatchEvent {
             "accessPoints": .int(Int64(request.accessPoints.count)),
         ]
         return ["event": .string("position"), "position": .object(position)]
-    }
-}
-
-extension NetworkSettings {
-    /// The URL as logged: without its query, which may hold an API key.
-    var loggedURL: String {
-        guard var components = URLComponents(string: url) else { return "the service" }
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? "the service"
     }
 }
