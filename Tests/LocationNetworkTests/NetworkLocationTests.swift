@@ -145,6 +145,29 @@ import Varlink
         #expect(scene.service.macAddresses(ofRequest: scene.service.requests.count - 1) == [Self.home, Self.cafe])
     }
 
+    @Test("U6: a Wi-Fi service listing 300 access points gets at most 256 of them read and the 20 strongest sent")
+    func manyAccessPoints() async throws {
+        let points = (0..<300).map { index in
+            StandInWifi.Point(
+                String(format: "00:11:22:33:%02x:%02x", index / 256, index % 256),
+                "AP\(index)",
+                -30 - index % 60
+            )
+        }
+        let scene = try NetworkScene(points: points)
+        let watch = try await scene.watch()
+        let position = try #require(try await watch.position())
+        #expect(position["accessPoints"]?.intValue == 20)
+        let signals = scene.service.requests.first?["wifiAccessPoints"]?.arrayValue?.compactMap {
+            $0["signalStrength"]?.intValue
+        }
+        #expect(signals?.count == 20)
+        #expect(signals == signals?.sorted(by: >))
+        // One read of the interfaces, one of the list, and three per access point read (the stand-in counts each
+        // property GetAll returns): 770 for 256, where all 300 would be 902.
+        #expect(try #require(try scene.wifi?.reads()) <= 2 + 256 * 3)
+    }
+
     @Test("U12: each bad answer is a lost naming the problem, and locd-network goes on serving")
     func badAnswers() async throws {
         let scene = try NetworkScene()

@@ -98,6 +98,7 @@ import Testing
             ("url", "ftp://example.com/x", "scheme ftp"),
             ("url", "geolocate", "not an absolute URL"),
             ("url", "https://user:pw@example.com/x", "user or password"),
+            ("url", .string("https://example.com/" + String(repeating: "a", count: 3000)), "longer than 2048 bytes"),
             ("interval", .double(0), "more than 0"),
             ("interval", .double(-5), "more than 0"),
             ("minimumInterval", .double(0.1), "at least 1"),
