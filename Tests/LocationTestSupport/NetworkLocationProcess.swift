@@ -26,7 +26,12 @@ package final class NetworkLocationProcess: @unchecked Sendable {
 
     /// Starts it and waits for its `READY=1`.
     /// - Parameter requestTimeout: `--request-timeout`, short so that a dripping service is cut off soon.
-    package init(directory: String, bus: PrivateSystemBus?, requestTimeout: Double = 2) throws {
+    package convenience init(directory: String, bus: PrivateSystemBus?, requestTimeout: Double = 2) throws {
+        try self.init(directory: directory, busAddress: bus?.address, requestTimeout: requestTimeout)
+    }
+
+    /// Starts it on the bus at `busAddress` (none: an address where no bus listens) and waits for its `READY=1`.
+    package init(directory: String, busAddress: String?, requestTimeout: Double = 2) throws {
         socketPath = directory + "/network.sock"
         logPath = directory + "/locd-network.log"
         notify = try NotifySocket(path: directory + "/network-notify")
@@ -38,7 +43,7 @@ package final class NetworkLocationProcess: @unchecked Sendable {
         environment["NOTIFY_SOCKET"] = notify.path
         environment.removeValue(forKey: "LISTEN_FDS")
         environment.removeValue(forKey: "LISTEN_PID")
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus?.address ?? "unix:path=\(directory)/no-bus"
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress ?? "unix:path=\(directory)/no-bus"
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -36,10 +36,16 @@ package final class StandInWifi: @unchecked Sendable {
     private let script: ScriptProcess
 
     /// Starts the stand-in on `bus` and waits until it owns its name.
-    package init(_ kind: Kind, points: [Point], bus: PrivateSystemBus, directory: String) throws {
+    package convenience init(_ kind: Kind, points: [Point], bus: PrivateSystemBus, directory: String) throws {
+        try self.init(kind, points: points, busAddress: bus.address, directory: directory)
+    }
+
+    /// Starts the stand-in on the bus at `busAddress` (a D-Bus address, `unix:path=…`), the test's own system bus
+    /// whoever started it, and waits until it owns its name.
+    package init(_ kind: Kind, points: [Point], busAddress: String, directory: String) throws {
         script = try ScriptProcess(
             ["/usr/bin/python3", ScriptProcess.fixture("wifi_standin.py"), kind.rawValue] + points.map(\.argument),
-            environment: bus.environment,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress],
             logPath: directory + "/wifi-\(kind.rawValue).log"
         )
         guard script.waitFor({ $0["ready"] != nil }) != nil else {
