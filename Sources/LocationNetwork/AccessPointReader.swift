@@ -9,7 +9,8 @@ import Glibc
 /// Reads the access points in view on a thread of its own, while a schedule needs them and only then (U12): once
 /// at the start, then again whenever wpa_supplicant or NetworkManager signals anything (a BSS added or removed, a
 /// property changed, the service appearing or leaving the bus), at most twice a second. Each reading that differs
-/// from the one before goes to `changed`. No polling: between signals the thread sleeps in poll(2).
+/// from the one before goes to `changed`. No polling: between signals the thread sleeps in poll(2). A bus that
+/// cannot be reached, or goes away, is reported and connected to again every few seconds.
 public final class AccessPointReader: Sendable {
     private let source: NetworkSettings.AccessPointSource
     private let changed: @Sendable (AccessPointSnapshot) -> Void
@@ -42,7 +43,20 @@ public final class AccessPointReader: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
+    /// How long to wait before connecting again when the bus cannot be reached or went away, in seconds.
+    static let reconnectDelay = 5.0
+
     private func run() {
+        while !isStopping {
+            connectAndServe()
+            // The bus could not be reached, or went away (dbus restarted): connect again after a pause.
+            var descriptor = pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, Int32(Self.reconnectDelay * 1000))
+        }
+    }
+
+    /// Connects, and reads until stopped or the bus fails.
+    private func connectAndServe() {
         let bus: SystemBusClient
         do {
             bus = try SystemBusClient()
@@ -102,6 +116,10 @@ public final class AccessPointReader: Sendable {
                     return
                 }
                 if result == 0 { break }
+            }
+            guard sd_bus_is_open(bus.bus) > 0 else {
+                changed(AccessPointSnapshot(points: [], note: "the system bus went away"))
+                return
             }
             let wait = signalled.dirty ? max(0, Int32(nextReading.timeIntervalSinceNow * 1000) + 1) : -1
             if !waitForEvents(bus, timeout: wait) { return }

@@ -24,6 +24,14 @@ final class NetworkScene: @unchecked Sendable {
         daemon = try NetworkLocationProcess(directory: directory.path, bus: bus)
     }
 
+    /// Starts the scene on a thread of its own (``offPool(_:)``).
+    static func start(
+        wifi kind: StandInWifi.Kind? = .wpaSupplicant,
+        points: [StandInWifi.Point] = StandInWifi.threeWithNomap
+    ) async throws -> NetworkScene {
+        try await offPool { try NetworkScene(wifi: kind, points: points) }
+    }
+
     deinit {
         daemon.stop()
         service.stop()
@@ -49,5 +57,14 @@ final class NetworkScene: @unchecked Sendable {
                 accessPoints: accessPoints
             )
         )
+    }
+}
+
+/// Runs `work` on a thread of its own and waits for it: the waits for other processes (a bus, a stand-in, the
+/// daemon's READY=1) then hold no thread of the cooperative pool, which the Watches' reading tasks need; on two
+/// cores, with other suites blocking too, the pool can otherwise starve for longer than a test waits.
+func offPool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }

@@ -32,6 +32,13 @@ final class NetworkWatch: Sendable {
 
     var events: [JSONObject] { recorder.state.withLock { $0.events } }
 
+    /// How the Watch ended so far, for failure messages.
+    var ending: String {
+        recorder.state.withLock { state in
+            state.ended ? "ended: \(state.end.map { "\($0)" } ?? "without error")" : "still open"
+        }
+    }
+
     /// Closes the connection, which ends the Watch.
     func close() { client.close() }
 

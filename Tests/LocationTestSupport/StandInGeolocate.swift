@@ -55,11 +55,6 @@ package final class StandInGeolocate: @unchecked Sendable {
         requests[index]["wifiAccessPoints"]?.arrayValue?.compactMap { $0["macAddress"]?.stringValue } ?? []
     }
 
-    /// Waits for more than `count` requests; whether they came within `timeout` seconds.
-    package func waitForRequests(moreThan count: Int, timeout: Double = 20) -> Bool {
-        eventually(timeout: timeout, every: 0.02) { requests.count > count }
-    }
-
     /// Answers from now on as `mode` says.
     package func set(_ mode: Mode) throws { try command(mode.rawValue, expect: mode.rawValue) }
 
