@@ -113,7 +113,16 @@ public final class GeolocateClient: Sendable {
         } catch is CancellationError {
             return .failure(.unreachable("the request was cancelled"))
         } catch {
-            return .failure(.unreachable("cannot reach the service: \(error)"))
+            let text = String(describing: error)
+            if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                return .failure(
+                    .unreachable(
+                        "cannot reach the service: its certificate is not trusted (CERTIFICATE_VERIFY_FAILED); "
+                            + "check the URL's host name and the system's trust store"
+                    )
+                )
+            }
+            return .failure(.unreachable("cannot reach the service: \(text.prefix(300))"))
         }
     }
 

@@ -220,6 +220,19 @@ import Varlink
         #expect(scene.daemon.isRunning)
     }
 
+    @Test("U12: a service whose certificate is not trusted is a lost, and nothing reaches it")
+    func untrustedCertificate() async throws {
+        let scene = try await NetworkScene.start(selfSigned: true)
+        #expect(scene.service.url.hasPrefix("https://127.0.0.1:"))
+        let watch = try await scene.watch()
+        let reason = try #require(try await watch.lost())
+        #expect(
+            reason.contains("cannot reach the service") && reason.contains("CERTIFICATE_VERIFY_FAILED"),
+            "\(reason)"
+        )
+        #expect(scene.service.requests.isEmpty && scene.service.badRequests.isEmpty)
+    }
+
     @Test("U10: http:// to a host that is not loopback, and other bad settings, are InvalidSettings")
     func invalidSettings() async throws {
         let scene = try await NetworkScene.start()

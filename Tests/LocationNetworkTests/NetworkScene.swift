@@ -13,23 +13,25 @@ final class NetworkScene: @unchecked Sendable {
 
     init(
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
-        points: [StandInWifi.Point] = StandInWifi.threeWithNomap
+        points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
+        selfSigned: Bool = false
     ) throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")
         let bus = try PrivateSystemBus(directory: directory.path)
         self.directory = directory
         self.bus = bus
         wifi = try kind.map { try StandInWifi($0, points: points, bus: bus, directory: directory.path) }
-        service = try StandInGeolocate(directory: directory.path)
+        service = try StandInGeolocate(directory: directory.path, selfSigned: selfSigned)
         daemon = try NetworkLocationProcess(directory: directory.path, bus: bus)
     }
 
     /// Starts the scene on a thread of its own (``offPool(_:)``).
     static func start(
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
-        points: [StandInWifi.Point] = StandInWifi.threeWithNomap
+        points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
+        selfSigned: Bool = false
     ) async throws -> NetworkScene {
-        try await offPool { try NetworkScene(wifi: kind, points: points) }
+        try await offPool { try NetworkScene(wifi: kind, points: points, selfSigned: selfSigned) }
     }
 
     deinit {

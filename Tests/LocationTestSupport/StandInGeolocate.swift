@@ -30,11 +30,30 @@ package final class StandInGeolocate: @unchecked Sendable {
     private let script: ScriptProcess
     package let port: Int
 
-    package init(directory: String) throws {
-        script = try ScriptProcess(
-            ["/usr/bin/python3", ScriptProcess.fixture("geolocate_standin.py")],
-            logPath: directory + "/geolocate.log"
-        )
+    /// Whether it speaks HTTPS, with a self-signed certificate no client should trust.
+    package let selfSigned: Bool
+
+    /// - Parameter selfSigned: speak HTTPS with a certificate made for 127.0.0.1 by `openssl` and signed by
+    ///   itself, which a client that checks certificates refuses before it sends anything.
+    package init(directory: String, selfSigned: Bool = false) throws {
+        var arguments = ["/usr/bin/python3", ScriptProcess.fixture("geolocate_standin.py")]
+        if selfSigned {
+            let (certificate, key) = (directory + "/geolocate-cert.pem", directory + "/geolocate-key.pem")
+            let openssl = try ScriptProcess(
+                [
+                    "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+                    certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                ],
+                logPath: directory + "/openssl.log"
+            )
+            openssl.process.waitUntilExit()
+            guard openssl.process.terminationStatus == 0 else {
+                throw StandInFailure("openssl could not make a certificate: \(openssl.log)")
+            }
+            arguments += ["--tls", certificate, key]
+        }
+        self.selfSigned = selfSigned
+        script = try ScriptProcess(arguments, logPath: directory + "/geolocate.log")
         guard let port = script.waitFor({ $0["port"] != nil })?["port"]?.intValue else {
             throw StandInFailure("the stand-in geolocation service did not start: \(script.log)")
         }
@@ -42,7 +61,7 @@ package final class StandInGeolocate: @unchecked Sendable {
     }
 
     /// The URL to give locd-network.
-    package var url: String { "http://127.0.0.1:\(port)/v1/geolocate" }
+    package var url: String { "\(selfSigned ? "https" : "http")://127.0.0.1:\(port)/v1/geolocate" }
 
     /// Every well-formed request so far, in order: `{"considerIp": …, "wifiAccessPoints": [...]}`.
     package var requests: [JSONObject] { script.objects.compactMap { $0["request"]?.objectValue } }

@@ -2,7 +2,8 @@
 """A stand-in ichnaea-compatible geolocate endpoint on 127.0.0.1, for tests of locd-network: it checks each POST
 (a JSON object with considerIp and wifiAccessPoints of macAddress and signalStrength), records it, and answers
 as it is told. Listens on a free port and prints {"port": N} once it accepts requests; then one JSON line per
-request: {"request": BODY} (or {"badRequest": WHY}).
+request: {"request": BODY} (or {"badRequest": WHY}). With `--tls CERT KEY` it speaks HTTPS with that certificate
+(a self-signed one, which a client that checks certificates refuses).
 
 Lines on its standard input set how it answers, each answered with {"mode": MODE}:
   position LAT LNG ACCURACY   answer that position (the start: 52.52 13.405 5000)
@@ -16,6 +17,7 @@ The end of its input ends it.
 import http.server
 import json
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -127,6 +129,10 @@ class Server(http.server.ThreadingHTTPServer):
 
 def serve(port):
     server = Server(("127.0.0.1", port), Handler)
+    if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
