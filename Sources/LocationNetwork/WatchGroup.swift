@@ -85,7 +85,7 @@ final class WatchGroup {
         case .nothingToSend:
             policy.noneInView()
             let why = snapshot.note.map { " (\($0))" } ?? ""
-            lose("no Wi-Fi access point in view\(why) and considerIp is false")
+            lose("no Wi-Fi access point in view and considerIp is false\(why)")
         }
     }
 
