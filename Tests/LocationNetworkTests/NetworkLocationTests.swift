@@ -286,6 +286,36 @@ import Varlink
         return nil
     }
 
+    @Test(
+        "U6: locd-network serves the socket systemd passes it, and binds none of its own",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate"))
+    )
+    func socketActivation() async throws {
+        let directory = try TemporaryDirectory(prefix: "locd-network-activation")
+        defer { directory.remove() }
+        let (passed, own) = (directory.path + "/passed.sock", directory.path + "/own.sock")
+        let activator = try ScriptProcess(
+            ["/usr/bin/systemd-socket-activate", "-l", passed, NetworkLocationProcess.binary, "--socket", own],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(directory.path)/no-bus"],
+            logPath: directory.path + "/activate.log"
+        )
+        defer { activator.kill9() }
+        #expect(try await eventually { FileManager.default.fileExists(atPath: passed) })
+        let client = try await VarlinkAsyncClient.connect(path: passed)
+        defer { client.close() }
+        let info = try await withThrowingTaskGroup(of: JSONObject?.self) { group in
+            group.addTask { try await client.call("org.varlink.service.GetInfo") }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        #expect(info?["product"] == "locd-network", "\(activator.log)")
+        #expect(!FileManager.default.fileExists(atPath: own))
+    }
+
     @Test("U10: GetInfo and GetInterfaceDescription describe io.locd.NetworkLocation")
     func describes() async throws {
         let scene = try await NetworkScene.start(wifi: nil)
