@@ -92,11 +92,12 @@ public final class AccessPointReader: Sendable {
 
     private func serve(_ bus: SystemBusClient, _ signalled: Signalled) {
         var last: AccessPointSnapshot?
-        var nextReading = Date.distantPast
+        let clock = ContinuousClock()
+        var nextReading = clock.now
         while !isStopping {
-            if signalled.dirty, Date() >= nextReading {
+            if signalled.dirty, clock.now >= nextReading {
                 signalled.dirty = false
-                nextReading = Date().addingTimeInterval(Self.readingGap)
+                nextReading = clock.now.advanced(by: .milliseconds(Int64(Self.readingGap * 1000)))
                 let snapshot = AccessPointScan.read(source, on: bus) { isStopping }
                 if isStopping { return }
                 if snapshot != last {
@@ -121,7 +122,9 @@ public final class AccessPointReader: Sendable {
                 changed(AccessPointSnapshot(points: [], note: "the system bus went away"))
                 return
             }
-            let wait = signalled.dirty ? max(0, Int32(nextReading.timeIntervalSinceNow * 1000) + 1) : -1
+            let left = clock.now.duration(to: nextReading).components
+            let wait =
+                signalled.dirty ? max(0, Int32(left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000) + 1) : -1
             if !waitForEvents(bus, timeout: wait) { return }
         }
     }
