@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "locd-bench", targets: ["LocationDaemonBenchmark"]),
         .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
+        .executable(name: "locd-network", targets: ["locd-network"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Pure session rules: imports nothing but the standard library.
@@ -146,6 +148,30 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
+        // an ichnaea-compatible geolocation service, served as io.locd.NetworkLocation.
+        .target(
+            name: "LocationNetwork",
+            dependencies: [
+                "CSdBus", "JSON", "LocationProtocol", "Varlink",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "locd-network",
+            dependencies: [
+                "LocationNetwork",
+                "SystemdSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
         .target(
             name: "LocationSimulation",
@@ -215,7 +241,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            path: "Tests/LocationTestSupport"
+            path: "Tests/LocationTestSupport",
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets", "LocationTestSupport"]),
         // The documents against the code: every rule id cited in Sources/ and Tests/ is defined in SEMANTICS.md.
@@ -295,6 +322,14 @@ let package = Package(
             name: "GeoClueTests",
             dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationGeoClue", "LocationTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        // locd-network's policy and wire formats alone, then the real binary between a stand-in wpa_supplicant or
+        // NetworkManager on a private bus and a stand-in geolocation service on 127.0.0.1.
+        .testTarget(
+            name: "LocationNetworkTests",
+            dependencies: [
+                "locd-network", "LocationNetwork", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
+            ]
         ),
         .testTarget(
             name: "SystemdSupportTests",

@@ -317,6 +317,10 @@ public enum LocationInterfaces {
         )
 
         error InvalidSettings (field: string, reason: string)
+
+        # More Watches are open than locd-network serves (limit: watches), or more connections
+        # (limit: max-connections, max-connections-per-uid); message says what to do.
+        error LimitExceeded (limit: string, maximum: int, message: string)
         """
 
     /// Every interface locd serves besides `org.varlink.service`, by name.

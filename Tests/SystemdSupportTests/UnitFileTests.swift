@@ -12,7 +12,10 @@ extension ProcessWideTests {
     )
     struct UnitFileTests {
         static let analyze = systemdAnalyze
-        static let units = ["locd.socket", "locd.service", "locd-gpsd.socket", "locd-gpsd.service"]
+        static let units = [
+            "locd.socket", "locd.service", "locd-gpsd.socket", "locd-gpsd.service", "locd-network.socket",
+            "locd-network.service",
+        ]
         static let systemdFolder = Repository.root() + "/systemd"
 
         /// Copies of the units in a temporary folder, `ExecStart=/usr/bin/locd` pointed at `/bin/true`
@@ -22,6 +25,7 @@ extension ProcessWideTests {
             for unit in units {
                 let text = try String(contentsOfFile: systemdFolder + "/" + unit, encoding: .utf8)
                 let patched = text.replacingOccurrences(of: "ExecStart=/usr/bin/locd ", with: "ExecStart=/bin/true ")
+                    .replacingOccurrences(of: "ExecStart=/usr/bin/locd-network\n", with: "ExecStart=/bin/true\n")
                 try patched.write(toFile: folder + "/" + unit, atomically: true, encoding: .utf8)
             }
             return folder
@@ -59,6 +63,29 @@ extension ProcessWideTests {
             let score = summary.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
             let exposure = try #require(score, "\(summary)")
             #expect(exposure <= 1.0, "\(summary)")
+        }
+
+        @Test("U6: systemd-analyze security scores locd-network.service at most 1.3: it needs the network and the bus")
+        func networkSecurity() throws {
+            let folder = try Self.copies()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let unit = "locd-network.service"
+            let result = try run(Self.analyze, ["security", "--offline=yes", "--threshold=13", folder + "/" + unit])
+            #expect(result.status == 0, "\(result.output)")
+            let summary = try #require(result.lines.first { $0.contains("Overall exposure level for \(unit):") })
+            let score = summary.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+            #expect(try #require(score, "\(summary)") <= 1.3, "\(summary)")
+        }
+
+        @Test("U6: locd-network.socket listens on /run/locd/network.sock for locd only")
+        func networkSocket() throws {
+            let lines = try Self.assignments("locd-network.socket")
+            for line in [
+                "ListenStream=/run/locd/network.sock", "SocketUser=locd", "SocketGroup=locd", "SocketMode=0600",
+            ] {
+                #expect(lines.contains(line), "\(line)")
+            }
+            #expect(try Self.assignments("locd.service").contains("PrivateNetwork=yes"))
         }
 
         @Test("units: locd.socket listens on /run/locd/io.locd for everyone and links both interfaces")

@@ -1,0 +1,78 @@
+import Foundation
+import LocationProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import Varlink
+
+/// `locd-network` running: one event loop serving `io.locd.NetworkLocation` on a Unix socket, either the one
+/// systemd passed or one it binds itself.
+public final class NetworkLocationServer {
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let client: GeolocateClient
+    private let server: VarlinkServer
+    private let logger: Logger
+
+    /// - Parameter requestDeadline: how long one request to the geolocation service may take in all.
+    public init(requestDeadline: Duration, logger: Logger) {
+        let loop = group.next()
+        client = GeolocateClient(deadline: requestDeadline)
+        self.logger = logger
+        let service = NetworkLocationService(loop: loop, client: client, logger: logger)
+        server = VarlinkServer(
+            info: VarlinkServiceInfo(
+                vendor: "locd",
+                product: "locd-network",
+                version: "0.1.0",
+                url: "https://github.com/locd/locd"
+            ),
+            interfaces: [("io.locd.NetworkLocation", LocationInterfaces.networkLocation)],
+            limits: VarlinkLimits(maximumConnections: 16, maximumConnectionsPerUID: 16, adminReserve: 4),
+            limitExceededError: "io.locd.NetworkLocation.LimitExceeded",
+            eventLoop: loop,
+            delegate: service,
+            logger: { logger.warning("\($0)") }
+        )
+        // The service lives as long as the server: the server holds its delegate weakly.
+        retained = service
+    }
+
+    private let retained: NetworkLocationService
+
+    /// Serves on `descriptor`, a listening socket systemd passed.
+    public func adopt(descriptor: Int32) throws {
+        // The server is used on its loop only: the closure runs there.
+        nonisolated(unsafe) let server = self.server
+        try server.eventLoop.flatSubmit { server.adopt(descriptor: descriptor) }.wait()
+        logger.info("serving on the socket systemd passed (fd \(descriptor))")
+    }
+
+    /// Binds `path` (its directory made if missing) and serves on it.
+    public func bind(path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        // The server is used on its loop only: the closure runs there.
+        nonisolated(unsafe) let server = self.server
+        try server.eventLoop.flatSubmit { server.bind(path: path) }.wait()
+        // Only its own user may connect, as locd-network.socket's SocketMode=0600 has it for locd.
+        chmod(path, 0o600)
+        logger.info("serving on \(path)")
+    }
+
+    /// Stops serving and closes the HTTP client.
+    public func shutdown() {
+        // The server is used on its loop only: the closure runs there.
+        nonisolated(unsafe) let server = self.server
+        try? server.eventLoop.submit { server.close() }.wait()
+        let client = self.client
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await client.shutdown()
+            done.signal()
+        }
+        done.wait()
+        try? group.syncShutdownGracefully()
+    }
+}

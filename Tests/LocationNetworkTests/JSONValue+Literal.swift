@@ -1,0 +1,6 @@
+import JSON
+
+/// Strings written as JSON values in the expectations of these tests.
+extension JSONValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+}
