@@ -281,8 +281,8 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "locd", "locctl", "JSON", "Varlink", "LocationProtocol", "LocationDaemon", "LocationCore",
-                "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
+                "locd", "locctl", "locd-network", "JSON", "Varlink", "LocationProtocol", "LocationDaemon",
+                "LocationCore", "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -320,7 +320,10 @@ let package = Package(
         // where-am-i.
         .testTarget(
             name: "GeoClueTests",
-            dependencies: ["locd", "locctl", "locd-geoclue", "locd-example", "LocationGeoClue", "LocationTestSupport"],
+            dependencies: [
+                "locd", "locctl", "locd-geoclue", "locd-example", "locd-network", "LocationGeoClue",
+                "LocationTestSupport",
+            ],
             exclude: ["Fixtures"]
         ),
         // locd-network's policy and wire formats alone, then the real binary between a stand-in wpa_supplicant or
