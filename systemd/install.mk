@@ -58,6 +58,8 @@ install:
 	install -D -m 0644 systemd/locd.sysusers.conf $(DESTDIR)$(SYSUSERS_DIR)/locd.conf
 	install -D -m 0644 systemd/locd.tmpfiles.conf $(DESTDIR)$(TMPFILES_DIR)/locd.conf
 	install -D -m 0644 systemd/locd-geoclue.sysusers.conf $(DESTDIR)$(SYSUSERS_DIR)/locd-geoclue.conf
+	install -D -m 0644 systemd/locd-network.sysusers.conf $(DESTDIR)$(SYSUSERS_DIR)/locd-network.conf
+	install -D -m 0644 systemd/locd-network.conf $(DESTDIR)$(DBUS_SYSTEM_POLICY_DIR)/locd-network.conf
 	install -D -m 0644 systemd/org.freedesktop.GeoClue2.conf \
 		$(DESTDIR)$(DBUS_SYSTEM_POLICY_DIR)/org.freedesktop.GeoClue2.conf
 	# Where GeoClue is installed its activation file stays: it asks systemd for geoclue.service, which

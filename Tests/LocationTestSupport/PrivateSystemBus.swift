@@ -8,10 +8,13 @@ package final class PrivateSystemBus: @unchecked Sendable {
     private let daemon: ScriptProcess
 
     /// Starts the bus with its socket in `directory`.
-    package init(directory: String) throws {
+    /// - Parameter policies: more `<policy>` elements, after the open default one, as a real system bus reads the
+    ///   policies services install.
+    package init(directory: String, policies: String = "") throws {
         let template = try String(contentsOfFile: ScriptProcess.fixture("system-bus.conf"), encoding: .utf8)
         let config = directory + "/system-bus.conf"
         try template.replacingOccurrences(of: "@SOCKET@", with: directory + "/bus")
+            .replacingOccurrences(of: "</busconfig>", with: policies + "\n</busconfig>")
             .write(toFile: config, atomically: true, encoding: .utf8)
         daemon = try ScriptProcess(
             ["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],

@@ -35,6 +35,10 @@ extension ProcessWideTests {
                 ("/usr/lib/systemd/system/locd-gpsd.service", 0o644),
                 ("/usr/lib/sysusers.d/locd.conf", 0o644),
                 ("/usr/lib/tmpfiles.d/locd.conf", 0o644),
+                ("/usr/lib/systemd/system/locd-network.socket", 0o644),
+                ("/usr/lib/systemd/system/locd-network.service", 0o644),
+                ("/usr/lib/sysusers.d/locd-network.conf", 0o644),
+                ("/usr/local/share/dbus-1/system.d/locd-network.conf", 0o644),
             ]
             for file in expected {
                 let attributes = try? FileManager.default.attributesOfItem(atPath: stage + file.path)
