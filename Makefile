@@ -33,6 +33,7 @@ boot-test:
 	$(SWIFT) build --product locd
 	$(SWIFT) build --product locctl
 	$(SWIFT) build --product locd-geoclue
+	$(SWIFT) build --product locd-network
 	Tests/System/boot-test.sh $(BIN)
 
 lint:

@@ -32,6 +32,8 @@ final class ProviderSupervisor {
     private var review: Scheduled<Void>?
     /// Counts starts and stops: an update of a provider stopped since is dropped.
     private var generation = 0
+    /// Counts the fixes handed to the core: the loss a stop reports is dropped if a fix came after it.
+    private var delivered = 0
 
     /// - Parameter configurations: the `[[provider]]` tables, or the one `[provider]` table.
     init(configurations: [DaemonConfiguration.Provider], eventLoop: EventLoop, logger: Logger) {
@@ -119,11 +121,12 @@ final class ProviderSupervisor {
         for slot in slots { slot.stop(reason: reason) }
         selection.reset()
         holding = nil
-        // A stopped provider has no fix; the next start must not inherit the old one. On the next turn of
-        // the loop: the caller is still carrying out the core's actions.
-        let current = generation
+        // A stopped provider has no fix; the next start must not inherit the old one, even when it follows at
+        // once (a reload that replaces the providers): only a fix of the new start makes the loss moot. On the
+        // next turn of the loop: the caller is still carrying out the core's actions.
+        let fixes = delivered
         eventLoop.assumeIsolated().execute { [self] in
-            guard generation == current else { return }
+            guard delivered == fixes else { return }
             deliver?(.fixLost)
         }
     }
@@ -152,6 +155,7 @@ final class ProviderSupervisor {
             }
             holding = index
             lastFixFrom = index
+            delivered += 1
             deliver?(.fix(fix))
         case .lose:
             if holding != nil, slots.count > 1 {

@@ -217,6 +217,29 @@ struct ProviderTests {
         _ = live
     }
 
+    @Test("U17: a reload that replaces the provider drops the old one's fix: no stream is given it after the reload")
+    func reloadDropsOldFix() throws {
+        let daemon = try Self.daemon(provider: "kind = \"static\"\nlatitude = 10\nlongitude = 20")
+        let (_, _, stream, first) = try Self.liveUpdates(daemon)
+        if first["update"]?["location"]?["latitude"]?.doubleValue != 10 {
+            _ = try stream.next { $0["update"]?["location"]?["latitude"]?.doubleValue == 10 }
+        }
+        // The new provider is a gpsd nobody serves: it never has a fix.
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+        try config.replacingOccurrences(
+            of: "kind = \"static\"\nlatitude = 10\nlongitude = 20",
+            with: "kind = \"gpsd\"\nsocket = \"\(daemon.directory)/no-gpsd.sock\""
+        ).write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.notify.waitFor("READY=1", timeout: 20)
+        // The open stream hears that the location is gone, and a stream opened after the reload starts without it.
+        let lost = try stream.next { $0.flags.contains("locationUnavailable") }
+        #expect(lost["update"]?["location"] == nil || lost["update"]?["location"] == .null)
+        let later = try daemon.app("com.ex.maps").stream("io.locd.App.LiveUpdates")
+        #expect(later["update"]?["location"] == nil || later["update"]?["location"] == .null, "\(later)")
+        #expect(later.flags == ["locationUnavailable"])
+    }
+
     @Test(
         "U3, D9: a real gpsd fed by gpsfake drives live updates: fix, loss of fix (locationUnavailable), recovery",
         .enabled(

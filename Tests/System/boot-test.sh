@@ -3,7 +3,8 @@
 # socket activation, Type=notify with its STATUS text, structured journal fields, reload and restart
 # keeping sessions, the watchdog restarting a hung locd, and the unit's security exposure; then locd-geoclue,
 # installed as `make install` installs it, started by D-Bus activation when a GeoClue client calls the
-# container's system bus, and that client (where-am-i) getting locd's location through it.
+# container's system bus, and that client (where-am-i) getting locd's location through it; last locd-network,
+# started by its socket when locd's network provider connects, asking a geolocation service on 127.0.0.1.
 #
 # Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd, locctl and locd-geoclue there)
 # Needs root and systemd-nspawn (Debian: systemd-container). Where either is missing it prints why and
@@ -21,7 +22,7 @@ command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (D
     skip "the cgroup file system is read-only here, so the test cannot give the container a cgroup of its own"
 
 build=$(cd "${1:-.build/debug}" && pwd)
-for binary in locd locctl locd-geoclue; do
+for binary in locd locctl locd-geoclue locd-network; do
     [ -x "$build/$binary" ] || { echo "boot-test: $build/$binary missing: build first (swift build)" >&2; exit 1; }
 done
 swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
@@ -107,7 +108,16 @@ NSLocationWhenInUseUsageDescription = "The boot test's GeoClue client."
 identity = "executable"
 executables = ["/usr/libexec/geoclue-2.0/demos/where-am-i"]
 TOML
-cp Tests/System/in-container.sh Tests/System/session_client.py "$work/"
+# locd-network, its units, static user and D-Bus policy, as `make install` staged them. The configuration drop-ins
+# are a folder of the test's own, so that the script can add the network provider's while locd runs.
+cp "$work/stage/opt/locd/bin/locd-network" "$work/opt/bin/"
+cp "$work/stage/usr/lib/systemd/system/locd-network.socket" "$work/stage/usr/lib/systemd/system/locd-network.service" \
+    "$work/units/"
+cp "$work/stage/usr/lib/sysusers.d/locd-network.conf" "$work/etc/sysusers.d/locd-network.conf"
+mkdir -p "$work/etc/locd.toml.d"
+cp "$work/stage/etc/locd/locd.toml.d/geoclue.toml" "$work/etc/locd.toml.d/"
+cp Tests/System/in-container.sh Tests/System/session_client.py Tests/LocationTestSupport/Fixtures/geolocate_standin.py \
+    "$work/"
 cat > "$work/units/locd-test.target" <<UNIT
 [Unit]
 Description=locd boot test
@@ -136,13 +146,16 @@ binds=(
     --bind-ro="$work/opt:/opt/locd"
     --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
     --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
-    --bind-ro="$work/stage/etc/locd/locd.toml.d:/etc/locd/locd.toml.d"
+    --bind-ro="$work/etc/locd.toml.d:/etc/locd/locd.toml.d"
     --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
     --bind-ro="$work/etc/sysusers.d/locd-geoclue.conf:/etc/sysusers.d/locd-geoclue.conf"
+    --bind-ro="$work/etc/sysusers.d/locd-network.conf:/etc/sysusers.d/locd-network.conf"
+    --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/locd-network.conf:/etc/dbus-1/system.d/locd-network.conf"
     --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
     --overlay-ro="/usr/share/dbus-1/system-services:$work/system-services:/usr/share/dbus-1/system-services"
 )
-for unit in locd.service locd.socket locd-geoclue.service locd-test.target locd-test.service; do
+for unit in locd.service locd.socket locd-geoclue.service locd-network.service locd-network.socket locd-test.target \
+    locd-test.service; do
     binds+=(--bind-ro="$work/units/$unit:/etc/systemd/system/$unit")
 done
 binds+=(--bind-ro="$work/units/locd.service.d:/etc/systemd/system/locd.service.d")

@@ -118,4 +118,39 @@ wait_for 10 'journalctl --no-pager | grep -q -e "Activating via systemd: service
     fail "dbus-daemon did not activate org.freedesktop.GeoClue2: $(journalctl --no-pager | grep -i -e geoclue -e activat | tail -8)"
 pass "a GeoClue client's call started locd-geoclue.service by D-Bus activation, and where-am-i got locd's fix"
 
+# locd-network: locd has no network (PrivateNetwork=yes), so a network provider reaches locd-network.socket, which
+# systemd starts locd-network.service for, as its static user with its D-Bus policy. The container has no Wi-Fi, so
+# it asks by IP (considerIp) the stand-in geolocation service on the container's 127.0.0.1, and an app gets that.
+systemd-analyze verify --man=no locd-network.socket locd-network.service >"$work/verify.txt" 2>&1 ||
+    fail "systemd-analyze verify: $(cat "$work/verify.txt")"
+grep -q locd-network "$work/verify.txt" && fail "systemd-analyze verify complains: $(cat "$work/verify.txt")"
+systemctl start locd-network.socket || fail "systemctl start locd-network.socket"
+[ "$(stat -c %U:%a /run/locd/network.sock)" = locd:600 ] || fail "network.sock is $(stat -c %U:%a /run/locd/network.sock)"
+(sleep 600 | python3 "$work/geolocate_standin.py" >"$work/geolocate.out" 2>&1) &
+wait_for 10 'grep -q "\"port\"" "$work/geolocate.out"' || fail "the stand-in service did not start: $(cat "$work/geolocate.out")"
+port=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["port"])' <"$work/geolocate.out")
+cat >"$work/etc/locd.toml.d/network.toml" <<TOML
+[[provider]]
+kind = "network"
+url = "http://127.0.0.1:$port/v1/geolocate"
+consider-ip = true
+minimum-interval = 1
+TOML
+systemctl reload locd.service || fail "systemctl reload with the network provider"
+wait_for 10 '[ "$(systemctl show -p StatusText --value locd.service)" = "serving; reloaded" ]' || fail "no READY after reload"
+location=$($client location $socket com.example.boot 30) || {
+    systemctl status locd-network.socket locd-network.service --no-pager 2>&1 | head -30
+    journalctl -u locd-network.service --no-pager 2>&1 | tail -30
+    cat "$work/geolocate.out"
+    fail "no location from the network provider: $location"
+}
+python3 -c 'import json,sys; l=json.loads(sys.argv[1]); sys.exit(0 if (l["latitude"], l["longitude"], l["horizontalAccuracy"]) == (52.52, 13.405, 5000.0) else 1)' "$location" ||
+    fail "the app got $location, not the stand-in service's position"
+grep -q '"request": {"considerIp": true' "$work/geolocate.out" || fail "the service was not asked by IP: $(cat "$work/geolocate.out")"
+[ "$(systemctl is-active locd-network.service)" = active ] || fail "locd-network.service is not active"
+[ "$(systemctl show -p User --value locd-network.service)" = locd-network ] || fail "locd-network runs as $(systemctl show -p User --value locd-network.service)"
+systemd-analyze security --no-pager --threshold=13 locd-network.service >"$work/security.txt" 2>&1 ||
+    fail "locd-network exposure above 1.3: $(tail -1 "$work/security.txt")"
+pass "locd's network provider reached locd-network by socket activation, which asked the service on 127.0.0.1: an app got its position ($(tail -1 "$work/security.txt" | sed 's/^→ //'))"
+
 echo "ALL PASSED"

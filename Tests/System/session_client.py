@@ -6,6 +6,9 @@ Usage:
                                                session's diagnostics; after every disconnect reconnect, Hello
                                                and ResumeSession. Appends "created ID", "resumed ID STATE"
                                                or "failed TEXT" lines to LOG. Runs until killed.
+  session_client.py location SOCKET APP_ID SECONDS
+                                               Hello (foreground), LiveUpdates: prints the first location
+                                               as JSON; exits 1 when none came within SECONDS.
 Standard library only.
 """
 import json
@@ -86,6 +89,19 @@ def hold(path, app, log_path):
             return
 
 
+def first_location(path, app, seconds):
+    stream = connect_within(path, 10)
+    stream.socket.settimeout(seconds)
+    stream.call("io.locd.App.Hello", {"appId": app, "state": "foreground"})
+    stream.send("io.locd.App.LiveUpdates", {"configuration": "default"}, more=True)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        update = stream.receive().get("update", {})
+        if update.get("location"):
+            return update["location"]
+    return None
+
+
 def main():
     if sys.argv[1] == "call":
         connection = Connection(sys.argv[2])
@@ -95,6 +111,14 @@ def main():
         except RuntimeError as error:
             print(error, file=sys.stderr)
             sys.exit(1)
+    elif sys.argv[1] == "location":
+        try:
+            location = first_location(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+        except (OSError, RuntimeError) as error:
+            sys.exit(f"no location: {error}")
+        if location is None:
+            sys.exit("no location within the time given")
+        print(json.dumps(location))
     elif sys.argv[1] == "hold":
         hold(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
