@@ -89,14 +89,7 @@ struct ClientRunner: Sendable {
 
     /// The decision a diagnostic with no prompt pending tells: returns when authorized, else throws what to do.
     private func decide(_ diagnostic: ServiceSession.Diagnostic, _ authorization: Authorization) throws {
-        if let refusal = StartRefusal.of(
-            deniedGlobally: diagnostic.authorizationDeniedGlobally,
-            restricted: diagnostic.authorizationRestricted,
-            denied: diagnostic.authorizationDenied,
-            app: app.appID
-        ) {
-            throw refusal
-        }
+        if let refusal = StartRefusal.of(diagnostic.flags, app: app.appID) { throw refusal }
         // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
         if authorization.isAuthorized { return }
         throw StartRefusal.unanswered(app.appID)
@@ -105,13 +98,6 @@ struct ClientRunner: Sendable {
     /// Throws what to do when an update of a started client says locd took its location away: the app's grant
     /// revoked or restricted, or location services turned off (SEMANTICS G16).
     private func stillAllowed(_ update: LocationUpdate) throws {
-        if let refusal = StartRefusal.of(
-            deniedGlobally: update.authorizationDeniedGlobally,
-            restricted: update.authorizationRestricted,
-            denied: update.authorizationDenied,
-            app: app.appID
-        ) {
-            throw refusal
-        }
+        if let refusal = StartRefusal.of(update.flags, app: app.appID) { throw refusal }
     }
 }

@@ -40,10 +40,10 @@ struct StartRefusal: Error, Sendable {
     }
 
     /// The refusal locd's diagnostic flags tell, most general first; `nil` when they refuse nothing.
-    static func of(deniedGlobally: Bool, restricted: Bool, denied: Bool, app: String) -> StartRefusal? {
-        if deniedGlobally { return servicesOff }
-        if restricted { return .restricted(app) }
-        if denied { return .denied(app) }
+    static func of(_ flags: DiagnosticFlags, app: String) -> StartRefusal? {
+        if flags.contains(.authorizationDeniedGlobally) { return servicesOff }
+        if flags.contains(.authorizationRestricted) { return .restricted(app) }
+        if flags.contains(.authorizationDenied) { return .denied(app) }
         return nil
     }
 

@@ -21,13 +21,9 @@ package final class NetworkLocationProvider: LocationProvider {
     package let socketPath: String
     package let settings: NetworkLocationSettings
     private let eventLoop: EventLoop
-    private var backoff: ReconnectBackoff
+    private let connection: ProviderConnection
     private var handler: ((ProviderUpdate) -> Void)?
-    private var channel: Channel?
-    private var retry: Scheduled<Void>?
     private var hasFix = false
-    /// Counts starts, stops and connection attempts: a callback of an earlier one is dropped.
-    private var generation = 0
 
     /// The method the provider calls.
     package static let watchMethod = "io.locd.NetworkLocation.Watch"
@@ -49,7 +45,17 @@ package final class NetworkLocationProvider: LocationProvider {
         self.socketPath = socketPath
         self.settings = settings
         self.eventLoop = eventLoop
-        self.backoff = backoff
+        self.connection = ProviderConnection(eventLoop: eventLoop, backoff: backoff)
+        // Weak: a provider dropped without a stop (a test's) leaves its pending attempt nothing to call.
+        connection.open = { [weak self, eventLoop] attempt in
+            self?.open(attempt) ?? eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        connection.connecting = { [weak self] in
+            self?.change(to: .connecting, detail: "connecting to locd-network at \(socketPath)")
+        }
+        connection.failed = { [weak self] error in
+            self?.scheduleRetry(after: "cannot connect to locd-network at \(socketPath): \(error)")
+        }
     }
 
     package var source: String { "locd-network at \(socketPath), asking \(settings.url)" }
@@ -58,40 +64,22 @@ package final class NetworkLocationProvider: LocationProvider {
         eventLoop.preconditionInEventLoop()
         guard state == .stopped else { return }
         self.handler = handler
-        backoff.reset()
-        let current = advance()
-        // On the next turn of the loop: the daemon is still carrying out the action that started us.
-        eventLoop.assumeIsolated().execute { [self] in
-            guard generation == current else { return }
-            connect()
-        }
+        connection.start()
         state = .connecting
     }
 
     package func stop() {
         eventLoop.preconditionInEventLoop()
-        advance()
+        connection.stop()
         handler = nil
         state = .stopped
         hasFix = false
-        retry?.cancel()
-        retry = nil
-        channel?.close(promise: nil)
-        channel = nil
-    }
-
-    /// Makes every callback of what went before stale; returns the new generation.
-    @discardableResult
-    private func advance() -> Int {
-        generation += 1
-        return generation
     }
 
     // MARK: Connecting
 
-    private func connect() {
-        let attempt = advance()
-        change(to: .connecting, detail: "connecting to locd-network at \(socketPath)")
+    /// Opens the connection of `attempt` to locd-network.
+    private func open(_ attempt: Int) -> EventLoopFuture<Channel> {
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(5))
@@ -105,39 +93,17 @@ package final class NetworkLocationProvider: LocationProvider {
                     )
                 }
             }
-        bootstrap.connect(unixDomainSocketPath: socketPath).assumeIsolated().whenComplete { [self] result in
-            switch result {
-            case .success(let channel):
-                guard generation == attempt else {
-                    channel.close(promise: nil)
-                    return
-                }
-                self.channel = channel
-            case .failure(let error):
-                guard generation == attempt else { return }
-                scheduleRetry(after: "cannot connect to locd-network at \(socketPath): \(error)")
-            }
-        }
+        return bootstrap.connect(unixDomainSocketPath: socketPath)
     }
 
     private func scheduleRetry(after reason: String) {
-        channel?.close(promise: nil)
-        channel = nil
         loseFix(reason)
-        let delay = backoff.nextDelay()
+        let delay = connection.reconnectLater()
         change(to: .retrying, detail: "\(reason); retrying in \(delay) s")
-        let current = advance()
-        retry = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
-            retry = nil
-            guard generation == current else { return }
-            connect()
-        }
     }
 
     private func fail(_ reason: String) {
-        advance()
-        channel?.close(promise: nil)
-        channel = nil
+        connection.stop()
         loseFix(reason)
         change(to: .failed, detail: reason)
     }
@@ -157,7 +123,7 @@ package final class NetworkLocationProvider: LocationProvider {
 
     /// The connection of `attempt` is open: call `Watch`.
     func connected(_ channel: Channel, attempt: Int) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         let call = VarlinkCall(method: Self.watchMethod, parameters: ["settings": settings.json], more: true)
         let text = call.serialized
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + 1)
@@ -168,7 +134,7 @@ package final class NetworkLocationProvider: LocationProvider {
 
     /// A reply on the connection of `attempt`.
     func received(_ reply: VarlinkReply, attempt: Int) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         if let error = reply.error {
             return refused(error, parameters: reply.parameters)
         }
@@ -177,7 +143,7 @@ package final class NetworkLocationProvider: LocationProvider {
         }
         switch reply.parameters["event"]?.stringValue {
         case "started":
-            backoff.reset()
+            connection.resetBackoff()
             change(to: .running, detail: "watching locd-network at \(socketPath)")
         case "position":
             guard let fix = reply.parameters["position"].flatMap(Self.fix) else {
@@ -209,7 +175,7 @@ package final class NetworkLocationProvider: LocationProvider {
 
     /// The connection of `attempt` closed.
     func disconnected(attempt: Int, error: Error?) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         let reason = error.map { "lost the connection to locd-network at \(socketPath): \($0)" }
         scheduleRetry(after: reason ?? "locd-network at \(socketPath) closed the connection")
     }

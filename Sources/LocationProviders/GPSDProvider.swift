@@ -18,14 +18,10 @@ package final class GPSDProvider: LocationProvider {
     package let staleAfter: Double
     private let eventLoop: EventLoop
     private let unixTime: @Sendable () -> Double
-    private var backoff: ReconnectBackoff
+    private let connection: ProviderConnection
     private var handler: ((ProviderUpdate) -> Void)?
-    private var channel: Channel?
-    private var retry: Scheduled<Void>?
     private var staleness: Scheduled<Void>?
     private var hasFix = false
-    /// Counts starts, stops and connection attempts: a callback of an earlier one is dropped.
-    private var generation = 0
 
     /// The command that asks gpsd to stream JSON reports.
     package static let watchCommand = #"?WATCH={"enable":true,"json":true};"# + "\n"
@@ -44,9 +40,19 @@ package final class GPSDProvider: LocationProvider {
     ) {
         self.endpoint = endpoint
         self.eventLoop = eventLoop
-        self.backoff = backoff
+        self.connection = ProviderConnection(eventLoop: eventLoop, backoff: backoff)
         self.staleAfter = staleAfter
         self.unixTime = unixTime
+        // Weak: a provider dropped without a stop (a test's) leaves its pending attempt nothing to call.
+        connection.open = { [weak self, eventLoop] attempt in
+            self?.open(attempt) ?? eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        connection.connecting = { [weak self] in
+            self?.change(to: .connecting, detail: "connecting to gpsd at \(endpoint)")
+        }
+        connection.failed = { [weak self] error in
+            self?.scheduleRetry(after: "cannot connect to gpsd at \(endpoint): \(error)")
+        }
     }
 
     package var source: String { endpoint.description }
@@ -55,42 +61,24 @@ package final class GPSDProvider: LocationProvider {
         eventLoop.preconditionInEventLoop()
         guard state == .stopped else { return }
         self.handler = handler
-        backoff.reset()
-        let current = advance()
-        // On the next turn of the loop: the daemon is still carrying out the action that started us.
-        eventLoop.assumeIsolated().execute { [self] in
-            guard generation == current else { return }
-            connect()
-        }
+        connection.start()
         state = .connecting
     }
 
     package func stop() {
         eventLoop.preconditionInEventLoop()
-        advance()
+        connection.stop()
         handler = nil
         state = .stopped
         hasFix = false
-        retry?.cancel()
-        retry = nil
         staleness?.cancel()
         staleness = nil
-        channel?.close(promise: nil)
-        channel = nil
-    }
-
-    /// Makes every callback of what went before stale; returns the new generation.
-    @discardableResult
-    private func advance() -> Int {
-        generation += 1
-        return generation
     }
 
     // MARK: Connecting
 
-    private func connect() {
-        let attempt = advance()
-        change(to: .connecting, detail: "connecting to gpsd at \(endpoint)")
+    /// Opens the connection of `attempt` to gpsd.
+    private func open(_ attempt: Int) -> EventLoopFuture<Channel> {
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(5))
@@ -101,42 +89,21 @@ package final class GPSDProvider: LocationProvider {
                     )
                 }
             }
-        let connecting: EventLoopFuture<Channel>
         switch endpoint {
-        case .tcp(let host, let port): connecting = bootstrap.connect(host: host, port: port)
-        case .unix(let path): connecting = bootstrap.connect(unixDomainSocketPath: path)
-        }
-        connecting.assumeIsolated().whenComplete { [self] result in
-            switch result {
-            case .success(let channel):
-                guard generation == attempt else {
-                    channel.close(promise: nil)
-                    return
-                }
-                self.channel = channel
-            case .failure(let error):
-                guard generation == attempt else { return }
-                scheduleRetry(after: "cannot connect to gpsd at \(endpoint): \(error)")
-            }
+        case .tcp(let host, let port): return bootstrap.connect(host: host, port: port)
+        case .unix(let path): return bootstrap.connect(unixDomainSocketPath: path)
         }
     }
 
     private func scheduleRetry(after reason: String) {
-        channel = nil
         staleness?.cancel()
         staleness = nil
         if hasFix {
             hasFix = false
             handler?(.fixLost(reason: reason))
         }
-        let delay = backoff.nextDelay()
+        let delay = connection.reconnectLater()
         change(to: .retrying, detail: "\(reason); retrying in \(delay) s")
-        let current = advance()
-        retry = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in
-            retry = nil
-            guard generation == current else { return }
-            connect()
-        }
     }
 
     private func change(to state: ProviderState, detail: String?) {
@@ -148,7 +115,7 @@ package final class GPSDProvider: LocationProvider {
 
     /// The connection of `attempt` is open: ask for reports.
     func connected(_ channel: Channel, attempt: Int) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         var buffer = channel.allocator.buffer(capacity: Self.watchCommand.utf8.count)
         buffer.writeString(Self.watchCommand)
         channel.writeAndFlush(buffer, promise: nil)
@@ -157,10 +124,10 @@ package final class GPSDProvider: LocationProvider {
     /// Messages read on the connection of `attempt`.
     func received(_ messages: [GPSDMessage], attempt: Int) {
         for message in messages {
-            guard generation == attempt else { return }
+            guard connection.isCurrent(attempt) else { return }
             switch message {
             case .version(let release, _, _):
-                backoff.reset()
+                connection.resetBackoff()
                 change(to: .running, detail: "connected to gpsd \(release) at \(endpoint)")
             case .tpv(let report):
                 if state != .running { change(to: .running, detail: "reading gpsd at \(endpoint)") }
@@ -184,13 +151,13 @@ package final class GPSDProvider: LocationProvider {
 
     /// Lines of the connection of `attempt` that were not gpsd JSON.
     func receivedMalformed(count: Int, attempt: Int) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         handler?(.warning("gpsd at \(endpoint) sent \(count) unreadable lines; skipped"))
     }
 
     /// The connection of `attempt` closed.
     func disconnected(attempt: Int, error: Error?) {
-        guard generation == attempt else { return }
+        guard connection.isCurrent(attempt) else { return }
         let reason = error.map { "lost the connection to gpsd at \(endpoint): \($0)" }
         scheduleRetry(after: reason ?? "gpsd at \(endpoint) closed the connection")
     }
@@ -201,7 +168,7 @@ package final class GPSDProvider: LocationProvider {
         staleness = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(staleAfter * 1e9))) {
             [self] in
             staleness = nil
-            guard generation == attempt, hasFix else { return }
+            guard connection.isCurrent(attempt), hasFix else { return }
             hasFix = false
             handler?(.fixLost(reason: "no report from gpsd at \(endpoint) for \(staleAfter) s"))
         }

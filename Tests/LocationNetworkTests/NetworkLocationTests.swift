@@ -88,7 +88,11 @@ import Varlink
         let lost = watch.events.count
         try await offPool { try scene.service.switchOn() }
         let back = try #require(try await watch.position(after: lost))
-        #expect(back["accessPoints"]?.intValue == 3)
+        #expect(back["latitude"] != nil)
+        // The access point added while the service was away is read and sent: the first answer back may still
+        // come from a request made before the bus was read again, a later one carries all three.
+        let all = try await watch.next(after: lost) { $0["position"]?["accessPoints"]?.intValue == 3 }
+        #expect(all != nil, "\(watch.events)")
     }
 
     @Test("U11: the system bus going away is a lost; a bus back on its address is read again without a new Watch")
