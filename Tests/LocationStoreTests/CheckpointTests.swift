@@ -111,14 +111,20 @@ import Testing
             let burst = try Burst(directory: directory.path, quiet: .seconds(3600))
             let checkpointer = burst.checkpointer
             var largest = 0
+            var previous = 0
+            var startedOver = 0
             for _ in 0..<600 {
                 try burst.commit()
-                largest = max(largest, checkpointer.logPages)
+                let pages = checkpointer.logPages
+                largest = max(largest, pages)
+                if pages < previous { startedOver += 1 }
+                previous = pages
             }
             // The checkpointer's thread starts the log over at the limit, and the writer itself at half again as
-            // much if that thread was slow to come round; one commit may end past it.
+            // much if that thread was slow to come round (on a loaded machine it may do all of them); one commit
+            // may end past it.
             #expect(largest < checkpointer.hardLimit + 40, "the log reached \(largest) pages")
-            #expect(checkpointer.restarts >= 1)
+            #expect(startedOver >= 1, "the log never started over (\(checkpointer.restarts) restarts)")
             try burst.expectEverySessionLoads()
         }
     }
