@@ -9,8 +9,8 @@ struct GeoClueAgentTests {
     static let demoAgent = "/usr/libexec/geoclue-2.0/demos/agent"
 
     /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered.
-    static func agent(_ harness: GeoClueHarness, _ mode: String, maximum: Int = 8) throws -> LongRunning {
-        let agent = try LongRunning(
+    static func agent(_ harness: GeoClueHarness, _ mode: String, maximum: Int = 8) throws -> ScriptProcess {
+        let agent = try ScriptProcess(
             ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), mode, String(maximum)],
             environment: harness.busEnvironment,
             logPath: harness.directory + "/agent-\(UUID().uuidString.prefix(6)).log"
@@ -45,7 +45,7 @@ struct GeoClueAgentTests {
     func demoAgentDenies() throws {
         let harness = try GeoClueHarness()
         // A session bus that is not there: the demo agent cannot show its notification, so it refuses.
-        let demo = try LongRunning(
+        let demo = try ScriptProcess(
             [Self.demoAgent],
             environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
                 $1
@@ -235,7 +235,7 @@ struct GeoClueAgentTests {
         #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
         harness.locd?.stop()
         // locd again, on the same configuration, socket and state.
-        let locd = try LongRunning(
+        let locd = try ScriptProcess(
             [GeoClueHarness.binary("locd"), "--config", harness.directory + "/locd.toml", "--log-level", "debug"],
             environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
             logPath: harness.directory + "/locd-again.log"
@@ -264,7 +264,7 @@ struct GeoClueAgentTests {
         second.closeInput()
         // locctl agent beside the silent one answers (else the Start would fail at the prompt timeout); the silent
         // agent's call is dropped.
-        let terminal = try LongRunning(
+        let terminal = try ScriptProcess(
             [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
             environment: ["LOCD_SOCKET": harness.socket],
             logPath: harness.directory + "/locctl-agent.log"
@@ -283,7 +283,7 @@ struct GeoClueAgentTests {
         defer { agent.closeInput() }
         #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 1 })
         // An app that talks to locd itself raises a prompt...
-        let native = try LongRunning(
+        let native = try ScriptProcess(
             [
                 GeoClueHarness.binary("locd-example"), "--socket", harness.socket, "--app", "test.allowed", "--seconds",
                 "30",

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 /// GeoClue2 clients, as where-am-i and gammastep use the API, against locd-geoclue on a private system bus with the
@@ -80,7 +81,7 @@ struct GeoClueClientTests {
     @Test("G3: a prompt answered by an agent decides Start: allow-while-using starts the client")
     func agentAnswerDecidesStart() throws {
         let harness = try GeoClueHarness()
-        let agent = try LongRunning(
+        let agent = try ScriptProcess(
             [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
             environment: ["LOCD_SOCKET": harness.socket],
             logPath: harness.directory + "/agent.log"

@@ -44,7 +44,7 @@ struct GeoClueNetworkTests {
         #expect(try harness.locctl(["auth", "gammastep", "while-using"]).status == 0)
 
         let gammastep = RealGeoClueClient.gammastep
-        let program = try LongRunning(
+        let program = try ScriptProcess(
             gammastep.program,
             environment: harness.busEnvironment,
             logPath: harness.directory + "/gammastep.log"

@@ -119,7 +119,7 @@ struct GeoClueUnitTests {
           <include>\(Self.systemdFolder)/org.freedesktop.GeoClue2.conf</include>
         </busconfig>
         """.write(toFile: folder + "/bus.conf", atomically: true, encoding: .utf8)
-        let bus = try LongRunning(
+        let bus = try ScriptProcess(
             ["/usr/bin/dbus-daemon", "--config-file=" + folder + "/bus.conf", "--nofork", "--print-address=1"],
             logPath: folder + "/bus.log"
         )

@@ -5,14 +5,14 @@ import JSON
 import Glibc
 #endif
 
-/// A helper program beside a test (a stand-in service, a bus) that prints one JSON object a line and reads
-/// commands on its standard input: its output goes to a file the test reads while it runs, and it is killed
-/// when the test drops it.
+/// A program that runs beside a test (a stand-in service, a bus, a daemon, a client that holds on): its output
+/// goes to a file the test reads while it runs (lines of text, or one JSON object a line), it reads commands on
+/// its standard input, and it is killed when the test drops it.
 package final class ScriptProcess: @unchecked Sendable {
     // @unchecked: `process` and `input` are set once in init; Process and FileHandle are used from one test.
     package let process = Process()
     package let logPath: String
-    private let input = Pipe()
+    package let input = Pipe()
 
     /// The fixtures shared by the test targets: `Tests/LocationTestSupport/Fixtures/NAME`.
     package static func fixture(_ name: String) -> String {
@@ -59,7 +59,29 @@ package final class ScriptProcess: @unchecked Sendable {
         return found ?? objects.first(where: matches)
     }
 
-    /// SIGKILL, and waits for the exit.
+    /// Waits until its output has a line containing `text`; whether it came in `timeout` seconds.
+    package func waitFor(_ text: String, timeout: Double = 20) -> Bool {
+        eventually(timeout: timeout, every: 0.05) { log.contains(text) || !process.isRunning } && log.contains(text)
+    }
+
+    /// SIGTERM, and waits for the exit; SIGKILL if it is still running 5 s later (a child inherits SIG_IGN for
+    /// SIGTERM when the test runner ignores it, and dbus-daemon and Python then never see it).
+    package func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if !eventually(timeout: 5, every: 0.05, { !process.isRunning }) { kill9() }
+        process.waitUntilExit()
+    }
+
+    /// Closes its standard input, the way a script that reads commands is told to leave, and waits for the exit;
+    /// SIGKILL if it has not left 10 s later.
+    package func closeInput() {
+        try? input.fileHandleForWriting.close()
+        if !eventually(timeout: 10, every: 0.05, { !process.isRunning }) { kill9() }
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL, and waits for the exit: for dbus-daemon, which has nothing to save and ignores SIGTERM when its
+    /// parent ignores it.
     package func kill9() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

@@ -34,7 +34,7 @@ final class GeoClue26 {
     private let temporary: TemporaryDirectory
     var directory: String { temporary.path }
     let busAddress: String
-    private var running: [LongRunning] = []
+    private var running: [ScriptProcess] = []
 
     init() throws {
         temporary = try TemporaryDirectory(prefix: "geoclue26")
@@ -69,9 +69,9 @@ final class GeoClue26 {
         _ arguments: [String],
         environment: [String: String] = [:]
     ) throws
-        -> LongRunning
+        -> ScriptProcess
     {
-        let program = try LongRunning(
+        let program = try ScriptProcess(
             arguments,
             environment: busEnvironment.merging(environment) { $1 },
             logPath: "\(directory)/\(name).log"
@@ -94,7 +94,7 @@ final class GeoClue26 {
 
     /// GeoClue with the test's configuration in its own mount namespace; it logs (G_MESSAGES_DEBUG) what the
     /// harness waits for. Ready once it owns org.freedesktop.GeoClue2.
-    private func startGeoClue(url: String) throws -> LongRunning {
+    private func startGeoClue(url: String) throws -> ScriptProcess {
         let template = try String(contentsOfFile: GeoClueHarness.fixture("geoclue.conf"), encoding: .utf8)
         let config = temporary.at("geoclue.conf")
         try template.replacingOccurrences(of: "@NMEA@", with: temporary.at("nmea"))

@@ -20,9 +20,9 @@ final class GeoClueHarness {
     var directory: String { temporary.path }
     let busAddress: String
     let socket: String
-    private(set) var bus: LongRunning?
-    private(set) var locd: LongRunning?
-    private(set) var bridge: LongRunning?
+    private(set) var bus: ScriptProcess?
+    private(set) var locd: ScriptProcess?
+    private(set) var bridge: ScriptProcess?
 
     /// Apps whose manifests allow one executable only: `test.python` the one python3 really is, which runs the
     /// test clients, and `test.sleeper` `/usr/bin/sleep`, which runs none of them.
@@ -54,7 +54,7 @@ final class GeoClueHarness {
         let config = directory + "/system-bus.conf"
         try template.replacingOccurrences(of: "@SOCKET@", with: directory + "/bus")
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let bus = try LongRunning(
+        let bus = try ScriptProcess(
             ["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
             logPath: directory + "/bus.log"
         )
@@ -111,7 +111,7 @@ final class GeoClueHarness {
         [provider]
         \(provider)
         """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
-        let locd = try LongRunning(
+        let locd = try ScriptProcess(
             [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
             environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
             logPath: directory + "/locd.log"
@@ -125,7 +125,7 @@ final class GeoClueHarness {
     }
 
     private func startBridge() throws {
-        let bridge = try LongRunning(
+        let bridge = try ScriptProcess(
             [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress, "INVOCATION_ID": "", "JOURNAL_STREAM": ""],
             logPath: directory + "/locd-geoclue.log"
@@ -153,8 +153,8 @@ final class GeoClueHarness {
     }
 
     /// The script in a mode that keeps running (`hold`), its output read while it runs.
-    func pythonRunning(_ arguments: [String]) throws -> LongRunning {
-        try LongRunning(
+    func pythonRunning(_ arguments: [String]) throws -> ScriptProcess {
+        try ScriptProcess(
             ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
             environment: busEnvironment,
             logPath: directory + "/client-\(UUID().uuidString.prefix(6)).log"

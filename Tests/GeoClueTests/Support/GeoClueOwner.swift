@@ -36,7 +36,7 @@ final class RunningGeoClueOwner {
     let locd: GeoClueHarness?
     let geoclue: GeoClue26?
     /// `locctl agent --answer allowWhileUsing`, for locd-geoclue.
-    let agent: LongRunning?
+    let agent: ScriptProcess?
     let directory: String
     let busEnvironment: [String: String]
 
@@ -45,7 +45,7 @@ final class RunningGeoClueOwner {
         geoclue = nil
         directory = harness.directory
         busEnvironment = harness.busEnvironment
-        agent = try LongRunning(
+        agent = try ScriptProcess(
             [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
             environment: ["LOCD_SOCKET": harness.socket],
             logPath: harness.directory + "/agent.log"
@@ -74,9 +74,9 @@ final class RunningGeoClueOwner {
     }
 
     /// Starts a program on this owner's bus that keeps running.
-    func runInBackground(_ arguments: [String]) throws -> LongRunning {
+    func runInBackground(_ arguments: [String]) throws -> ScriptProcess {
         let name = URL(fileURLWithPath: arguments[0]).lastPathComponent
-        return try LongRunning(
+        return try ScriptProcess(
             arguments,
             environment: busEnvironment,
             logPath: "\(directory)/\(name)-\(UUID().uuidString.prefix(6)).log"
