@@ -10,14 +10,7 @@ struct DaemonConfigurationTests {
     private let file = "/etc/locd/locd.toml"
 
     /// The one-line message that loading `text` as `/etc/locd/locd.toml` fails with.
-    private func failure(_ text: String) -> String? {
-        do {
-            _ = try DaemonConfiguration.parse(text: text, file: file)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
+    private func failure(_ text: String) -> String? { configurationFailure(text, file: file) }
 
     // MARK: Defaults
 

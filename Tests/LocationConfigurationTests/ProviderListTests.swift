@@ -9,14 +9,8 @@ import Testing
 struct ProviderListTests {
     private let file = "/etc/locd/locd.toml"
 
-    private func failure(_ text: String) -> String? {
-        do {
-            _ = try DaemonConfiguration.parse(text: text, file: file)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
+    /// The one-line message that loading `text` as `/etc/locd/locd.toml` fails with.
+    private func failure(_ text: String) -> String? { configurationFailure(text, file: file) }
 
     @Test("U13: [[provider]] tables are read in order, each from the defaults, each with its own keys")
     func list() throws {

@@ -28,6 +28,14 @@ struct CombinedProviderTests {
         throw ProviderWaitFailed(description: "status never showed \(what); last: \(last.serialized)")
     }
 
+    /// A fake locd-network in `directory` that answers each Watch with ``network``.
+    private static func networkService(in directory: TemporaryDirectory) async throws -> FakeNetworkLocation {
+        let service = FakeNetworkLocation(path: directory.path + "/network.sock")
+        service.answerEachWatch(latitude: network.latitude, longitude: network.longitude, accuracy: network.accuracy)
+        try await service.start()
+        return service
+    }
+
     /// The `index`th of status's `providers`, or null.
     private static func entry(_ status: JSONValue, _ index: Int) -> JSONValue {
         guard let list = status["providers"]?.arrayValue, list.indices.contains(index) else { return .null }
@@ -71,13 +79,7 @@ struct CombinedProviderTests {
     func takeoverAndReturn() async throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")
         defer { directory.remove() }
-        let service = FakeNetworkLocation(path: directory.path + "/network.sock")
-        service.answerEachWatch(
-            latitude: Self.network.latitude,
-            longitude: Self.network.longitude,
-            accuracy: Self.network.accuracy
-        )
-        try await service.start()
+        let service = try await Self.networkService(in: directory)
         // A sentence every 0.3 s: the route's eight epochs without a fix last 4.8 s, time enough to read status.
         let gpsfake = try GPSFake(route: Self.fixtures.appendingPathComponent("fix-loss.nmea").path, cycle: 0.3)
         defer { gpsfake.stop() }
@@ -157,13 +159,7 @@ struct CombinedProviderTests {
     func staleHandsOver() async throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")
         defer { directory.remove() }
-        let service = FakeNetworkLocation(path: directory.path + "/network.sock")
-        service.answerEachWatch(
-            latitude: Self.network.latitude,
-            longitude: Self.network.longitude,
-            accuracy: Self.network.accuracy
-        )
-        try await service.start()
+        let service = try await Self.networkService(in: directory)
         // The static point reports once when it starts; stale after 1.5 s, it gives way to the network position.
         let daemon = try DaemonProcess(
             settings: DaemonProcess.fastLifecycle + """

@@ -77,14 +77,20 @@ struct NetworkLocationProviderTests {
         "/tmp/locd-network-test-\(UUID().uuidString.prefix(8)).sock"
     }
 
-    @Test("U13: the provider calls Watch with the table's settings; started runs it, a position is a fix, lost a loss")
-    func watchPositionsAndLosses() async throws {
-        let path = Self.socketPath()
+    /// A fake locd-network and a started provider watching it: returns once the provider's `Watch` is open.
+    static func watching() async throws -> (service: FakeNetworkLocation, harness: Harness) {
+        let path = socketPath()
         let service = FakeNetworkLocation(path: path)
         try await service.start()
         let harness = try await Harness(path: path)
         try await harness.start()
         try #require(try await eventually { service.openWatches == 1 }, "timed out waiting for Watch")
+        return (service, harness)
+    }
+
+    @Test("U13: the provider calls Watch with the table's settings; started runs it, a position is a fix, lost a loss")
+    func watchPositionsAndLosses() async throws {
+        let (service, harness) = try await Self.watching()
         #expect(
             service.receivedSettings == [
                 [
@@ -94,7 +100,7 @@ struct NetworkLocationProviderTests {
             ]
         )
         try #require(try await eventually { harness.updates.states.last == .running }, "timed out waiting for running")
-        #expect(harness.updates.details.last == "watching locd-network at \(path)")
+        #expect(harness.updates.details.last == "watching locd-network at \(service.path)")
 
         try await service.send(latitude: 52.5163, longitude: 13.3777, accuracy: 35, timestamp: 1_763_778_185)
         try #require(try await eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
@@ -114,18 +120,13 @@ struct NetworkLocationProviderTests {
 
     @Test("U15: locd-network going away loses the fix and retries; when it is back the provider watches again")
     func serviceGoesAndComesBack() async throws {
-        let path = Self.socketPath()
-        let service = FakeNetworkLocation(path: path)
-        try await service.start()
-        let harness = try await Harness(path: path)
-        try await harness.start()
-        try #require(try await eventually { service.openWatches == 1 }, "timed out waiting for Watch")
+        let (service, harness) = try await Self.watching()
         try await service.send(latitude: 52.5, longitude: 13.4, accuracy: 30)
         try #require(try await eventually { harness.updates.fixes.count == 1 }, "timed out waiting for a fix")
 
         try await service.stop()
         try #require(try await eventually { harness.updates.losses.count == 1 }, "timed out waiting for the loss")
-        #expect(harness.updates.losses[0] == "locd-network at \(path) closed the connection")
+        #expect(harness.updates.losses[0] == "locd-network at \(service.path) closed the connection")
         // The socket file stays with nothing listening: connecting is refused, again and again.
         try #require(
             try await eventually { harness.updates.details.filter { $0.hasPrefix("cannot connect") }.count >= 2 },
@@ -187,12 +188,7 @@ struct NetworkLocationProviderTests {
 
     @Test("U3: stopping closes the connection, so locd-network's Watch ends, and nothing more is reported")
     func stopClosesWatch() async throws {
-        let path = Self.socketPath()
-        let service = FakeNetworkLocation(path: path)
-        try await service.start()
-        let harness = try await Harness(path: path)
-        try await harness.start()
-        try #require(try await eventually { service.openWatches == 1 }, "timed out waiting for Watch")
+        let (service, harness) = try await Self.watching()
         try await harness.stop()
         let count = harness.updates.all.count
         try #require(try await eventually { service.openWatches == 0 }, "timed out waiting for the Watch to close")
