@@ -41,7 +41,7 @@ import Varlink
         let scene = try await NetworkScene.start()
         let wifi = try #require(scene.wifi)
         let watch = try await scene.watch()
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         try await offPool { try wifi.add(.init("00:11:22:33:44:13", "Another_nomap", -20)) }
         try await offPool { try wifi.add(.init("00:11:22:33:44:04", "Library", -45)) }
         #expect(try await eventually { scene.service.requests.count > 1 })
@@ -57,7 +57,7 @@ import Varlink
         let scene = try await NetworkScene.start()
         let wifi = try #require(scene.wifi)
         let watch = try await scene.watch()
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         try await offPool { try scene.service.answer(latitude: 48.8566, longitude: 2.3522, accuracy: 40) }
         let seen = watch.events.count
         try await offPool { try wifi.add(.init("00:11:22:33:44:04", "Library", -45)) }
@@ -78,7 +78,7 @@ import Varlink
         let scene = try await NetworkScene.start()
         let wifi = try #require(scene.wifi)
         let watch = try await scene.watch(interval: 4)
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         try await offPool { try scene.service.switchOff() }
         let seen = watch.events.count
         try await offPool { try wifi.add(.init("00:11:22:33:44:04", "Library", -45)) }
@@ -99,7 +99,7 @@ import Varlink
     func busAwayAndBack() async throws {
         let scene = try await NetworkScene.start()
         let watch = try await scene.watch(interval: 4)
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         let seen = watch.events.count
         scene.bus.stop()
         scene.wifi?.stop()
@@ -129,7 +129,7 @@ import Varlink
         #expect(try await offPool { try wifi.reads() } == 0)
         #expect(scene.service.requests.isEmpty)
         let watch = try await scene.watch(interval: 1)
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         watch.close()
         #expect(try await eventually(timeout: 20) { scene.daemon.log.contains("no Watch open") })
         let reads = try await offPool { try wifi.reads() }
@@ -201,7 +201,7 @@ import Varlink
     func badAnswers() async throws {
         let scene = try await NetworkScene.start()
         let watch = try await scene.watch(interval: 1)
-        _ = try #require(try await watch.position())
+        _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
         let cases: [(StandInGeolocate.Mode, String)] = [
             (.notJSON, "not JSON"), (.missing, "no \"location\""), (.latitude, "latitude 123.0 is outside"),
             (.huge, "larger than 1048576 bytes"), (.loop, "redirects in a loop"),
