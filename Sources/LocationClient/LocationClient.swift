@@ -48,14 +48,7 @@ public final class LocationClient: Sendable {
         state: AppState = .foreground,
         reconnection: ReconnectPolicy = .default
     ) async throws -> LocationClient {
-        let link = AppLink(
-            appID: appID,
-            socketPath: socketPath ?? DefaultSocket.path(),
-            state: state,
-            policy: reconnection
-        )
-        try await link.start()
-        return LocationClient(link: link)
+        try await open(appID: appID, socketPath: socketPath, state: state, reconnection: reconnection, process: nil)
     }
 
     /// Connects to locd and says `Hello` for the app run by another process, as a broker does (SEMANTICS I8, I9):
@@ -83,12 +76,29 @@ public final class LocationClient: Sendable {
         state: AppState = .foreground,
         reconnection: ReconnectPolicy = .default
     ) async throws -> LocationClient {
+        try await open(
+            appID: appID,
+            socketPath: socketPath,
+            state: state,
+            reconnection: reconnection,
+            process: try BrokeredProcess(process, description: description)
+        )
+    }
+
+    /// Both `connect`s: the link, started (its first `Hello` answered).
+    private static func open(
+        appID: String,
+        socketPath: String?,
+        state: AppState,
+        reconnection: ReconnectPolicy,
+        process: BrokeredProcess?
+    ) async throws -> LocationClient {
         let link = AppLink(
             appID: appID,
             socketPath: socketPath ?? DefaultSocket.path(),
             state: state,
             policy: reconnection,
-            process: try BrokeredProcess(process, description: description)
+            process: process
         )
         try await link.start()
         return LocationClient(link: link)

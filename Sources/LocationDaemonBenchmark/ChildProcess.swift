@@ -13,11 +13,7 @@ final class ChildProcess {
     init(name: String, _ arguments: [String], environment: [String: String], logPath: String) throws {
         self.name = name
         self.logPath = logPath
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = FileHandle(forWritingAtPath: logPath)
+        let log = process.prepare(arguments, environment: environment, logPath: logPath)
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice

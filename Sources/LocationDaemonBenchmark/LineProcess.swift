@@ -17,11 +17,7 @@ final class LineProcess {
     init(name: String, _ arguments: [String], environment: [String: String], logPath: String) throws {
         self.name = name
         self.logPath = logPath
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardError = process.prepare(arguments, environment: environment, logPath: logPath)
         process.standardInput = input
         process.standardOutput = output
         try process.run()
