@@ -332,6 +332,7 @@ let package = Package(
             name: "LocationNetworkTests",
             dependencies: [
                 "locd-network", "LocationNetwork", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

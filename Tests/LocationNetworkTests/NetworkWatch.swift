@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import LocationTestSupport
+import NIOPosix
 import Synchronization
 import Varlink
 
@@ -10,8 +11,12 @@ final class NetworkWatch: Sendable {
     private let recorder = Recorder()
     private let reading: Task<Void, Never>
 
+    /// The Watches' own event loop: on the process-wide one, other suites' floods of their own clients (F4, F17)
+    /// could hold back the Watch call past locd-network's idle-timeout (F13), which then closes the connection.
+    private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     init(socket: String, settings: JSONObject) async throws {
-        let client = try await VarlinkAsyncClient.connect(path: socket)
+        let client = try await VarlinkAsyncClient.connect(path: socket, group: Self.loop)
         self.client = client
         let replies = client.stream("io.locd.NetworkLocation.Watch", ["settings": .object(settings)])
         let recorder = self.recorder
