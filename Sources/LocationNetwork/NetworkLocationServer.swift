@@ -13,8 +13,10 @@ public final class NetworkLocationServer {
     private let server: VarlinkServer
     private let logger: Logger
 
-    /// - Parameter requestDeadline: how long one request to the geolocation service may take in all.
-    public init(requestDeadline: Duration, logger: Logger) {
+    /// - Parameters:
+    ///   - requestDeadline: how long one request to the geolocation service may take in all.
+    ///   - idleTimeout: how long a connection may stay open without a call (F13).
+    public init(requestDeadline: Duration, idleTimeout: TimeAmount = .seconds(10), logger: Logger) {
         let loop = group.next()
         client = GeolocateClient(deadline: requestDeadline)
         self.logger = logger
@@ -27,7 +29,12 @@ public final class NetworkLocationServer {
                 url: "https://github.com/locd/locd"
             ),
             interfaces: [("io.locd.NetworkLocation", LocationInterfaces.networkLocation)],
-            limits: VarlinkLimits(maximumConnections: 16, maximumConnectionsPerUID: 16, adminReserve: 4),
+            limits: VarlinkLimits(
+                maximumConnections: 16,
+                maximumConnectionsPerUID: 16,
+                adminReserve: 4,
+                idleTimeout: idleTimeout
+            ),
             limitExceededError: "io.locd.NetworkLocation.LimitExceeded",
             eventLoop: loop,
             delegate: service,

@@ -107,8 +107,36 @@ public final class VarlinkAsyncClient: Sendable {
     /// sequence ends. An error reply ends it by throwing ``VarlinkError``; the connection closing ends it by
     /// throwing ``VarlinkClient/ClientError/closed``. Ending the iteration early closes the connection.
     public func stream(_ method: String, _ parameters: JSONObject = [:]) -> AsyncThrowingStream<JSONObject, any Error> {
+        Self.stream(on: channel, method, parameters)
+    }
+
+    /// Connects to the socket at `path` and starts a `more` call on the event loop as soon as the connection is
+    /// open, as ``stream(_:_:)`` does: the call goes out however long the caller's task then waits for a thread,
+    /// so a busy process does not leave the connection silent past a server's idle timeout.
+    /// - Throws: ``VarlinkClient/ClientError/connect(path:errno:)`` when nothing listens there.
+    public static func connect(
+        path: String,
+        streaming method: String,
+        _ parameters: JSONObject = [:],
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> (client: VarlinkAsyncClient, replies: AsyncThrowingStream<JSONObject, any Error>) {
+        do {
+            return try await bootstrap(group).connect(unixDomainSocketPath: path)
+                .map { channel in (VarlinkAsyncClient(channel: channel), stream(on: channel, method, parameters)) }
+                .get()
+        } catch let error as IOError {
+            throw VarlinkClient.ClientError.connect(path: path, errno: error.errnoCode)
+        } catch {
+            throw VarlinkClient.ClientError.connect(path: path, errno: ECONNREFUSED)
+        }
+    }
+
+    private static func stream(
+        on channel: any Channel,
+        _ method: String,
+        _ parameters: JSONObject
+    ) -> AsyncThrowingStream<JSONObject, any Error> {
         let (replies, continuation) = AsyncThrowingStream.makeStream(of: JSONObject.self)
-        let channel = self.channel
         continuation.onTermination = { termination in
             if case .cancelled = termination { channel.close(promise: nil) }
         }

@@ -28,12 +28,21 @@ struct LocdNetwork: ParsableCommand {
     @Option(name: .customLong("request-timeout"), help: "Seconds one request may take in all, the answer included.")
     var requestTimeout: Double = 10
 
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a connection may stay open without a call before it is closed."
+    )
+    var idleTimeout: Double = 10
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard requestTimeout.isFinite, requestTimeout >= 1, requestTimeout <= 120 else {
             throw ValidationError("--request-timeout must be between 1 and 120 seconds")
+        }
+        guard idleTimeout.isFinite, idleTimeout >= 0.1, idleTimeout <= 3600 else {
+            throw ValidationError("--idle-timeout must be between 0.1 and 3600 seconds")
         }
     }
 
@@ -44,6 +53,7 @@ struct LocdNetwork: ParsableCommand {
         let logger = Logger(label: "locd-network")
         let server = NetworkLocationServer(
             requestDeadline: .milliseconds(Int64(requestTimeout * 1000)),
+            idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
             logger: logger
         )
         do {

@@ -299,7 +299,10 @@ import Varlink
         defer { directory.remove() }
         let (passed, own) = (directory.path + "/passed.sock", directory.path + "/own.sock")
         let activator = try ScriptProcess(
-            ["/usr/bin/systemd-socket-activate", "-l", passed, NetworkLocationProcess.binary, "--socket", own],
+            [
+                "/usr/bin/systemd-socket-activate", "-l", passed, NetworkLocationProcess.binary, "--socket", own,
+                "--idle-timeout", "120",
+            ],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(directory.path)/no-bus"],
             logPath: directory.path + "/activate.log"
         )
@@ -318,6 +321,20 @@ import Varlink
         }
         #expect(info?["product"] == "locd-network", "\(activator.log)")
         #expect(!FileManager.default.fileExists(atPath: own))
+    }
+
+    @Test("F13: locd-network closes a connection that sends no call within --idle-timeout; a Watch is kept")
+    func idleTimeout() async throws {
+        let scene = try await NetworkScene.start(idleTimeout: 0.5)
+        let opened = Date()
+        let silent = try await VarlinkAsyncClient.connect(path: scene.daemon.socketPath)
+        defer { silent.close() }
+        let watch = try await scene.watch()
+        #expect(try await eventually(timeout: 20) { !silent.isActive }, "\(scene.daemon.log)")
+        #expect(Date().timeIntervalSince(opened) >= 0.45, "closed before --idle-timeout")
+        #expect(try await watch.position() != nil, "\(watch.ending)\n\(scene.daemon.log)")
+        #expect(watch.ending == "still open")
+        #expect(scene.daemon.log.contains("no call within idle-timeout (500 ms)"))
     }
 
     @Test("U10: GetInfo and GetInterfaceDescription describe io.locd.NetworkLocation")

@@ -14,7 +14,8 @@ final class NetworkScene: @unchecked Sendable {
     init(
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
         points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
-        selfSigned: Bool = false
+        selfSigned: Bool = false,
+        idleTimeout: Double = 120
     ) throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")
         let bus = try PrivateSystemBus(directory: directory.path)
@@ -22,16 +23,19 @@ final class NetworkScene: @unchecked Sendable {
         self.bus = bus
         wifi = try kind.map { try StandInWifi($0, points: points, bus: bus, directory: directory.path) }
         service = try StandInGeolocate(directory: directory.path, selfSigned: selfSigned)
-        daemon = try NetworkLocationProcess(directory: directory.path, bus: bus)
+        daemon = try NetworkLocationProcess(directory: directory.path, bus: bus, idleTimeout: idleTimeout)
     }
 
     /// Starts the scene on a thread of its own (``offPool(_:)``).
     static func start(
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
         points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
-        selfSigned: Bool = false
+        selfSigned: Bool = false,
+        idleTimeout: Double = 120
     ) async throws -> NetworkScene {
-        try await offPool { try NetworkScene(wifi: kind, points: points, selfSigned: selfSigned) }
+        try await offPool {
+            try NetworkScene(wifi: kind, points: points, selfSigned: selfSigned, idleTimeout: idleTimeout)
+        }
     }
 
     deinit {

@@ -15,10 +15,15 @@ final class NetworkWatch: Sendable {
     /// could hold back the Watch call past locd-network's idle-timeout (F13), which then closes the connection.
     private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
+    /// The call goes out on the loop as the connection opens, not once this task gets a thread again.
     init(socket: String, settings: JSONObject) async throws {
-        let client = try await VarlinkAsyncClient.connect(path: socket, group: Self.loop)
+        let (client, replies) = try await VarlinkAsyncClient.connect(
+            path: socket,
+            streaming: "io.locd.NetworkLocation.Watch",
+            ["settings": .object(settings)],
+            group: Self.loop
+        )
         self.client = client
-        let replies = client.stream("io.locd.NetworkLocation.Watch", ["settings": .object(settings)])
         let recorder = self.recorder
         reading = Task {
             do {

@@ -25,19 +25,34 @@ package final class NetworkLocationProcess: @unchecked Sendable {
     }
 
     /// Starts it and waits for its `READY=1`.
-    /// - Parameter requestTimeout: `--request-timeout`, short so that a dripping service is cut off soon.
-    package convenience init(directory: String, bus: PrivateSystemBus?, requestTimeout: Double = 2) throws {
-        try self.init(directory: directory, busAddress: bus?.address, requestTimeout: requestTimeout)
+    /// - Parameters:
+    ///   - requestTimeout: `--request-timeout`, short so that a dripping service is cut off soon.
+    ///   - idleTimeout: `--idle-timeout`, long unless a test of it sets one: the suite runs hundreds of tests side
+    ///     by side on two cores, where a client's first call can wait behind other tests for longer than the
+    ///     default 10 s (as ``DaemonProcess/withPatientIdleTimeout(_:)`` has it for locd).
+    package convenience init(
+        directory: String,
+        bus: PrivateSystemBus?,
+        requestTimeout: Double = 2,
+        idleTimeout: Double = 120
+    ) throws {
+        try self.init(
+            directory: directory,
+            busAddress: bus?.address,
+            requestTimeout: requestTimeout,
+            idleTimeout: idleTimeout
+        )
     }
 
     /// Starts it on the bus at `busAddress` (none: an address where no bus listens) and waits for its `READY=1`.
-    package init(directory: String, busAddress: String?, requestTimeout: Double = 2) throws {
+    package init(directory: String, busAddress: String?, requestTimeout: Double = 2, idleTimeout: Double = 120) throws {
         socketPath = directory + "/network.sock"
         logPath = directory + "/locd-network.log"
         notify = try NotifySocket(path: directory + "/network-notify")
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = [
             "--socket", socketPath, "--log-level", "debug", "--request-timeout", String(requestTimeout),
+            "--idle-timeout", String(idleTimeout),
         ]
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notify.path
