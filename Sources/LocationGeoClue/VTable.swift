@@ -6,6 +6,12 @@ import Glibc
 
 /// An sd-bus vtable and the strings it points to, in memory of its own: sd-bus reads the table at every call
 /// on an object registered with it, so it lives as long as the service.
+///
+/// Every method and writable property is `SD_BUS_VTABLE_UNPRIVILEGED`. Without it sd-bus lets through only callers
+/// of the service's own uid, root, or holders of `CAP_SYS_ADMIN`, and answers everyone else `AccessDenied` before
+/// the handler runs: every desktop user's GeoClue client. Who may use what is decided in the handlers (only the
+/// creating peer uses a client) and by locd, as GeoClue does; the check would also cost a call to the bus for each
+/// call it checks.
 final class VTable {
     /// One member of an interface, as the SD_BUS_* macros describe it.
     enum Member {
@@ -44,13 +50,20 @@ final class VTable {
     private func entry(_ member: Member) -> sd_bus_vtable {
         switch member {
         case .method(let name, let signature, let result, let names, let handler):
-            csdbus_vtable_method(keep(name), keep(signature), keep(result), keep(joined(names)), handler, 0)
+            csdbus_vtable_method(
+                keep(name),
+                keep(signature),
+                keep(result),
+                keep(joined(names)),
+                handler,
+                CSDBUS_VTABLE_UNPRIVILEGED
+            )
         case .signal(let name, let signature, let names):
             csdbus_vtable_signal(keep(name), keep(signature), keep(joined(names)), 0)
         case .property(let name, let signature, let get, let flags):
             csdbus_vtable_property(keep(name), keep(signature), get, flags)
         case .writableProperty(let name, let signature, let get, let set, let flags):
-            csdbus_vtable_writable_property(keep(name), keep(signature), get, set, flags)
+            csdbus_vtable_writable_property(keep(name), keep(signature), get, set, flags | CSDBUS_VTABLE_UNPRIVILEGED)
         }
     }
 

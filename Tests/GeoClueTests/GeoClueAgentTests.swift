@@ -8,10 +8,17 @@ import Testing
 struct GeoClueAgentTests {
     static let demoAgent = "/usr/libexec/geoclue-2.0/demos/agent"
 
-    /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered.
-    static func agent(_ harness: GeoClueHarness, _ mode: String, maximum: Int = 8) throws -> ScriptProcess {
+    /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered;
+    /// run as `uid` without privileges when one is given.
+    static func agent(
+        _ harness: GeoClueHarness,
+        _ mode: String,
+        maximum: Int = 8,
+        asUID uid: UInt32? = nil
+    ) throws -> ScriptProcess {
         let agent = try ScriptProcess(
-            ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), mode, String(maximum)],
+            (uid.map(harness.unprivileged) ?? [])
+                + ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), mode, String(maximum)],
             environment: harness.busEnvironment,
             logPath: harness.directory + "/agent-\(UUID().uuidString.prefix(6)).log"
         )
@@ -36,6 +43,22 @@ struct GeoClueAgentTests {
         let entry = try harness.locctl(["app", app, "--json"])
         let parsed = try JSONSerialization.jsonObject(with: Data(entry.output.utf8)) as? [String: Any]
         return parsed?["authorization"] as? [String: Any] ?? [:]
+    }
+
+    @Test(
+        "G11: an ordinary user's agent, without privileges, answers the prompt of that user's client",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func unprivilegedAgentAnswers() throws {
+        let harness = try GeoClueHarness()
+        let agent = try Self.agent(harness, "allow:8", asUID: GeoClueHarness.ordinaryUID)
+        defer { agent.closeInput() }
+        let result = try harness.python(["where-am-i", "test.allowed", "8"], asUID: GeoClueHarness.ordinaryUID)
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
+        let record = try Self.authorization(harness, "test.allowed")
+        #expect(record["status"] as? String == "authorizedWhenInUse", "\(record)")
     }
 
     @Test(

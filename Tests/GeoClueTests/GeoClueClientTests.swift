@@ -32,6 +32,20 @@ struct GeoClueClientTests {
         #expect(changed.contains("Location"), "\(changed)")
     }
 
+    @Test(
+        "G1: a client of an ordinary user, without privileges, is served: every method and Set of the API is open to every uid",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func unprivilegedClientIsServed() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        let result = try harness.python(["where-am-i", "test.allowed", "8"], asUID: GeoClueHarness.ordinaryUID)
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["error"] == nil, "\(location)\n\(harness.locd?.log ?? "")")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude)
+        #expect(location["Longitude"] as? Double == GeoClueHarness.longitude)
+    }
+
     @Test("G2: a client at city level gets the approximate grid cell with accuracy 5000 m")
     func cityLevelIsApproximate() throws {
         let harness = try GeoClueHarness()

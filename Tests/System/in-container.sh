@@ -94,14 +94,16 @@ pass "systemd-analyze security: $(tail -1 "$work/security.txt" | sed 's/^→ //'
 
 # locd-geoclue: installed, not running until a GeoClue client calls org.freedesktop.GeoClue2 on the system bus;
 # dbus-daemon then has systemd start locd-geoclue.service (SystemdService=), and where-am-i gets locd's fix
-# (the default static provider: Tokyo Station) through it.
+# (the default static provider: Tokyo Station) through it. where-am-i runs as an ordinary user (nobody, no
+# groups, no capabilities), as a desktop's clients do: locd-geoclue runs as its own user, and must serve them.
 systemd-analyze verify --man=no locd-geoclue.service >"$work/verify.txt" 2>&1 || fail "systemd-analyze verify: $(cat "$work/verify.txt")"
 grep -q locd-geoclue "$work/verify.txt" && fail "systemd-analyze verify complains: $(cat "$work/verify.txt")"
 pass "systemd-analyze verify accepts the installed locd-geoclue.service"
 [ "$(systemctl is-active locd-geoclue.service)" = inactive ] || fail "locd-geoclue.service ran before any GeoClue call"
 LOCD_SOCKET=$socket locctl auth geoclue-where-am-i while-using >/dev/null || fail "locctl auth geoclue-where-am-i"
 where=$work/where-am-i.log
-/usr/libexec/geoclue-2.0/demos/where-am-i -t 30 -a 8 >"$where" 2>&1 &
+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
+    /usr/libexec/geoclue-2.0/demos/where-am-i -t 30 -a 8 >"$where" 2>&1 &
 where_pid=$!
 wait_for 20 'grep -q "^Longitude:" "$where"' || {
     systemctl status locd-geoclue.service --no-pager 2>&1 | head -20
@@ -116,7 +118,7 @@ grep -q "^Latitude: *35.681236" "$where" || fail "where-am-i printed: $(cat "$wh
 # no unit in the journal, so the whole journal is searched for either.
 wait_for 10 'journalctl --no-pager | grep -q -e "Activating via systemd: service name=.org.freedesktop.GeoClue2." -e "Successfully activated service .org.freedesktop.GeoClue2."' ||
     fail "dbus-daemon did not activate org.freedesktop.GeoClue2: $(journalctl --no-pager | grep -i -e geoclue -e activat | tail -8)"
-pass "a GeoClue client's call started locd-geoclue.service by D-Bus activation, and where-am-i got locd's fix"
+pass "an ordinary user's GeoClue client started locd-geoclue.service by D-Bus activation, and got locd's fix"
 
 # locd-network: locd has no network (PrivateNetwork=yes), so a network provider reaches locd-network.socket, which
 # systemd starts locd-network.service for, as its static user with its D-Bus policy. The container has no Wi-Fi, so
@@ -127,7 +129,7 @@ grep -q locd-network "$work/verify.txt" && fail "systemd-analyze verify complain
 systemctl start locd-network.socket || fail "systemctl start locd-network.socket"
 [ "$(stat -c %U:%a /run/locd/network.sock)" = locd:600 ] || fail "network.sock is $(stat -c %U:%a /run/locd/network.sock)"
 (sleep 600 | python3 "$work/geolocate_standin.py" >"$work/geolocate.out" 2>&1) &
-wait_for 10 'grep -q "\"port\"" "$work/geolocate.out"' || fail "the stand-in service did not start: $(cat "$work/geolocate.out")"
+wait_for 10 'grep -qs "\"port\"" "$work/geolocate.out"' || fail "the stand-in service did not start: $(cat "$work/geolocate.out")"
 port=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["port"])' <"$work/geolocate.out")
 cat >"$work/etc/locd.toml.d/network.toml" <<TOML
 [[provider]]

@@ -9,6 +9,7 @@
 #include <systemd/sd-bus.h>
 
 // The vtable flags, as constants Swift can read (the header's anonymous enum imports without a type).
+static const uint64_t CSDBUS_VTABLE_UNPRIVILEGED = SD_BUS_VTABLE_UNPRIVILEGED;
 static const uint64_t CSDBUS_VTABLE_PROPERTY_CONST = SD_BUS_VTABLE_PROPERTY_CONST;
 static const uint64_t CSDBUS_VTABLE_PROPERTY_EMITS_CHANGE = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
 static const uint64_t CSDBUS_VTABLE_PROPERTY_EMITS_INVALIDATION = SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION;

@@ -16,6 +16,9 @@ final class GeoClueHarness {
         "test.holder", "test.deleted", "test.revoked", "redshift", "test.simple", "xdg-desktop-portal",
     ]
 
+    /// The uid of an ordinary desktop user (`nobody`), whom the manifests also name: ``python(_:asUID:timeout:)``.
+    static let ordinaryUID: UInt32 = 65534
+
     private let temporary: TemporaryDirectory
     var directory: String { temporary.path }
     let busAddress: String
@@ -81,7 +84,7 @@ final class GeoClueHarness {
             try """
             id = "\(app)"
             identity = "uid"
-            users = ["\(getuid())"]
+            users = ["\(getuid())", "\(Self.ordinaryUID)"]
             NSLocationWhenInUseUsageDescription = "Shows where you are"
             """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
         }
@@ -150,6 +153,26 @@ final class GeoClueHarness {
             environment: busEnvironment,
             timeout: timeout
         )
+    }
+
+    /// The script run as `uid` (and its gid), with no supplementary groups and no capabilities, as an ordinary
+    /// desktop user runs a GeoClue client: the harness's directory is opened to others so that it reaches the bus.
+    func python(_ arguments: [String], asUID uid: UInt32, timeout: Double = 20) throws -> CommandResult {
+        try Command.run(
+            unprivileged(uid) + ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
+            environment: busEnvironment.merging(["HOME": "/nonexistent"]) { $1 },
+            timeout: timeout
+        )
+    }
+
+    /// The command that runs the rest of a command line as `uid` and its gid, with no supplementary groups and no
+    /// capabilities; it opens the harness's directory to others, so that the bus socket in it can be reached.
+    func unprivileged(_ uid: UInt32) -> [String] {
+        chmod(directory, 0o755)
+        return [
+            "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all",
+        ]
     }
 
     /// The script in a mode that keeps running (`hold`), its output read while it runs.
