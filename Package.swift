@@ -146,6 +146,8 @@ let package = Package(
                 "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of

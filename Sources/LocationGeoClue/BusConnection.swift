@@ -58,7 +58,12 @@ final class BusConnection: @unchecked Sendable {
 
     /// Runs `work` on the bus thread once `seconds` have passed; call it on the bus thread.
     func after(_ seconds: Double, _ work: @escaping () -> Void) {
-        timers.add(at: .now.advanced(by: .seconds(seconds)), work)
+        at(.now.advanced(by: .seconds(seconds)), work)
+    }
+
+    /// Runs `work` on the bus thread at `instant` (at once if it has passed); call it on the bus thread.
+    func at(_ instant: ContinuousClock.Instant, _ work: @escaping () -> Void) {
+        timers.add(at: instant, work)
     }
 
     /// Makes ``run()`` return after the work already posted.

@@ -48,6 +48,14 @@ final class GeoCluePeer {
     /// Its clients' paths, in the order they were created.
     var clients: [String] = []
     var apps: [String: LocdApp] = [:]
+    /// When each app id's connection was left with no client of the peer speaking through it: it closes once idle
+    /// for ``GeoClueLimits/idleAppSeconds``, unless a new client of the app takes it up meanwhile.
+    var idleSince: [String: ContinuousClock.Instant] = [:]
+    /// Whether a timer is set to close the connections that have been idle long enough: one at a time per peer.
+    var idleTimerSet = false
+    /// The latest run of each app id: a connection closes only after it, so that the run's session ends on it
+    /// rather than lingering (SEMANTICS G6).
+    var lastRuns: [String: ClientRun] = [:]
     /// Its process, learnt from the bus at its first `Start`.
     var process: PeerProcess?
 

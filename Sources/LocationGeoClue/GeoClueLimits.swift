@@ -8,6 +8,9 @@ struct GeoClueLimits: Sendable {
     /// App ids (`DesktopId`s) one peer speaks to locd for at once: each is a locd connection, and every connection
     /// of locd-geoclue counts against locd's `max-connections-per-uid`.
     var appsPerPeer = 4
+    /// How long a peer's locd connection for an app id stays open once none of its clients speaks through it: the
+    /// peer's next client of that app (a program that creates a client for each lookup) needs no new connection.
+    var idleAppSeconds = 5.0
     /// `Start` calls of one client waiting for locd's decision.
     var pendingStarts = 8
     /// Runs of one client not yet wound down (a peer that alternates Start and Stop faster than locd answers).

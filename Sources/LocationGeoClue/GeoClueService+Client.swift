@@ -36,6 +36,12 @@ extension GeoClueService {
         if client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil,
             peer.apps.count >= limits.appsPerPeer
         {
+            // Idle connections make room first.
+            closeIdleApps(of: client.owner, idleFor: 0)
+        }
+        if client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil,
+            peer.apps.count >= limits.appsPerPeer
+        {
             call.reply(
                 .limitsExceeded(
                     "a peer may speak for \(limits.appsPerPeer) app ids at most: delete the clients of the others first"
@@ -67,9 +73,20 @@ extension GeoClueService {
     /// Starts the run of a `Start`: the locd session of `appID`, spoken for `process`; the decision; the updates.
     private func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
         let peer = peer(client.owner)
-        let app = peer.apps[appID] ?? LocdApp(appID: appID, socketPath: socketPath, process: process)
-        peer.apps[appID] = app
+        let app: LocdApp
+        if let open = peer.apps[appID] {
+            app = open
+            peer.idleSince[appID] = nil
+        } else {
+            app = LocdApp(appID: appID, socketPath: socketPath, process: process)
+            peer.apps[appID] = app
+            logger.debug(
+                "a locd connection for the peer's app",
+                metadata: ["geoclue.peer": "\(client.owner)", "geoclue.app": "\(appID)"]
+            )
+        }
         let run = ClientRun(accuracy: servedAccuracy(client))
+        peer.lastRuns[appID] = run
         let previous = client.lastRun
         client.run = run
         client.lastRun = run

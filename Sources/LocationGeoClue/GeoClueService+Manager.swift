@@ -38,7 +38,7 @@ extension GeoClueService {
         }
         if let client = clients[path], client.owner == call.sender {
             remove(client, endingSession: true)
-            closeUnusedApps(of: client.owner, after: client.lastRun)
+            closeUnusedApps(of: client.owner)
         }
         call.replyEmpty()
         return 1
@@ -50,7 +50,7 @@ extension GeoClueService {
         if let agent = agents[name] { forget(agent) }
         uids[name] = nil
         guard let peer = peers.removeValue(forKey: name) else { return }
-        var runs: [ClientRun] = []
+        var runs = Array(peer.lastRuns.values)
         for path in peer.clients {
             guard let client = clients[path] else { continue }
             if let run = client.lastRun { runs.append(run) }
@@ -64,17 +64,53 @@ extension GeoClueService {
         }
     }
 
-    /// Closes the peer's locd connections that none of its clients speaks through any more, once `run` is over.
-    func closeUnusedApps(of owner: String, after run: ClientRun?) {
+    /// A client of the peer went: the locd connections that none of its clients speaks through any more are left
+    /// idle, and close once idle for ``GeoClueLimits/idleAppSeconds`` unless a new client takes one up.
+    func closeUnusedApps(of owner: String) {
         guard let peer = peers[owner] else { return }
         let used = Set(peer.clients.compactMap { clients[$0]?.runApp })
-        let unused = peer.apps.filter { !used.contains($0.key) }
-        guard !unused.isEmpty else { return }
-        for appID in unused.keys { peer.apps[appID] = nil }
+        let now = ContinuousClock.now
+        for appID in peer.apps.keys where !used.contains(appID) && peer.idleSince[appID] == nil {
+            peer.idleSince[appID] = now
+        }
+        setIdleTimer(peer)
+    }
+
+    /// Sets the peer's timer for its first idle connection's due instant, unless it is set; when it fires it closes
+    /// what is due and sets itself again for what is left.
+    private func setIdleTimer(_ peer: GeoCluePeer) {
+        guard !peer.idleTimerSet, let first = peer.idleSince.values.min() else { return }
+        peer.idleTimerSet = true
+        connection.at(first.advanced(by: .seconds(limits.idleAppSeconds))) { [self] in
+            peer.idleTimerSet = false
+            guard peers[peer.name] === peer else { return }
+            closeIdleApps(of: peer.name, idleFor: limits.idleAppSeconds)
+            setIdleTimer(peer)
+        }
+    }
+
+    /// Closes the peer's locd connections idle for `seconds` or more, each once its latest run has ended its
+    /// session on it; the peer is forgotten when nothing of it is left.
+    func closeIdleApps(of owner: String, idleFor seconds: Double) {
+        guard let peer = peers[owner] else { return }
+        let now = ContinuousClock.now
+        let idle = peer.idleSince.filter { $0.value.advanced(by: .seconds(seconds)) <= now }.map(\.key)
+        guard !idle.isEmpty else { return }
+        var closing: [LocdApp] = []
+        var runs: [ClientRun] = []
+        for appID in idle {
+            peer.idleSince[appID] = nil
+            if let app = peer.apps.removeValue(forKey: appID) { closing.append(app) }
+            if let run = peer.lastRuns.removeValue(forKey: appID) { runs.append(run) }
+        }
         if peer.clients.isEmpty && peer.apps.isEmpty { peers[owner] = nil }
+        logger.debug(
+            "closing idle locd connections",
+            metadata: ["geoclue.peer": "\(owner)", "geoclue.apps": "\(idle)"]
+        )
         Task {
-            await run?.finished()
-            for app in unused.values { await app.close() }
+            for run in runs { await run.finished() }
+            for app in closing { await app.close() }
         }
     }
 }

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LocationGeoClue
 import Logging
+import NIOCore
+import NIOPosix
 import SystemdSupport
 
 /// `locd-geoclue`: GeoClue2's D-Bus API for existing Linux apps, answered from locd's sessions. Thin: options in,
@@ -30,6 +32,10 @@ struct LocdGeoClue: ParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() throws {
+        // Swift concurrency (each Start's run, the locd connections' tasks) runs on the event loops that carry those
+        // connections, not on libdispatch's pool: a reply from locd then resumes its task on the loop that read it,
+        // with no hop to another thread. Installed before any task starts.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }

@@ -148,6 +148,26 @@ struct GeoClueAccessTests {
         #expect(gone, "\((try? harness.locctl(["sessions"]).output) ?? "")")
     }
 
+    @Test(
+        "G6: a peer's next client of an app reuses its connection; DeleteClient ends the session, idleness the connection"
+    )
+    func idleConnectionIsReusedThenClosed() throws {
+        let harness = try GeoClueHarness()
+        let bridge = try #require(harness.bridge)
+        #expect(try harness.locctl(["auth", "test.deleted", "while-using"]).status == 0)
+        let client = try harness.pythonRunning(["twice", "test.deleted"])
+        defer { client.closeInput() }
+        #expect(client.waitFor("\"deleted\": 2"), "\(client.log)")
+        #expect(!bridge.log.contains("closing idle locd connections"), "closed at once: \(bridge.log)")
+        #expect(client.log.components(separatedBy: "\"Latitude\"").count == 3, "\(client.log)")
+        let ended = try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.deleted").isEmpty }
+        #expect(ended, "\((try? harness.locctl(["sessions"]).output) ?? "")")
+        #expect(bridge.log.components(separatedBy: "a locd connection for the peer's app").count == 2, "\(bridge.log)")
+        // The peer is still on the bus: only the idle timer closes the connection.
+        #expect(bridge.waitFor("closing idle locd connections", timeout: 20), "\(bridge.log)")
+        #expect(!bridge.log.contains("peer left"), "\(bridge.log)")
+    }
+
     @Test("G7: InUse is true while a client is active and false once its peer has left")
     func inUseFollowsActiveClients() throws {
         let harness = try GeoClueHarness()

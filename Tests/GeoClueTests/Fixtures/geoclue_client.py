@@ -6,6 +6,8 @@ Modes (one JSON object per line on stdout):
                          Location of the first LocationUpdated, DeleteClient (as where-am-i does).
   gammastep APP          GetClient, Set DesktopId, Set DistanceThreshold 50000, Start, GetAll of the first
                          Location, then exits without DeleteClient (as gammastep and redshift do).
+  twice APP              where-am-i's cycle at level 8 twice, the second with CreateClient, each printing its
+                         location; then prints {"deleted": 2} and waits for stdin to close.
   start APP              GetClient, Set DesktopId, Start: prints the reply or the error.
   no-desktop-id          GetClient, Start without DesktopId: prints the error.
   set-active             GetClient, Set Active true: prints the error.
@@ -180,6 +182,17 @@ def main(mode, args):
             set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(args[1])))
             out(first_location(bus, path))
             call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
+        elif mode == "twice":
+            for index in range(2):
+                if index > 0:
+                    (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None,
+                                   "(o)").unpack()
+                set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+                set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", 8))
+                out(first_location(bus, path))
+                call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
+            out({"deleted": 2})
+            sys.stdin.read()
         elif mode == "gammastep":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             set_property(bus, path, "DistanceThreshold", GLib.Variant("u", 50000))
