@@ -37,10 +37,22 @@ public struct ProcessFacts: Sendable {
         return Self.field("Pid:", in: info).flatMap { Int32($0) }
     }
 
-    /// The first whitespace-separated word after `name` on the line that starts with it.
+    /// The first whitespace-separated word after `name` on the first line that starts with it; `nil` if there is no
+    /// such line or nothing follows `name` on it. A scan of the bytes: every brokered `Hello` reads two of these files.
     static func field(_ name: String, in text: String) -> Substring? {
-        for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            return line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
+        let bytes = text.utf8
+        let key = name.utf8
+        let (newline, space, tab) = (UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t"))
+        var lineStart = bytes.startIndex
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex(of: newline) ?? bytes.endIndex
+            let line = bytes[lineStart..<lineEnd]
+            if line.starts(with: key) {
+                let rest = line.dropFirst(key.count).drop { $0 == space || $0 == tab }
+                let word = rest.prefix { $0 != space && $0 != tab }
+                return word.isEmpty ? nil : text[word.startIndex..<word.endIndex]
+            }
+            lineStart = lineEnd == bytes.endIndex ? lineEnd : bytes.index(after: lineEnd)
         }
         return nil
     }

@@ -33,6 +33,16 @@ struct ProcessFactsTests {
         #expect(facts.pid(ofPidfd: 7) == -1)
     }
 
+    @Test("I9: a field is the first word after its name on the first line that starts with it")
+    func fieldWords() {
+        #expect(ProcessFacts.field("Uid:", in: "Uid:\t1000\t0\t0\t0") == "1000")
+        #expect(ProcessFacts.field("Uid:", in: "Name:\tx\nUid: \t 7 8\nUid:\t9\n") == "7")
+        #expect(ProcessFacts.field("Uid:", in: "Name:\tUid:\t5\n\nUid:\n") == nil)
+        #expect(ProcessFacts.field("Pid:", in: "NSpid:\t4\nPid:\t-1\n") == "-1")
+        #expect(ProcessFacts.field("Pid:", in: "") == nil)
+        #expect(ProcessFacts.field("Pid:", in: "Pid:") == nil)
+    }
+
     @Test("I9: on the real /proc a pidfd names its child until the child is reaped, then -1")
     func realPidfd() throws {
         let facts = ProcessFacts()
