@@ -39,35 +39,56 @@ public final class VarlinkAsyncClient: Sendable {
 
     /// Connects to the socket at `path` and makes `call` the connection's first call, passing `descriptor` with its
     /// bytes (`SCM_RIGHTS` in the same `sendmsg`, as ``VarlinkClient/send(_:passing:)`` does): what a broker does
-    /// with `Hello` and a pidfd of the process it speaks for. The call is made on a plain socket off the event
-    /// loop, and once answered the connected socket is handed to NIO. The caller keeps and closes `descriptor`.
+    /// with `Hello` and a pidfd of the process it speaks for. The call is sent on a non-blocking socket from the
+    /// caller's thread, which never waits (a listener whose queue is full refuses at once); the socket is then
+    /// handed to NIO, which reads the reply. The caller keeps and closes `descriptor`.
+    /// - Parameter timeout: how long the reply may take; past it the connection is closed.
     /// - Returns: the connection and the call's reply.
     /// - Throws: ``VarlinkError`` for an error reply (the connection is closed); ``VarlinkClient/ClientError`` when
-    ///   nothing listens there or the server closes the connection or does not answer.
+    ///   nothing listens there or the server closes the connection or does not answer in time.
     public static func connect(
         path: String,
         first call: VarlinkCall,
         passing descriptor: Int32,
+        timeout: TimeAmount = .seconds(10),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> (client: VarlinkAsyncClient, reply: JSONObject) {
-        let (socket, reply) = try await NIOThreadPool.singleton.runIfActive {
-            let client = try VarlinkClient(path: path)
-            try client.send(call, passing: descriptor)
-            let reply = try client.receive()
-            if let error = reply.error { throw VarlinkError(name: error, parameters: reply.parameters) }
-            return (client.releaseDescriptor(), reply.parameters)
-        }
+        let sender = try VarlinkClient(path: path, nonBlocking: true)
+        try sender.send(call, passing: descriptor)
+        let socket = sender.releaseDescriptor()
+        let loop = group.next()
+        let first = loop.makePromise(of: VarlinkReply.self)
+        let channel: any Channel
         do {
             // The channel owns the socket from here, and closes it when it fails to start.
-            let channel = try await bootstrap(group).withConnectedSocket(socket).get()
-            return (VarlinkAsyncClient(channel: channel), reply)
+            channel = try await bootstrap(loop, awaiting: first).withConnectedSocket(socket).get()
         } catch {
+            first.fail(VarlinkClient.ClientError.closed)
             throw VarlinkClient.ClientError.closed
         }
+        // A promise already kept ignores the failure.
+        let deadline = loop.scheduleTask(in: timeout) { first.fail(VarlinkClient.ClientError.timedOut) }
+        defer { deadline.cancel() }
+        let reply: VarlinkReply
+        do {
+            reply = try await first.futureResult.get()
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+        if let error = reply.error {
+            channel.close(promise: nil)
+            throw VarlinkError(name: error, parameters: reply.parameters)
+        }
+        return (VarlinkAsyncClient(channel: channel), reply.parameters)
     }
 
-    /// A bootstrap whose channels read Varlink replies.
-    private static func bootstrap(_ group: any EventLoopGroup) -> ClientBootstrap {
+    /// A bootstrap whose channels read Varlink replies; `first`, when given, gets the reply to a call sent before
+    /// the channel existed.
+    private static func bootstrap(
+        _ group: any EventLoopGroup,
+        awaiting first: EventLoopPromise<VarlinkReply>? = nil
+    ) -> ClientBootstrap {
         ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -76,7 +97,7 @@ public final class VarlinkAsyncClient: Sendable {
                             VarlinkFrameDecoder(maximumFrameLength: VarlinkAsyncClient.maximumReplyBytes)
                         )
                     )
-                    try channel.pipeline.syncOperations.addHandler(VarlinkClientHandler())
+                    try channel.pipeline.syncOperations.addHandler(VarlinkClientHandler(awaiting: first))
                 }
             }
     }

@@ -37,9 +37,13 @@ public final class VarlinkClient {
     public let maximumReplyBytes = 16 << 20
 
     /// Connects to the socket at `path`.
-    public init(path: String, timeout: Double = 10) throws {
+    /// - Parameter nonBlocking: make the socket non-blocking, for a caller that must not wait (an event loop): a
+    ///   listener whose queue is full refuses at once (`EAGAIN`), and a send the socket has no room for fails
+    ///   with ``ClientError/closed`` rather than waiting; ``receive()`` still waits up to ``timeout``.
+    public init(path: String, timeout: Double = 10, nonBlocking: Bool = false) throws {
         self.timeout = timeout
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | flags, 0)
         guard descriptor >= 0 else { throw ClientError.connect(path: path, errno: errno) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

@@ -34,6 +34,11 @@ final class VarlinkClientHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<VarlinkReplySink>()
     private var isClosed = false
 
+    /// - Parameter first: the reply sink of a call sent on the socket before this handler read it.
+    init(awaiting first: EventLoopPromise<VarlinkReply>? = nil) {
+        if let first { waiting.append(.single(first)) }
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         guard !isClosed else {
