@@ -58,11 +58,23 @@ extension AppLink {
 
     /// One connection's worth of a stream: returns when the call ends or the task is cancelled; throws
     /// ``VarlinkClient/ClientError`` when the connection fails or breaks.
+    ///
+    /// A stream the daemon ended with its final reply leaves its connection free, with its `Hello` said: it is
+    /// kept for the next stream (``AppLink/park(_:)``). A kept connection the daemon has closed meanwhile fails
+    /// before its first reply; the stream is then opened again on a new connection at once.
     private nonisolated func runOnce(
         _ method: String,
         _ parameters: JSONObject,
         handle: (JSONObject, _ first: Bool) async throws -> StreamStep
     ) async throws {
+        if let kept = await unpark() {
+            var replied = false
+            do {
+                return try await run(method, parameters, on: kept, replied: &replied, handle: handle)
+            } catch is VarlinkClient.ClientError where !replied {
+                // The daemon closed the kept connection: a new one below.
+            }
+        }
         // A brokered stream says Hello as it connects; an app's own says it on the connection it adopted.
         let connection =
             if let process {
@@ -74,21 +86,51 @@ extension AppLink {
             connection.close()
             return
         }
+        if process == nil {
+            do {
+                try await connection.call("io.locd.App.Hello", await helloParameters)
+            } catch {
+                connection.close()
+                await release(connection)
+                throw error
+            }
+        }
+        var replied = false
+        try await run(method, parameters, on: connection, replied: &replied, handle: handle)
+    }
+
+    /// Runs the call on `connection`, registered as a stream's, until it ends; `replied` says whether a reply came.
+    private nonisolated func run(
+        _ method: String,
+        _ parameters: JSONObject,
+        on connection: VarlinkAsyncClient,
+        replied: inout Bool,
+        handle: (JSONObject, _ first: Bool) async throws -> StreamStep
+    ) async throws {
         do {
-            if process == nil { try await connection.call("io.locd.App.Hello", await helloParameters) }
             try Task.checkCancellation()
             var first = true
             for try await reply in connection.stream(method, parameters) {
+                replied = true
                 let step = try await handle(reply, first)
                 first = false
-                if case .finished = step { break }
+                if case .finished = step {
+                    // The call goes on at the daemon: only closing the connection ends it.
+                    connection.close()
+                    await release(connection)
+                    return
+                }
             }
         } catch {
             connection.close()
             await release(connection)
             throw error
         }
-        connection.close()
-        await release(connection)
+        if Task.isCancelled {
+            connection.close()
+            await release(connection)
+        } else {
+            await park(connection)
+        }
     }
 }

@@ -40,6 +40,10 @@ actor AppLink {
     private var endedSessions: [String: SessionEnd] = [:]
     /// The connections of open streams, so that closing the client closes them too.
     private var streamConnections: [ObjectIdentifier: VarlinkAsyncClient] = [:]
+    /// Connections whose stream the daemon ended with a final reply (a session's stream, SEMANTICS U18), each with
+    /// its `Hello` said, kept for the next stream; at most ``idleStreamConnections``.
+    private var idleConnections: [(connection: VarlinkAsyncClient, generation: UInt64)] = []
+    static let idleStreamConnections = 2
 
     init(appID: String, socketPath: String, state: AppState, policy: ReconnectPolicy, process: BrokeredProcess? = nil) {
         self.appID = appID
@@ -303,6 +307,28 @@ actor AppLink {
         streamConnections.removeValue(forKey: ObjectIdentifier(connection))
     }
 
+    /// A connection whose stream ended with the daemon's final reply: kept for the next stream, or closed when the
+    /// client is closed or enough are kept.
+    func park(_ connection: VarlinkAsyncClient) {
+        streamConnections.removeValue(forKey: ObjectIdentifier(connection))
+        guard !closedByApp, failure == nil, connection.isActive, idleConnections.count < Self.idleStreamConnections
+        else { return connection.close() }
+        idleConnections.append((connection, generation))
+    }
+
+    /// A kept connection of this generation that is still open, registered as a stream's, if there is one.
+    func unpark() -> VarlinkAsyncClient? {
+        while let (connection, parkedIn) = idleConnections.popLast() {
+            guard parkedIn == generation, connection.isActive, !closedByApp else {
+                connection.close()
+                continue
+            }
+            streamConnections[ObjectIdentifier(connection)] = connection
+            return connection
+        }
+        return nil
+    }
+
     // MARK: Closing
 
     /// Closes every connection and stops reconnecting; with `goodbye`, first tells the daemon the app is done,
@@ -324,6 +350,8 @@ actor AppLink {
         control = nil
         for connection in streamConnections.values { connection.close() }
         streamConnections.removeAll()
+        for (connection, _) in idleConnections { connection.close() }
+        idleConnections.removeAll()
         for id in liveSessions { endedSessions[id] = .ended }
         liveSessions.removeAll()
         if let goodbyeError { throw goodbyeError }

@@ -15,22 +15,22 @@ extension LocationClient {
     ///   - accuracy: `.reduced` asks for approximate locations even when precise ones are allowed
     ///     (`desiredAccuracy = kCLLocationAccuracyReduced`): the grid cell a reduced grant would give, without
     ///     ``LocationUpdate/accuracyLimited``, since the app chose it. `nil` or `.full`: what the grant allows.
+    ///   - session: one of this client's sessions: the updates end when it ends (SEMANTICS U18), and the
+    ///     stream's connection is kept for the next stream, so a program that starts and stops often opens one.
     public func liveUpdates(
         _ configuration: LocationUpdate.LiveConfiguration = .default,
-        accuracy: LocationUpdate.DesiredAccuracy? = nil
+        accuracy: LocationUpdate.DesiredAccuracy? = nil,
+        session: ServiceSession? = nil
     ) -> LocationStream<
         LocationUpdate
     > {
         let link = self.link
-        return LocationStream(bufferingPolicy: .bufferingNewest(64)) { continuation in
+        var parameters = JSONObject([("configuration", .string(configuration.rawValue))])
+        if let accuracy { parameters["accuracy"] = .string(accuracy.rawValue) }
+        if let session { parameters["session"] = .string(session.id) }
+        return LocationStream(bufferingPolicy: .bufferingNewest(64)) { [parameters] continuation in
             var last: LocationUpdate?
-            try await link.follow(
-                "io.locd.App.LiveUpdates",
-                JSONObject(
-                    [("configuration", .string(configuration.rawValue))]
-                        + (accuracy.map { [("accuracy", JSONValue.string($0.rawValue))] } ?? [])
-                )
-            ) { reply, first in
+            try await link.follow("io.locd.App.LiveUpdates", parameters, session: session?.id) { reply, first in
                 let update = try LocationUpdate(wire: reply["update"])
                 // The first update after a reconnection restates the last one; only a new one is news.
                 if !(first && update == last) { continuation.yield(update) }

@@ -174,6 +174,7 @@ extension LocationCore {
             for client in Set(ended.map(\.client)) { clients[client]?.streams.removeAll { ended.contains($0) } }
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
+        for stream in session.boundStreams { closeStream(stream, final: true) }
         if session.kind != .implicit { persist(.sessionRemoved(appID: session.appID, session.id)) }
         announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
         if session.kind == .backgroundActivity { refreshInUse(app) }
@@ -229,13 +230,36 @@ extension LocationCore {
         reply(call, .session(view(ofSlot: slot)))
     }
 
+    /// `LiveUpdates`, bound to one of the app's sessions when it names one (U18): that session must be open and the
+    /// app's own (S3, I2), and its end ends the stream with a final reply.
+    mutating func startLiveUpdates(
+        _ call: CallID,
+        app: Int,
+        _ configuration: LiveConfiguration,
+        reducedByChoice: Bool,
+        session text: String?
+    ) {
+        guard let text else {
+            return startLocationStream(call, app: app, live: configuration, reducedByChoice: reducedByChoice)
+        }
+        switch lookup(text, app: app) {
+        case .failure(let error): fail(call, error)
+        case .success(let slot):
+            let id = sessions[slot].id
+            startLocationStream(call, app: app, live: configuration, reducedByChoice: reducedByChoice, boundTo: id)
+            // Looked up again: starting the stream may have added an implicit session to the table.
+            if streams[call] != nil, let slot = sessions.slot(of: id) { sessions[slot].boundStreams.append(call) }
+        }
+    }
+
     /// `LiveUpdates` and `MonitorEvents`: an implicit session unless the app holds an explicit one (S10, S11).
     mutating func startLocationStream(
         _ call: CallID,
         app: Int,
         monitor: String? = nil,
         live configuration: LiveConfiguration = .standard,
-        reducedByChoice: Bool = false
+        reducedByChoice: Bool = false,
+        boundTo session: SessionID? = nil
     ) {
         let manifest = apps[app].declared
         let optedOut = manifest.requireExplicitServiceSession
@@ -266,7 +290,7 @@ extension LocationCore {
         openLocationStreams += 1
         let delivery =
             monitor == nil ? LocationDelivery(configuration: configuration, reducedByChoice: reducedByChoice) : nil
-        openStream(call, StreamEntry(kind: kind, delivery: delivery))
+        openStream(call, StreamEntry(kind: kind, delivery: delivery, boundTo: session))
         // The first update at once (U1), with the location if it may carry one.
         refreshLocationStream(call, context: context(of: app))
         markDirty(app)
@@ -298,6 +322,7 @@ extension LocationCore {
         var appsToPrune: Set<Int> = []
         var sessionsToPrune: Set<SessionID> = []
         for call in closing {
+            if let id = streams[call]?.boundTo { sessionsToPrune.insert(id) }
             switch streams[call]?.kind {
             case .authorization(let app)?, .liveUpdates(let app, _)?, .monitorEvents(let app, _)?:
                 appsToPrune.insert(app)
@@ -312,6 +337,7 @@ extension LocationCore {
         for id in sessionsToPrune {
             guard let slot = sessions.slot(of: id) else { continue }
             sessions[slot].diagnosticStreams.removeAll { gone.contains($0.call) }
+            sessions[slot].boundStreams.removeAll { gone.contains($0) }
         }
         agents.removeAll { gone.contains($0) }
         watchers.removeAll { gone.contains($0) }
@@ -323,6 +349,10 @@ extension LocationCore {
     mutating func closeStream(_ call: CallID, final: Bool, pruned: Bool = false) {
         guard let entry = streams.removeValue(forKey: call) else { return }
         if !pruned { clients[call.client]?.streams.removeAll { $0 == call } }
+        // A session that is ending is out of the table already.
+        if !pruned, let id = entry.boundTo, let slot = sessions.slot(of: id) {
+            sessions[slot].boundStreams.removeAll { $0 == call }
+        }
         switch entry.kind {
         case .authorization(let app):
             if !pruned { apps[app].authorizationWatchers.removeAll { $0 == call } }

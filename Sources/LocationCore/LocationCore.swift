@@ -178,8 +178,8 @@ package struct LocationCore {
         case .listSessions: reply(call, .sessions(sessionViews(of: app)))
         case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
         case .beginBackgroundActivity: beginBackgroundActivity(call, app: app)
-        case .liveUpdates(let configuration, let accuracy):
-            startLocationStream(call, app: app, live: configuration, reducedByChoice: accuracy == .reduced)
+        case .liveUpdates(let configuration, let accuracy, let session):
+            startLiveUpdates(call, app: app, configuration, reducedByChoice: accuracy == .reduced, session: session)
         case .monitorEvents(let monitor):
             startLocationStream(call, app: app, monitor: monitor)
             startMonitor(call, app: app, monitor: monitor)

@@ -13,6 +13,8 @@ struct SessionEntry {
     var lingerEnds: Instant?
     /// The stream an implicit session belongs to (S10).
     var implicitStream: CallID?
+    /// The `LiveUpdates` streams bound to it, which end with it (U18).
+    var boundStreams: [CallID] = []
     /// Its `SessionDiagnostics` streams, each with the mask it last sent: kept here rather than in the
     /// stream's ``StreamEntry`` so that re-evaluating a session reaches its streams without a lookup.
     var diagnosticStreams = DiagnosticStreams()
@@ -105,6 +107,8 @@ struct StreamEntry {
     var delivery: LocationDelivery?
     /// The ``LocationCore/eventNumber`` of the event that last refreshed this location stream.
     var refreshed: UInt64 = 0
+    /// The session a `LiveUpdates` stream is bound to: it ends when that session ends (U18).
+    var boundTo: SessionID?
 }
 
 /// One connection.

@@ -67,10 +67,11 @@ package enum CallDecoder {
                 try p.only([])
                 return .beginBackgroundActivity
             case "LiveUpdates":
-                try p.only(["configuration", "accuracy"])
+                try p.only(["configuration", "accuracy", "session"])
                 return .liveUpdates(
                     try p.optionalEnum("configuration") ?? .standard,
-                    accuracy: try p.optionalEnum("accuracy")
+                    accuracy: try p.optionalEnum("accuracy"),
+                    session: try p.optionalString("session")
                 )
             case "AddCondition":
                 try p.only(["monitor", "identifier", "condition"])

@@ -4,6 +4,10 @@ import Synchronization
 /// The asynchronous side of one `Start` of a client: the task that talks to locd, whether stopping it ends
 /// the locd session (`Stop`, `DeleteClient`) or leaves it to linger (the peer left the bus, SEMANTICS L3), and the
 /// accuracy its updates are asked with, which may change while it runs (G12).
+///
+/// A stop that ends the session, once the run has one, ends it first: its updates stream, bound to it (U18), then
+/// ends with locd's final reply and leaves its connection to the next run. The task is cancelled only if it has
+/// not finished a second after.
 final class ClientRun: Sendable {
     private let state: Mutex<State>
 
@@ -14,6 +18,8 @@ final class ClientRun: Sendable {
         var accuracy: LocationUpdate.DesiredAccuracy?
         /// The live-updates stream in force, cancelled when the accuracy changes.
         var updates: Task<Void, any Error>?
+        /// Ends the run's locd session, once it has one.
+        var endSession: (@Sendable () async -> Void)?
     }
 
     /// - Parameter accuracy: `nil` for what the grant allows, `.reduced` for the grid cell.
@@ -30,14 +36,37 @@ final class ClientRun: Sendable {
         state.withLock { $0.task = task }
     }
 
-    /// Cancels the task; `endingSession` says whether the locd session is to end or linger.
+    /// Stops the run; `endingSession` says whether the locd session is to end or linger.
     func stop(endingSession: Bool) {
-        let task = state.withLock { state in
+        let (task, end) = state.withLock { state in
             state.endsSession = endingSession
             state.stopped = true
-            return state.task
+            return (state.task, endingSession ? state.endSession : nil)
         }
-        task?.cancel()
+        guard let task, let end else { return task?.cancel() ?? () }
+        Task {
+            await end()
+            // The bound stream's final reply comes on its own connection, just after the session's end; a run
+            // that has not finished a second later is cancelled.
+            let late = Task {
+                do {
+                    try await Task.sleep(for: .seconds(1))
+                    task.cancel()
+                } catch {
+                    // It finished in time.
+                }
+            }
+            await task.value
+            late.cancel()
+        }
+    }
+
+    /// Registers how to end the run's session, for a stop that ends it (``stop(endingSession:)``); a run stopped
+    /// already was cancelled.
+    func sessionEnds(by end: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            if !state.stopped { state.endSession = end }
+        }
     }
 
     var endsSession: Bool { state.withLock { $0.endsSession } }

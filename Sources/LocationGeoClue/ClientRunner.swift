@@ -29,11 +29,12 @@ struct ClientRunner: Sendable {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
             return
         }
+        control.sessionEnds { await session.end() }
         do {
             try await awaitDecision(session, client, authorization)
             await decided(.authorized)
             // The run's accuracy (ClientRun) may change while it runs (G12): the stream is then opened again.
-            while try await control.streaming({ accuracy in try await updates(client, accuracy) }) {}
+            while try await control.streaming({ accuracy in try await updates(client, session, accuracy) }) {}
         } catch is CancellationError {
             // Stopped, deleted, or the peer left.
         } catch {
@@ -42,10 +43,14 @@ struct ClientRunner: Sendable {
         if control.endsSession { await session.end() }
     }
 
-    /// Delivers the fixes of a live-updates stream of `accuracy`; throws what to do when locd takes location away
-    /// (G16) or ends the stream.
-    private func updates(_ client: LocationClient, _ accuracy: LocationUpdate.DesiredAccuracy?) async throws {
-        for try await update in client.liveUpdates(.default, accuracy: accuracy) {
+    /// Delivers the fixes of a live-updates stream of `accuracy`, bound to `session` (U18); throws what to do when
+    /// locd takes location away (G16) or ends the stream while the run goes on.
+    private func updates(
+        _ client: LocationClient,
+        _ session: ServiceSession,
+        _ accuracy: LocationUpdate.DesiredAccuracy?
+    ) async throws {
+        for try await update in client.liveUpdates(.default, accuracy: accuracy, session: session) {
             try stillAllowed(update)
             if let location = update.location { await deliver(GeoClueFix(location)) }
         }

@@ -119,10 +119,13 @@ public enum LocationInterfaces {
         method BeginBackgroundActivity() -> (session: Session)
 
         # accuracy reduced: approximate locations (the grid cell) even with a precise grant, as
-        # kCLLocationAccuracyReduced; such updates do not set accuracyLimited.
+        # kCLLocationAccuracyReduced; such updates do not set accuracyLimited. session: one of the
+        # app's sessions; when it ends, the stream ends with a final reply and the connection is free
+        # for the next call.
         method LiveUpdates(
           configuration: ?(default, automotiveNavigation, otherNavigation, fitness, airborne),
-          accuracy: ?(full, reduced)
+          accuracy: ?(full, reduced),
+          session: ?string
         ) -> (update: Update)
 
         method AddCondition(monitor: string, identifier: string, condition: CircularCondition) -> ()

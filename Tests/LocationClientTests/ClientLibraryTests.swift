@@ -222,6 +222,30 @@ struct ClientLibraryTests {
         await client.close()
     }
 
+    @Test("U18: updates bound to a session end with it, and the next session's updates reuse their connection")
+    func boundUpdatesReuseTheirConnection() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.authorize("com.ex.maps", "whileUsing")
+        let client = try await LocationClient.connect(appID: "com.ex.maps", socketPath: daemon.socketPath)
+        for round in 1...3 {
+            let session = try await client.serviceSession(authorization: .whenInUse)
+            let inbox = Inbox<LocationUpdate>.collecting(client.liveUpdates(session: session))
+            _ = try await inbox.element(0)
+            // The control connection and the stream's, the same one each round.
+            #expect(try appEntry(daemon, "com.ex.maps")?["clients"] == .int(2), "round \(round)")
+            await session.end()
+            #expect(try await inbox.end() == .finished, "round \(round): the updates did not end with their session")
+            // Kept open for the next stream: a closed one would be gone from the count within the second.
+            let dropped = try await eventually(timeout: 1) {
+                try appEntry(daemon, "com.ex.maps")?["clients"] != .int(2)
+            }
+            #expect(!dropped, "round \(round): the stream's connection was closed")
+        }
+        await client.close()
+        #expect(try await eventually { try appEntry(daemon, "com.ex.maps")?["clients"] == .int(0) })
+    }
+
     @Test("Cancelling the task that iterates diagnostics closes that stream's connection")
     func cancellingClosesTheConnection() async throws {
         let daemon = try DaemonProcess()
