@@ -124,7 +124,9 @@ extension GeoClueService {
             for call in waiting { call.replyEmpty() }
             emitChanged(path, Self.clientInterface, ["Active"])
             updateInUse()
-            logger.info(
+            // Debug: locd's journal already records the session, with the app (LOCD_APP); a line per Start here
+            // would double it, under a program that starts and stops often.
+            logger.debug(
                 "client started",
                 metadata: ["geoclue.client": "\(path)", "geoclue.app": "\(client.desktopID)"]
             )

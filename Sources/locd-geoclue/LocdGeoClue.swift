@@ -32,9 +32,10 @@ struct LocdGeoClue: ParsableCommand {
     var logLevel: Logger.Level = .info
 
     func run() throws {
-        // Swift concurrency (each Start's run, the locd connections' tasks) runs on the event loops that carry those
-        // connections, not on libdispatch's pool: a reply from locd then resumes its task on the loop that read it,
-        // with no hop to another thread. Installed before any task starts.
+        // Swift concurrency (each Start's run, the locd connections' tasks) runs on the one event loop that carries
+        // those connections, not on libdispatch's pool: a reply from locd resumes its task on the thread that read
+        // it, with no hop to another (the bus has a thread of its own). Installed before any task starts.
+        NIOSingletons.groupLoopCountSuggestion = 1
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
