@@ -3,7 +3,8 @@ import JSON
 import LocationTestSupport
 import NIOCore
 import Testing
-import Varlink
+
+@testable import Varlink
 
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ struct BrokeredConnectTests {
     }
 }
 
-/// A listening Unix socket that accepts one connection on a thread of its own, reads one frame with `recvmsg`
+/// A listening Unix socket that accepts one connection on a thread of its own, reads one frame as the daemon does
 /// (counting the descriptors passed with it), and answers with what `answer` returns (nothing for `nil`).
 private final class OneConnectionServer: @unchecked Sendable {
     // @unchecked: `connection` is written by the server thread before `accepted` is signalled, then read after.
@@ -111,39 +112,14 @@ private final class OneConnectionServer: @unchecked Sendable {
         }.start()
     }
 
-    /// One `recvmsg` of the call: its text up to the NUL, and how many descriptors came with it (closed here).
+    /// The call, read as the daemon reads an identifying call (``CredentialedRead``): its text up to the NUL, and
+    /// how many descriptors came with it (closed here).
     private static func receive(_ connection: Int32) -> (String, Int) {
-        var bytes = [UInt8](repeating: 0, count: 65_536)
-        var control = [UInt64](repeating: 0, count: 16)
-        let count = bytes.withUnsafeMutableBytes { data in
-            control.withUnsafeMutableBytes { controlBytes in
-                var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
-                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                    var message = msghdr()
-                    message.msg_iov = vectorPointer
-                    message.msg_iovlen = 1
-                    message.msg_control = controlBytes.baseAddress
-                    message.msg_controllen = controlBytes.count
-                    let received = recvmsg(connection, &message, Int32(MSG_CMSG_CLOEXEC))
-                    return (received, message.msg_controllen)
-                }
-            }
-        }
-        var descriptors = 0
-        let headerSize = MemoryLayout<cmsghdr>.size
-        if count.1 >= headerSize {
-            control.withUnsafeBytes { raw in
-                let length = raw.load(fromByteOffset: 0, as: Int.self)
-                let type = raw.load(fromByteOffset: 12, as: Int32.self)
-                guard type == Int32(SCM_RIGHTS) else { return }
-                descriptors = (length - headerSize) / 4
-                for index in 0..<descriptors {
-                    close(raw.load(fromByteOffset: headerSize + 4 * index, as: Int32.self))
-                }
-            }
-        }
-        let text = String(decoding: bytes[0..<max(0, count.0)].prefix { $0 != 0 }, as: UTF8.self)
-        return (text, descriptors)
+        var poller = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 10_000) > 0,
+            case .bytes(let bytes, _, let passed) = CredentialedRead.receive(descriptor: connection, capacity: 65_536)
+        else { return ("", 0) }
+        return (String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self), passed.descriptors.count + passed.dropped)
     }
 
     /// Waits until the connection is accepted (or accepting failed), as often as asked.
