@@ -33,15 +33,9 @@ extension GeoClueService {
             return 1
         }
         let appID = process.appID(desktopID: client.desktopID)
-        if client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil,
-            peer.apps.count >= limits.appsPerPeer
-        {
-            // Idle connections make room first.
-            closeIdleApps(of: client.owner, idleFor: 0)
-        }
-        if client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil,
-            peer.apps.count >= limits.appsPerPeer
-        {
+        // Idle connections make room first.
+        if needsRoom(client, for: appID) { closeIdleApps(of: client.owner, idleFor: 0) }
+        if needsRoom(client, for: appID) {
             call.reply(
                 .limitsExceeded(
                     "a peer may speak for \(limits.appsPerPeer) app ids at most: delete the clients of the others first"
@@ -52,6 +46,12 @@ extension GeoClueService {
         client.pendingStarts.append(call.retained())
         if client.run == nil { launch(client, as: appID, process: process) }
         return 1
+    }
+
+    /// Whether a `Start` of `client` as `appID` needs a locd connection its peer has no room for (G8).
+    private func needsRoom(_ client: GeoClueClient, for appID: String) -> Bool {
+        guard client.run == nil, let peer = peers[client.owner], peer.apps[appID] == nil else { return false }
+        return peer.apps.count >= limits.appsPerPeer
     }
 
     /// `Stop`: the locd session ends; `Active` turns false.

@@ -1,8 +1,9 @@
 /// Work to run at given instants, kept in instant order, for the bus thread's timers.
 ///
 /// Nearly every timer of the bridge has the same delay (a replaced Location object's 5 s; a peer's idle locd
-/// connections set one more each), so they come in instant order and an addition lands at the end; taking the due ones and reading the next instant look at the front only. Under
-/// churn thousands are pending at once, and the bus thread asks at every wake-up.
+/// connections set one more), so they come in instant order and an addition lands at the end; taking the due ones
+/// and reading the next instant look at the front only. Under churn thousands are pending at once, and the bus
+/// thread asks at every wake-up.
 struct TimerQueue<Work> {
     private var entries: [(at: ContinuousClock.Instant, work: Work?)] = []
     /// Entries before it have run; they are dropped once they are half of the array.

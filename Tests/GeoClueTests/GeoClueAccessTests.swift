@@ -148,6 +148,23 @@ struct GeoClueAccessTests {
         #expect(gone, "\((try? harness.locctl(["sessions"]).output) ?? "")")
     }
 
+    @Test("G8: a peer speaks for 4 app ids at once; a fifth is LimitsExceeded until one of them is deleted")
+    func appIDsPerPeer() throws {
+        let harness = try GeoClueHarness()
+        let apps = ["test.allowed", "test.city", "test.holder", "test.deleted", "test.revoked"]
+        for app in apps { #expect(try harness.locctl(["auth", app, "while-using"]).status == 0) }
+        let result = try harness.python(["apps"] + apps)
+        let replies = result.objects
+        #expect(replies.count == 6, "\(result.output)\(result.errors)")
+        for reply in replies.prefix(4) { #expect(reply["started"] as? Bool == true, "\(reply)") }
+        let refused = replies.dropFirst(4).first ?? [:]
+        #expect(refused["error"] as? String == "org.freedesktop.DBus.Error.LimitsExceeded", "\(refused)")
+        #expect((refused["message"] as? String ?? "").contains("4 app ids"), "\(refused)")
+        // The deleted client's connection is idle (G6) and makes room at once.
+        #expect(replies.last?["started"] as? Bool == true, "\(replies.last ?? [:])")
+        #expect(replies.last?["app"] as? String == "test.revoked")
+    }
+
     @Test(
         "G6: a peer's next client of an app reuses its connection; DeleteClient ends the session, idleness the connection"
     )

@@ -8,6 +8,9 @@ Modes (one JSON object per line on stdout):
                          Location, then exits without DeleteClient (as gammastep and redshift do).
   twice APP              where-am-i's cycle at level 8 twice, the second with CreateClient, each printing its
                          location; then prints {"deleted": 2} and waits for stdin to close.
+  apps A B C D E         One peer starts a client for each app id in turn (CreateClient, Set DesktopId, Start),
+                         printing {"app": A, "started": true} or the error with "app"; then deletes A's client
+                         and starts E's again, printing that too.
   start APP              GetClient, Set DesktopId, Start: prints the reply or the error.
   no-desktop-id          GetClient, Start without DesktopId: prints the error.
   set-active             GetClient, Set Active true: prints the error.
@@ -193,6 +196,26 @@ def main(mode, args):
                 call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
             out({"deleted": 2})
             sys.stdin.read()
+        elif mode == "apps":
+            made = {}
+
+            def start(app):
+                try:
+                    (client,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None,
+                                     "(o)").unpack()
+                    made[app] = client
+                    set_property(bus, client, "DesktopId", GLib.Variant("s", app))
+                    call(bus, client, CLIENT, "Start")
+                    out({"app": app, "started": True})
+                except GLib.Error as error:
+                    failure = error_of(error)
+                    failure["app"] = app
+                    out(failure)
+
+            for app in args:
+                start(app)
+            call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (made[args[0]],)))
+            start(args[-1])
         elif mode == "gammastep":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             set_property(bus, path, "DistanceThreshold", GLib.Variant("u", 50000))
