@@ -38,7 +38,7 @@ package enum Call: Sendable {
     case sessionDiagnostics(String)
     case beginBackgroundActivity
     /// `accuracy: reduced` asks for approximate locations even with a precise grant (U5); `session`, one of the
-    /// app's explicit sessions, ends the stream with a final reply when that session ends (U18).
+    /// app's sessions, ends the stream with a final reply when that session ends (U18).
     case liveUpdates(LiveConfiguration, accuracy: PromptAccuracy? = nil, session: String? = nil)
     case monitorEvents(monitor: String)
     case addCondition(monitor: String, identifier: String, condition: CircularCondition)
