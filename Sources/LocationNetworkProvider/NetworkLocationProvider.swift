@@ -14,7 +14,7 @@ import Varlink
 /// the fix lost (D9) and tries again after a pause that doubles from 0.25 s to 8 s, back to 0.25 s once
 /// `locd-network` has answered `started`. `InvalidSettings` fails it until the configuration changes. Stopping
 /// closes the connection, which ends the `Watch`, so `locd-network` stops asking.
-package final class NetworkLocationProvider: LocationProvider {
+package final class NetworkLocationProvider: LocationProvider, ProviderConnectionOwner {
     package let kind = "network"
     package private(set) var state = ProviderState.stopped
     /// `locd-network`'s socket.
@@ -46,17 +46,10 @@ package final class NetworkLocationProvider: LocationProvider {
         self.settings = settings
         self.eventLoop = eventLoop
         self.connection = ProviderConnection(eventLoop: eventLoop, backoff: backoff)
-        // Weak: a provider dropped without a stop (a test's) leaves its pending attempt nothing to call.
-        connection.open = { [weak self, eventLoop] attempt in
-            self?.open(attempt) ?? eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
-        }
-        connection.connecting = { [weak self] in
-            self?.change(to: .connecting, detail: "connecting to locd-network at \(socketPath)")
-        }
-        connection.failed = { [weak self] error in
-            self?.scheduleRetry(after: "cannot connect to locd-network at \(socketPath): \(error)")
-        }
+        connection.owner = self
     }
+
+    package var target: String { "locd-network at \(socketPath)" }
 
     package var source: String { "locd-network at \(socketPath), asking \(settings.url)" }
 
@@ -79,7 +72,7 @@ package final class NetworkLocationProvider: LocationProvider {
     // MARK: Connecting
 
     /// Opens the connection of `attempt` to locd-network.
-    private func open(_ attempt: Int) -> EventLoopFuture<Channel> {
+    package func open(_ attempt: Int) -> EventLoopFuture<Channel> {
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(5))
@@ -96,7 +89,7 @@ package final class NetworkLocationProvider: LocationProvider {
         return bootstrap.connect(unixDomainSocketPath: socketPath)
     }
 
-    private func scheduleRetry(after reason: String) {
+    package func scheduleRetry(after reason: String) {
         loseFix(reason)
         let delay = connection.reconnectLater()
         change(to: .retrying, detail: "\(reason); retrying in \(delay) s")
@@ -114,7 +107,7 @@ package final class NetworkLocationProvider: LocationProvider {
         handler?(.fixLost(reason: reason))
     }
 
-    private func change(to state: ProviderState, detail: String?) {
+    package func change(to state: ProviderState, detail: String?) {
         self.state = state
         handler?(.state(state, detail: detail))
     }

@@ -10,7 +10,7 @@ import NIOPosix
 /// tries again after a pause that doubles from 0.25 s to 8 s, back to 0.25 s once gpsd has greeted it. A
 /// gpsd that goes quiet while the provider has a fix (its receiver unplugged) loses the fix after
 /// ``staleAfter`` seconds.
-package final class GPSDProvider: LocationProvider {
+package final class GPSDProvider: LocationProvider, ProviderConnectionOwner {
     package let kind = "gpsd"
     package private(set) var state = ProviderState.stopped
     package let endpoint: GPSDEndpoint
@@ -43,17 +43,10 @@ package final class GPSDProvider: LocationProvider {
         self.connection = ProviderConnection(eventLoop: eventLoop, backoff: backoff)
         self.staleAfter = staleAfter
         self.unixTime = unixTime
-        // Weak: a provider dropped without a stop (a test's) leaves its pending attempt nothing to call.
-        connection.open = { [weak self, eventLoop] attempt in
-            self?.open(attempt) ?? eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
-        }
-        connection.connecting = { [weak self] in
-            self?.change(to: .connecting, detail: "connecting to gpsd at \(endpoint)")
-        }
-        connection.failed = { [weak self] error in
-            self?.scheduleRetry(after: "cannot connect to gpsd at \(endpoint): \(error)")
-        }
+        connection.owner = self
     }
+
+    package var target: String { "gpsd at \(endpoint)" }
 
     package var source: String { endpoint.description }
 
@@ -78,7 +71,7 @@ package final class GPSDProvider: LocationProvider {
     // MARK: Connecting
 
     /// Opens the connection of `attempt` to gpsd.
-    private func open(_ attempt: Int) -> EventLoopFuture<Channel> {
+    package func open(_ attempt: Int) -> EventLoopFuture<Channel> {
         let bound = NIOLoopBound(self, eventLoop: eventLoop)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(5))
@@ -95,7 +88,7 @@ package final class GPSDProvider: LocationProvider {
         }
     }
 
-    private func scheduleRetry(after reason: String) {
+    package func scheduleRetry(after reason: String) {
         staleness?.cancel()
         staleness = nil
         if hasFix {
@@ -106,7 +99,7 @@ package final class GPSDProvider: LocationProvider {
         change(to: .retrying, detail: "\(reason); retrying in \(delay) s")
     }
 
-    private func change(to state: ProviderState, detail: String?) {
+    package func change(to state: ProviderState, detail: String?) {
         self.state = state
         handler?(.state(state, detail: detail))
     }

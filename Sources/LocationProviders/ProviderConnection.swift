@@ -6,7 +6,7 @@ import NIOCore
 /// handlers carry back with each callback: a callback of an earlier attempt, or of a stopped connection, is stale
 /// (``isCurrent(_:)``).
 ///
-/// Loop-bound, like its provider, which sets ``open``, ``connecting`` and ``failed`` once it is initialised.
+/// Loop-bound, like its provider, which makes itself the ``owner`` once it is initialised.
 package final class ProviderConnection {
     private let eventLoop: EventLoop
     private var backoff: ReconnectBackoff
@@ -14,12 +14,8 @@ package final class ProviderConnection {
     private var retry: Scheduled<Void>?
     private var generation = 0
 
-    /// Opens the connection of an attempt: the provider's bootstrap, whose handlers carry the attempt's generation.
-    package var open: ((_ attempt: Int) -> EventLoopFuture<Channel>)?
-    /// Called as each attempt begins: the provider says it is connecting.
-    package var connecting: (() -> Void)?
-    /// Called with the error of an attempt that could not connect.
-    package var failed: ((any Error) -> Void)?
+    /// The provider. Weak: a provider dropped without a stop (a test's) leaves its pending attempt nothing to call.
+    package weak var owner: (any ProviderConnectionOwner)?
 
     package init(eventLoop: EventLoop, backoff: ReconnectBackoff) {
         self.eventLoop = eventLoop
@@ -72,9 +68,9 @@ package final class ProviderConnection {
 
     private func connect() {
         let attempt = advance()
-        connecting?()
-        guard let open else { return }
-        open(attempt).assumeIsolated().whenComplete { [self] result in
+        guard let owner else { return }
+        owner.change(to: .connecting, detail: "connecting to \(owner.target)")
+        owner.open(attempt).assumeIsolated().whenComplete { [self] result in
             switch result {
             case .success(let channel):
                 guard generation == attempt else {
@@ -83,8 +79,8 @@ package final class ProviderConnection {
                 }
                 self.channel = channel
             case .failure(let error):
-                guard generation == attempt else { return }
-                failed?(error)
+                guard generation == attempt, let owner = self.owner else { return }
+                owner.scheduleRetry(after: "cannot connect to \(owner.target): \(error)")
             }
         }
     }
@@ -95,4 +91,16 @@ package final class ProviderConnection {
         generation += 1
         return generation
     }
+}
+
+/// A provider, as its ``ProviderConnection`` sees it.
+package protocol ProviderConnectionOwner: AnyObject {
+    /// What the connection reaches, for the provider's state: "gpsd at …", "locd-network at …".
+    var target: String { get }
+    /// Opens the connection of an attempt: the provider's bootstrap, whose handlers carry the attempt's generation.
+    func open(_ attempt: Int) -> EventLoopFuture<Channel>
+    /// The provider's state changes (to connecting, as each attempt begins).
+    func change(to state: ProviderState, detail: String?)
+    /// An attempt could not connect: the provider says why and tries again later.
+    func scheduleRetry(after reason: String)
 }
