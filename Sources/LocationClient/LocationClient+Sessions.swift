@@ -62,6 +62,7 @@ extension LocationClient {
             authorization: requirement ?? .none,
             fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
             diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
+            activeAtStart: session["state"]?.stringValue == "active",
             link: link
         )
     }

@@ -51,8 +51,14 @@ final class WriteBehind {
     /// For each of `batchMessages`, whether the event that produced it made a write a reply acknowledges.
     private var batchMessageWaits: [Bool] = []
     private var flushScheduled = false
-    /// Writes past which a turn's batch is committed at once rather than at the end of the turn.
+    /// Writes past which a turn's batch is committed at once rather than at the end of the turn, and past which
+    /// writes no reply waits for are committed without waiting for ``unacknowledgedDelay``.
     private static let largeBatch = 256
+    /// How long writes no reply waits for (R11) may wait for a commit that something waits for, to go with it in
+    /// one transaction: an app that ends a session and creates the next pays one commit, not two.
+    static let unacknowledgedDelay = TimeAmount.milliseconds(50)
+    /// The commit of gathered unacknowledged writes, once ``unacknowledgedDelay`` has passed.
+    private var unacknowledgedCommit: Scheduled<Void>?
     private var isFlushing = false
 
     /// - Parameter committer: where writes are stored; without one, nothing is stored and nothing waits.
@@ -130,7 +136,11 @@ final class WriteBehind {
                 }
             }
             openBatch.append(writes, turn: lastTurn)
-            commitNext()
+            if gate != 0 || openBatch.writes.count >= Self.largeBatch {
+                commitNext()
+            } else {
+                commitUnacknowledgedLater()
+            }
         }
         route(messages, waits: waits, turn: gate)
     }
@@ -192,6 +202,16 @@ final class WriteBehind {
     }
 
     // MARK: Committing
+
+    /// Commits writes that no reply waits for within ``unacknowledgedDelay``, unless a commit takes them sooner
+    /// (R11: stored with the next commit). One commit is pending at most; it does nothing if none is left.
+    private func commitUnacknowledgedLater() {
+        guard unacknowledgedCommit == nil, committing == nil else { return }
+        unacknowledgedCommit = eventLoop.assumeIsolated().scheduleTask(in: Self.unacknowledgedDelay) { [self] in
+            unacknowledgedCommit = nil
+            commitNext()
+        }
+    }
 
     /// Hands the gathered writes to the committer, unless it has a batch already: they then go together,
     /// as the next batch, when it is done (group commit).
@@ -267,6 +287,8 @@ final class WriteBehind {
             retry = nil
             retryNow()
         }
+        // Unacknowledged writes waiting for a commit go now.
+        commitNext()
         return promise.futureResult
     }
 

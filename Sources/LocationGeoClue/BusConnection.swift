@@ -21,6 +21,8 @@ final class BusConnection: @unchecked Sendable {
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
         var stopping = false
+        /// The eventfd was written since the bus thread last took the work: another post need not write it.
+        var woken = false
     }
 
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` when set, else the system's own.
@@ -43,7 +45,12 @@ final class BusConnection: @unchecked Sendable {
 
     /// Runs `work` on the bus thread, soon.
     func post(_ work: @escaping @Sendable () -> Void) {
-        inbox.withLock { $0.work.append(work) }
+        let wakes = inbox.withLock { inbox in
+            inbox.work.append(work)
+            defer { inbox.woken = true }
+            return !inbox.woken
+        }
+        guard wakes else { return }
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
     }
@@ -79,7 +86,10 @@ final class BusConnection: @unchecked Sendable {
         while true {
             try processPending()
             let (work, stopping) = inbox.withLock { inbox in
-                defer { inbox.work.removeAll(keepingCapacity: true) }
+                defer {
+                    inbox.work.removeAll(keepingCapacity: true)
+                    inbox.woken = false
+                }
                 return (inbox.work, inbox.stopping)
             }
             for item in work { item() }

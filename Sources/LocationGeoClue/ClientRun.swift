@@ -6,8 +6,8 @@ import Synchronization
 /// accuracy its updates are asked with, which may change while it runs (G12).
 ///
 /// A stop that ends the session, once the run has one, ends it first: its updates stream, bound to it (U18), then
-/// ends with locd's final reply and leaves its connection to the next run. The task is cancelled only if it has
-/// not finished a second after.
+/// ends with locd's final reply and leaves its connection to the next run. The caller cancels the run with
+/// ``cancel()`` once ``endGrace`` has passed, in case it has not finished by then.
 final class ClientRun: Sendable {
     private let state: Mutex<State>
 
@@ -20,7 +20,13 @@ final class ClientRun: Sendable {
         var updates: Task<Void, any Error>?
         /// Ends the run's locd session, once it has one.
         var endSession: (@Sendable () async -> Void)?
+        /// Fixes handed to the bus thread that it has not delivered yet.
+        var fixesInFlight = 0
     }
+
+    /// How many fixes a run hands to the bus thread without waiting for their delivery; past it, the run waits for
+    /// each, so fixes queue at most in the stream's bounded buffer.
+    static let fixesHandedOver = 4
 
     /// - Parameter accuracy: `nil` for what the grant allows, `.reduced` for the grid cell.
     init(accuracy: LocationUpdate.DesiredAccuracy?) {
@@ -36,29 +42,25 @@ final class ClientRun: Sendable {
         state.withLock { $0.task = task }
     }
 
-    /// Stops the run; `endingSession` says whether the locd session is to end or linger.
+    /// How long after a stop that ends the session the run may take to finish before ``cancel()`` cuts it: the bound
+    /// stream's final reply comes on its own connection, just after locd's reply to the session's end.
+    static let endGrace = 2.0
+
+    /// Stops the run; `endingSession` says whether the locd session is to end or linger. A run whose session is to
+    /// end and that has one ends it; any other is cancelled at once.
     func stop(endingSession: Bool) {
         let (task, end) = state.withLock { state in
             state.endsSession = endingSession
             state.stopped = true
             return (state.task, endingSession ? state.endSession : nil)
         }
-        guard let task, let end else { return task?.cancel() ?? () }
-        Task {
-            await end()
-            // The bound stream's final reply comes on its own connection, just after the session's end; a run
-            // that has not finished a second later is cancelled.
-            let late = Task {
-                do {
-                    try await Task.sleep(for: .seconds(1))
-                    task.cancel()
-                } catch {
-                    // It finished in time.
-                }
-            }
-            await task.value
-            late.cancel()
-        }
+        guard let end else { return task?.cancel() ?? () }
+        Task { await end() }
+    }
+
+    /// Cancels the run if it has not finished.
+    func cancel() {
+        state.withLock { $0.task }?.cancel()
     }
 
     /// Registers how to end the run's session, for a stop that ends it (``stop(endingSession:)``); a run stopped
@@ -67,6 +69,21 @@ final class ClientRun: Sendable {
         state.withLock { state in
             if !state.stopped { state.endSession = end }
         }
+    }
+
+    /// Whether another fix may go to the bus thread without waiting; if so, it counts as in flight until
+    /// ``fixDelivered()``.
+    func handOverFix() -> Bool {
+        state.withLock { state in
+            guard state.fixesInFlight < Self.fixesHandedOver else { return false }
+            state.fixesInFlight += 1
+            return true
+        }
+    }
+
+    /// A fix handed over by ``handOverFix()`` was delivered.
+    func fixDelivered() {
+        state.withLock { $0.fixesInFlight -= 1 }
     }
 
     var endsSession: Bool { state.withLock { $0.endsSession } }

@@ -10,20 +10,18 @@ struct ClientRunner: Sendable {
     }
 
     let app: LocdApp
-    /// Runs on the bus thread; the runner waits for it.
+    /// Runs on the bus thread; the runner waits for it, so that the `Start` is answered before the updates' work
+    /// begins: on a busy machine, that work would delay the answer.
     let decided: @Sendable (Outcome) async -> Void
-    /// Runs on the bus thread; the runner waits for it, so fixes queue at most in the stream's bounded buffer.
+    /// Runs on the bus thread; the runner waits for it once a few are in flight (``ClientRun/fixesHandedOver``), so
+    /// fixes queue at most in the stream's bounded buffer.
     let deliver: @Sendable (GeoClueFix) async -> Void
 
     func run(_ control: ClientRun) async {
         let client: LocationClient
         let session: ServiceSession
-        let authorization: Task<Authorization, any Error>
         do {
             client = try await app.connection()
-            // Asked beside the session on the same connection: locd answers in order, so it costs no round trip of
-            // its own. A pending prompt makes the decision ask again (awaitDecision).
-            authorization = Task { try await client.authorization }
             session = try await takeBackOrCreate(client)
         } catch {
             if !control.isStopped { await decided(.refused(StartRefusal.from(error, app: app.appID).message)) }
@@ -31,7 +29,7 @@ struct ClientRunner: Sendable {
         }
         control.sessionEnds { await session.end() }
         do {
-            try await awaitDecision(session, client, authorization)
+            try await awaitDecision(session, client)
             await decided(.authorized)
             // The run's accuracy (ClientRun) may change while it runs (G12): the stream is then opened again.
             while try await control.streaming({ accuracy in try await updates(client, session, accuracy) }) {}
@@ -75,28 +73,26 @@ struct ClientRunner: Sendable {
     /// Returns once locd has decided for the app: authorized. Throws the ``StartRefusal`` that says what to do
     /// when it is denied, restricted, location services are off, or its prompt went unanswered (P8).
     ///
-    /// The diagnostic that came with the session decides when no prompt is pending; only a pending prompt needs the
-    /// session's diagnostics stream (a connection of its own to locd), to wait for the answer.
-    private func awaitDecision(
-        _ session: ServiceSession,
-        _ client: LocationClient,
-        _ authorization: Task<Authorization, any Error>
-    ) async throws {
+    /// A session locd reported `active` is authorized (SEMANTICS D12): nothing more to ask. Otherwise the diagnostic
+    /// that came with the session decides when no prompt is pending; only a pending prompt needs the session's
+    /// diagnostics stream (a connection of its own to locd), to wait for the answer.
+    private func awaitDecision(_ session: ServiceSession, _ client: LocationClient) async throws {
+        if session.activeAtStart { return }
         if let first = session.diagnosticAtStart, !first.authorizationRequestInProgress {
-            return try await decide(first, authorization.value)
+            return try await decide(first, client)
         }
         for try await diagnostic in session.diagnostics where !diagnostic.authorizationRequestInProgress {
-            return try await decide(diagnostic, client.authorization)
+            return try await decide(diagnostic, client)
         }
         try Task.checkCancellation()
         throw StartRefusal.ended(app.appID)
     }
 
     /// The decision a diagnostic with no prompt pending tells: returns when authorized, else throws what to do.
-    private func decide(_ diagnostic: ServiceSession.Diagnostic, _ authorization: Authorization) throws {
+    private func decide(_ diagnostic: ServiceSession.Diagnostic, _ client: LocationClient) async throws {
         if let refusal = StartRefusal.of(diagnostic.flags, app: app.appID) { throw refusal }
         // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
-        if authorization.isAuthorized { return }
+        if try await client.authorization.isAuthorized { return }
         throw StartRefusal.unanswered(app.appID)
     }
 

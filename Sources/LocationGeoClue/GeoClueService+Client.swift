@@ -97,7 +97,14 @@ extension GeoClueService {
         let runner = ClientRunner(
             app: app,
             decided: { outcome in await connection.perform { self.decided(path, run, outcome) } },
-            deliver: { fix in await connection.perform { self.deliver(fix, to: path, run) } }
+            deliver: { fix in
+                // Handed over without a wait (a wait costs a wake-up of the loop) while few are in flight.
+                guard run.handOverFix() else { return await connection.perform { self.deliver(fix, to: path, run) } }
+                connection.post {
+                    self.deliver(fix, to: path, run)
+                    run.fixDelivered()
+                }
+            }
         )
         run.start(after: previous) { run in
             await runner.run(run)
@@ -175,8 +182,7 @@ extension GeoClueService {
 
     /// Ends a client's run: the pending `Start`s fail with `reason`, `Active` turns false.
     func halt(_ client: GeoClueClient, endingSession: Bool, reason: String) {
-        client.run?.stop(endingSession: endingSession)
-        client.run = nil
+        stopRun(of: client, endingSession: endingSession)
         for call in client.pendingStarts {
             call.reply(.failed(reason))
             call.release()
@@ -188,10 +194,17 @@ extension GeoClueService {
         updateInUse()
     }
 
+    /// Stops the client's run, if it has one, and cancels it should it not have finished ``ClientRun/endGrace`` later.
+    private func stopRun(of client: GeoClueClient, endingSession: Bool) {
+        guard let run = client.run else { return }
+        client.run = nil
+        run.stop(endingSession: endingSession)
+        if endingSession { connection.after(ClientRun.endGrace) { run.cancel() } }
+    }
+
     /// Unexports a client and what it holds; `endingSession` ends its locd session, else it lingers.
     func remove(_ client: GeoClueClient, endingSession: Bool) {
-        client.run?.stop(endingSession: endingSession)
-        client.run = nil
+        stopRun(of: client, endingSession: endingSession)
         for call in client.pendingStarts {
             call.reply(.failed("the client was deleted before locd decided"))
             call.release()

@@ -120,16 +120,55 @@ import Testing
         #expect(t.sent == [101, 201, 301])
     }
 
-    @Test("R11: what no reply acknowledges is sent at once and stored with the next commit")
+    @Test("R11: what no reply acknowledges is sent at once and stored with the next commit, or soon after")
     func unacknowledgedWritesDoNotWait() {
         let t = Fixture()
         let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
         t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
         t.loop.run()
         #expect(t.sent == [101])
-        #expect(t.store.stored.isEmpty)
+        // No commit of its own at once: it waits for one that something waits for, for a while at most.
+        #expect(t.queue.count == 0)
+        t.loop.advanceTime(by: WriteBehind.unacknowledgedDelay - .milliseconds(1))
+        #expect(t.queue.count == 0)
+        t.loop.advanceTime(by: .milliseconds(1))
+        #expect(t.queue.count == 1)
         t.queue.runNext()
         #expect(t.store.stored == [[ended]])
+    }
+
+    @Test("R11: an ended session and the next acknowledged write are stored in one commit, in order")
+    func unacknowledgedWritesGoWithTheNextCommit() {
+        let t = Fixture()
+        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        t.writeBehind.add([.persist(decision("a")), reply(1, 2)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [101])
+        #expect(t.queue.count == 1)
+        t.queue.runNext()
+        #expect(t.store.stored == [[ended, decision("a")]])
+        #expect(t.sent == [101, 102])
+        // The delayed commit finds nothing left to store.
+        t.loop.advanceTime(by: WriteBehind.unacknowledgedDelay)
+        #expect(t.queue.count == 0)
+    }
+
+    @Test("R11: writes no reply waits for are stored before locd stops")
+    func unacknowledgedWritesAreStoredAtStop() {
+        let t = Fixture()
+        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        let finished = t.writeBehind.finishCommits()
+        #expect(t.queue.count == 1)
+        t.queue.runNext()
+        t.loop.run()
+        #expect(t.store.stored == [[ended]])
+        var done = false
+        finished.whenSuccess { done = true }
+        #expect(done)
     }
 
     @Test("R2: a session a call writes holds its reply; the same session written by a deadline does not")
@@ -149,12 +188,13 @@ import Testing
         t.writeBehind.add([.persist(session), reply(1, 1)], answersCall: false)
         t.loop.run()
         #expect(t.sent == [101])
-        t.queue.runNext()
+        #expect(t.queue.count == 0)
         t.writeBehind.add([.persist(session), reply(1, 2)], answersCall: true)
         t.loop.run()
         #expect(t.sent == [101])
         t.queue.runNext()
         #expect(t.sent == [101, 102])
+        #expect(t.store.stored == [[session, session]])
     }
 
     @Test("R11: a failing store holds acknowledgements, retries every second, and releases them in order")
