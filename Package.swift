@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                "CEpoll", "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

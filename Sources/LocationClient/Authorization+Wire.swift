@@ -3,7 +3,7 @@ import Varlink
 
 extension Authorization {
     /// The `Authorization` of the protocol.
-    init(wire value: JSONValue?) throws {
+    package init(wire value: JSONValue?) throws {
         guard let value,
             let status = value["status"]?.stringValue.flatMap(Status.init(rawValue:)),
             let accuracy = value["accuracy"]?.stringValue.flatMap(Accuracy.init(rawValue:)),

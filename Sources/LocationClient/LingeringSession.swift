@@ -17,7 +17,7 @@ public struct LingeringSession: Sendable, Hashable {
     public let fullAccuracyPurposeKey: String?
 
     /// A `Session` of the protocol; `nil` when it lacks what this type needs.
-    init?(wire value: JSONValue) {
+    package init?(wire value: JSONValue) {
         guard let id = value["id"]?.stringValue,
             let kind = value["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
             let authorization = value["authorization"]?.stringValue.flatMap(

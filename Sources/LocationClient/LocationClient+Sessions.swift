@@ -62,7 +62,6 @@ extension LocationClient {
             authorization: requirement ?? .none,
             fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
             diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
-            activeAtStart: session["state"]?.stringValue == "active",
             link: link
         )
     }

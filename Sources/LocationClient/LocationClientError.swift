@@ -80,7 +80,7 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
     }
 
     /// The error a Varlink error reply stands for.
-    init(_ error: VarlinkError) {
+    package init(_ error: VarlinkError) {
         let message = error.parameters["message"]?.stringValue ?? error.name
         func string(_ key: String) -> String { error.parameters[key]?.stringValue ?? "" }
         switch error.name {

@@ -47,7 +47,7 @@ public struct LocationUpdate: Sendable, Hashable {
     public var authorizationRequestInProgress: Bool { flags.contains(.authorizationRequestInProgress) }
 
     /// The `Update` of the protocol: `{location?, diagnostic}`.
-    init(wire value: JSONValue?) throws {
+    package init(wire value: JSONValue?) throws {
         guard let value else { throw LocationClientError.unexpectedReply("an update reply without update") }
         flags = try DiagnosticFlags(wire: value["diagnostic"])
         switch value["location"] {

@@ -30,7 +30,7 @@ extension ServiceSession {
         public var authorizationRequestInProgress: Bool { flags.contains(.authorizationRequestInProgress) }
 
         /// The `Diagnostic` of the protocol: `{flags, mask}`; the mask decides, the names are its spelling.
-        init(wire value: JSONValue?) throws {
+        package init(wire value: JSONValue?) throws {
             flags = try DiagnosticFlags(wire: value)
         }
     }

@@ -22,9 +22,6 @@ public final class ServiceSession: Sendable {
     /// The diagnostic the daemon sent with the session when it was created or resumed: the decision about it when
     /// no prompt is pending, without a ``diagnostics`` stream (`nil` if the reply had none).
     public let diagnosticAtStart: Diagnostic?
-    /// Whether the daemon reported the session `active` when it was created or resumed: the app authorized and
-    /// nothing limiting it (SEMANTICS D12), so no ``LocationClient/authorization`` call is needed to know it.
-    public let activeAtStart: Bool
     private let link: AppLink
 
     init(
@@ -32,14 +29,12 @@ public final class ServiceSession: Sendable {
         authorization: AuthorizationRequirement,
         fullAccuracyPurposeKey: String?,
         diagnosticAtStart: Diagnostic? = nil,
-        activeAtStart: Bool = false,
         link: AppLink
     ) {
         self.id = id
         self.authorization = authorization
         self.fullAccuracyPurposeKey = fullAccuracyPurposeKey
         self.diagnosticAtStart = diagnosticAtStart
-        self.activeAtStart = activeAtStart
         self.link = link
     }
 

@@ -1,3 +1,4 @@
+import CEpoll
 import CSdBus
 import Foundation
 import Synchronization
@@ -9,14 +10,19 @@ import Glibc
 /// The connection to the bus and the one thread that uses it.
 ///
 /// sd-bus is not thread-safe: every call on the bus, and all state of the objects served on it, stays on the
-/// thread that ``run()`` runs on. Other threads (the tasks that talk to locd) hand it work with ``post(_:)`` or
-/// ``perform(_:)``, which wake it through an eventfd.
+/// thread that ``run()`` runs on. So do the connections to locd that serve clients (``LocdLink``): the thread waits
+/// for the bus, them and its timers together. Other threads (the prompt stream's task) hand it work with
+/// ``post(_:)`` or ``perform(_:)``, which wake it through an eventfd.
 final class BusConnection: @unchecked Sendable {
-    // @unchecked: `bus` and `timers` are used on the bus thread only; `inbox` is behind its Mutex.
+    // @unchecked: `bus`, `timers` and `links` are used on the bus thread only; `inbox` is behind its Mutex.
     let bus: OpaquePointer
     private let wake: Int32
     private let inbox = Mutex(Inbox())
     private var timers = TimerQueue<() -> Void>()
+    /// The epoll set of the connections to locd, and each connection by its token (never reused).
+    private let linkEvents: Int32
+    private var links: [UInt64: LocdLink] = [:]
+    private var nextToken: UInt64 = 1
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -36,11 +42,62 @@ final class BusConnection: @unchecked Sendable {
             sd_bus_flush_close_unref(opened)
             throw BusFailure(doing: "create an eventfd", code: -errno)
         }
+        linkEvents = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard linkEvents >= 0 else {
+            let code = -errno
+            sd_bus_flush_close_unref(opened)
+            close(wake)
+            throw BusFailure(doing: "create an epoll set", code: code)
+        }
     }
 
     deinit {
         sd_bus_flush_close_unref(bus)
         close(wake)
+        close(linkEvents)
+    }
+
+    /// Waits for `descriptor` to have bytes to read, for `link`; returns the token that names the watch, or `nil`
+    /// when it cannot (errno says why). On the bus thread.
+    func watch(_ descriptor: Int32, _ link: LocdLink) -> UInt64? {
+        let token = nextToken
+        nextToken += 1
+        guard control(EPOLL_CTL_ADD, descriptor, token, writable: false) else { return nil }
+        links[token] = link
+        return token
+    }
+
+    /// Whether the watch also waits for room to write. On the bus thread.
+    func watchWritable(_ descriptor: Int32, token: UInt64, _ writable: Bool) {
+        _ = control(EPOLL_CTL_MOD, descriptor, token, writable: writable)
+    }
+
+    /// Ends a watch, before its descriptor is closed. On the bus thread.
+    func unwatch(_ descriptor: Int32, token: UInt64) {
+        var event = epoll_event()
+        _ = epoll_ctl(linkEvents, EPOLL_CTL_DEL, descriptor, &event)
+        links[token] = nil
+    }
+
+    private func control(_ operation: Int32, _ descriptor: Int32, _ token: UInt64, writable: Bool) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | (writable ? EPOLLOUT.rawValue : 0)
+        event.data.u64 = token
+        return epoll_ctl(linkEvents, operation, descriptor, &event) == 0
+    }
+
+    /// Serves the connections to locd that are ready; whether any was.
+    private func serveLinks() -> Bool {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        let count = epoll_wait(linkEvents, &events, Int32(events.count), 0)
+        guard count > 0 else { return false }
+        for event in events[..<Int(count)] {
+            // A handler of an earlier event may have closed this link: its token is gone then.
+            guard let link = links[event.data.u64] else { continue }
+            if event.events & EPOLLOUT.rawValue != 0 { link.writable() }
+            if event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { link.readable() }
+        }
+        return true
     }
 
     /// Runs `work` on the bus thread, soon.
@@ -94,7 +151,8 @@ final class BusConnection: @unchecked Sendable {
             }
             for item in work { item() }
             if stopping { return }
-            if !work.isEmpty || fireTimers() { continue }
+            let served = serveLinks()
+            if !work.isEmpty || served || fireTimers() { continue }
             try waitForEvents()
         }
     }
@@ -115,15 +173,16 @@ final class BusConnection: @unchecked Sendable {
         return !due.isEmpty
     }
 
-    /// Sleeps until the bus, the inbox or the next timer has something.
+    /// Sleeps until the bus, the inbox, a connection to locd or the next timer has something.
     private func waitForEvents() throws(BusFailure) {
         let events = sd_bus_get_events(bus)
         if events < 0 { throw BusFailure(doing: "serve the bus", code: events) }
         var descriptors = [
             pollfd(fd: sd_bus_get_fd(bus), events: Int16(events), revents: 0),
             pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: linkEvents, events: Int16(POLLIN), revents: 0),
         ]
-        _ = poll(&descriptors, 2, timeoutMilliseconds())
+        _ = poll(&descriptors, 3, timeoutMilliseconds())
         if descriptors[1].revents & Int16(POLLIN) != 0 {
             var count: UInt64 = 0
             _ = read(wake, &count, 8)

@@ -1,130 +1,333 @@
+import JSON
 import LocationClient
-import Synchronization
+import Varlink
 
-/// The asynchronous side of one `Start` of a client: the task that talks to locd, whether stopping it ends
-/// the locd session (`Stop`, `DeleteClient`) or leaves it to linger (the peer left the bus, SEMANTICS L3), and the
-/// accuracy its updates are asked with, which may change while it runs (G12).
+/// One `Start` of a client against locd, on the bus thread: a `whenInUse` session (or a lingering one taken back),
+/// the wait for locd's decision, then a live-updates stream bound to the session (U18) whose fixes become Location
+/// objects; at the end, the session ended (`Stop`, `DeleteClient`, a refusal) or left to linger (the peer left the
+/// bus, SEMANTICS L3).
 ///
-/// A stop that ends the session, once the run has one, ends it first: its updates stream, bound to it (U18), then
-/// ends with locd's final reply and leaves its connection to the next run. The caller cancels the run with
-/// ``cancel()`` once ``endGrace`` has passed, in case it has not finished by then.
-final class ClientRun: Sendable {
-    private let state: Mutex<State>
-
-    private struct State {
-        var task: Task<Void, Never>?
-        var endsSession = true
-        var stopped = false
-        var accuracy: LocationUpdate.DesiredAccuracy?
-        /// The live-updates stream in force, cancelled when the accuracy changes.
-        var updates: Task<Void, any Error>?
-        /// Ends the run's locd session, once it has one.
-        var endSession: (@Sendable () async -> Void)?
-        /// Fixes handed to the bus thread that it has not delivered yet.
-        var fixesInFlight = 0
-    }
-
-    /// How many fixes a run hands to the bus thread without waiting for their delivery; past it, the run waits for
-    /// each, so fixes queue at most in the stream's bounded buffer.
-    static let fixesHandedOver = 4
-
-    /// - Parameter accuracy: `nil` for what the grant allows, `.reduced` for the grid cell.
-    init(accuracy: LocationUpdate.DesiredAccuracy?) {
-        state = Mutex(State(accuracy: accuracy))
-    }
-
-    /// Starts `body` once `previous` (the run of an earlier `Start`) has finished.
-    func start(after previous: ClientRun?, _ body: @escaping @Sendable (ClientRun) async -> Void) {
-        let task = Task {
-            await previous?.finished()
-            await body(self)
-        }
-        state.withLock { $0.task = task }
+/// Every step is a call on the app's connections (``LocdApp``), answered on the bus thread where the run goes on: no
+/// task, no hand-over between threads. Runs of a client never overlap: one starts once the one before has finished.
+final class ClientRun {
+    /// What locd decided about a `Start`; after `authorized`, `refused` says the started client must stop (G16).
+    enum Outcome {
+        case authorized
+        case refused(String)
     }
 
     /// How long after a stop that ends the session the run may take to finish before ``cancel()`` cuts it: the bound
     /// stream's final reply comes on its own connection, just after locd's reply to the session's end.
     static let endGrace = 2.0
 
+    private let app: LocdApp
+    /// `nil` for what the grant allows, `.reduced` for the grid cell; may change while the run goes on (G12).
+    private var accuracy: LocationUpdate.DesiredAccuracy?
+    private let decided: (ClientRun, Outcome) -> Void
+    private let deliver: (ClientRun, GeoClueFix) -> Void
+    private var session: String?
+    /// The connection of the updates stream in force, and of the diagnostics stream while a prompt is pending.
+    private var updates: LocdLink?
+    private var diagnostics: LocdLink?
+    private(set) var isStopped = false
+    private var endsSession = true
+    private var endingSession = false
+    private(set) var isFinished = false
+    private var whenFinished: [() -> Void] = []
+
+    /// - Parameters:
+    ///   - decided: called once locd decided the `Start`, and again (`refused`) if locd takes location away after.
+    ///   - deliver: called with each fix of the updates stream.
+    init(
+        app: LocdApp,
+        accuracy: LocationUpdate.DesiredAccuracy?,
+        decided: @escaping (ClientRun, Outcome) -> Void,
+        deliver: @escaping (ClientRun, GeoClueFix) -> Void
+    ) {
+        self.app = app
+        self.accuracy = accuracy
+        self.decided = decided
+        self.deliver = deliver
+    }
+
+    /// Starts once `previous` (the run of the client's earlier `Start`) has finished.
+    func start(after previous: ClientRun?) {
+        guard let previous, !previous.isFinished else { return begin() }
+        previous.whenFinished.append { [self] in begin() }
+    }
+
+    /// Runs `body` once the run has finished (at once if it has).
+    func afterFinishing(_ body: @escaping () -> Void) {
+        if isFinished { body() } else { whenFinished.append(body) }
+    }
+
     /// Stops the run; `endingSession` says whether the locd session is to end or linger. A run whose session is to
-    /// end and that has one ends it; any other is cancelled at once.
+    /// end ends it, and finishes when its stream has ended; any other finishes at once.
     func stop(endingSession: Bool) {
-        let (task, end) = state.withLock { state in
-            state.endsSession = endingSession
-            state.stopped = true
-            return (state.task, endingSession ? state.endSession : nil)
+        guard !isStopped else { return }
+        isStopped = true
+        endsSession = endingSession
+        closeDiagnostics()
+        if endingSession, session != nil {
+            endSession()
+        } else if endingSession && !isFinished && session == nil {
+            // The session is on its way: its reply ends it (sessionMade).
+        } else {
+            updates?.close()
+            updates = nil
+            finish()
         }
-        guard let end else { return task?.cancel() ?? () }
-        Task { await end() }
     }
 
-    /// Cancels the run if it has not finished.
+    /// Finishes the run if it has not: its connections closed, what waits for it run.
     func cancel() {
-        state.withLock { $0.task }?.cancel()
+        updates?.close()
+        updates = nil
+        finish()
     }
-
-    /// Registers how to end the run's session, for a stop that ends it (``stop(endingSession:)``); a run stopped
-    /// already was cancelled.
-    func sessionEnds(by end: @escaping @Sendable () async -> Void) {
-        state.withLock { state in
-            if !state.stopped { state.endSession = end }
-        }
-    }
-
-    /// Whether another fix may go to the bus thread without waiting; if so, it counts as in flight until
-    /// ``fixDelivered()``.
-    func handOverFix() -> Bool {
-        state.withLock { state in
-            guard state.fixesInFlight < Self.fixesHandedOver else { return false }
-            state.fixesInFlight += 1
-            return true
-        }
-    }
-
-    /// A fix handed over by ``handOverFix()`` was delivered.
-    func fixDelivered() {
-        state.withLock { $0.fixesInFlight -= 1 }
-    }
-
-    var endsSession: Bool { state.withLock { $0.endsSession } }
-    var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Asks the updates with `accuracy` from now on: a stream of another accuracy is ended and opened again.
     func changeAccuracy(to accuracy: LocationUpdate.DesiredAccuracy?) {
-        let ended = state.withLock { state -> Task<Void, any Error>? in
-            guard state.accuracy != accuracy else { return nil }
-            state.accuracy = accuracy
-            return state.updates
-        }
-        ended?.cancel()
+        guard accuracy != self.accuracy else { return }
+        self.accuracy = accuracy
+        guard let stream = updates, !isStopped else { return }
+        // Only closing its connection ends a stream: the new one goes on another.
+        updates = nil
+        stream.close()
+        openUpdates()
     }
 
-    /// Runs `updates` with the accuracy in force, until it returns or throws; returns `true` when a change of
-    /// accuracy ended it, so that the caller runs it again.
-    func streaming(
-        _ updates: @escaping @Sendable (LocationUpdate.DesiredAccuracy?) async throws -> Void
-    ) async throws -> Bool {
-        let accuracy = state.withLock { $0.accuracy }
-        let task = Task { try await updates(accuracy) }
-        let changed = state.withLock { state in
-            state.updates = task
-            return state.accuracy != accuracy
-        }
-        if changed { task.cancel() }
-        do {
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
+    // MARK: The session
+
+    private func begin() {
+        guard !isStopped else { return finish() }
+        app.control { [self] result in
+            guard !isStopped else { return finish() }
+            switch result {
+            case .success(let control): takeBackOrCreate(on: control, candidates: app.lingeringAtHello)
+            case .failure(let error): refuse(error)
             }
-            return false
-        } catch is CancellationError where !Task.isCancelled && state.withLock({ $0.accuracy != accuracy }) {
-            return true
         }
     }
 
-    /// Returns once the task has finished.
-    func finished() async {
-        await state.withLock { $0.task }?.value
+    /// A lingering `whenInUse` session the app left when an earlier peer of it left the bus (a relaunch inside
+    /// locd's relaunch window, SEMANTICS L4): taken back with no new prompt. Else a new session.
+    private func takeBackOrCreate(on control: LocdLink, candidates: [LingeringSession]) {
+        guard !isStopped else { return finish() }
+        var rest = candidates[...]
+        while let lingering = rest.popFirst() {
+            guard
+                lingering.kind == .explicit && lingering.authorization == .whenInUse
+                    && lingering.fullAccuracyPurposeKey == nil && app.claim(lingering.id)
+            else { continue }
+            // Another process of the app may have taken it since that Hello: then try the next.
+            return control.call("io.locd.App.ResumeSession", ["id": .string(lingering.id)]) { [self] reply in
+                if case .success(let reply) = reply, reply.error == nil {
+                    sessionMade(reply.parameters, on: control)
+                } else {
+                    takeBackOrCreate(on: control, candidates: Array(rest))
+                }
+            }
+        }
+        control.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) { [self] reply in
+            switch Self.parameters(of: reply) {
+            case .success(let parameters): sessionMade(parameters, on: control)
+            case .failure(let error): refuse(error)
+            }
+        }
+    }
+
+    /// The session locd created or gave back: a stop that came meanwhile ends it; else locd's decision is read.
+    ///
+    /// A session locd reports `active` is authorized (SEMANTICS D12): nothing more to ask. Otherwise the diagnostic
+    /// that came with it decides when no prompt is pending; only a pending prompt needs the session's diagnostics
+    /// stream, to wait for the answer.
+    private func sessionMade(_ parameters: JSONObject, on control: LocdLink) {
+        guard let session = parameters["session"], let id = session["id"]?.stringValue else {
+            return refuse(LocationClientError.unexpectedReply("a session reply without a session id"))
+        }
+        self.session = id
+        if isStopped { return endsSession ? endSession() : finish() }
+        if session["state"]?.stringValue == "active" { return authorized() }
+        guard let diagnostic = try? ServiceSession.Diagnostic(wire: session["diagnostic"]) else {
+            return refuse(LocationClientError.unexpectedReply("a session without a diagnostic"))
+        }
+        if diagnostic.authorizationRequestInProgress { return awaitPrompt(of: id) }
+        decide(diagnostic, on: control)
+    }
+
+    /// Follows the session's diagnostics until no prompt is pending, then decides.
+    private func awaitPrompt(of id: String) {
+        let link: LocdLink
+        do {
+            link = try app.streamLink()
+        } catch {
+            return refuse(error)
+        }
+        diagnostics = link
+        link.call("io.locd.App.SessionDiagnostics", ["id": .string(id)], more: true) { [self] reply in
+            guard diagnostics === link else { return }
+            switch Self.parameters(of: reply) {
+            case .success(let parameters):
+                if parameters["ended"]?.boolValue == true {
+                    closeDiagnostics()
+                    return refuse(StartRefusal.ended(app.appID))
+                }
+                guard let diagnostic = try? ServiceSession.Diagnostic(wire: parameters["diagnostic"]),
+                    !diagnostic.authorizationRequestInProgress
+                else { return }
+                closeDiagnostics()
+                app.control { [self] result in
+                    switch result {
+                    case .success(let control): decide(diagnostic, on: control)
+                    case .failure(let error): refuse(error)
+                    }
+                }
+            case .failure(let error):
+                closeDiagnostics()
+                refuse(error)
+            }
+        }
+    }
+
+    /// The decision a diagnostic with no prompt pending tells: authorized, or a refusal that says what to do.
+    private func decide(_ diagnostic: ServiceSession.Diagnostic, on control: LocdLink) {
+        if let refusal = StartRefusal.of(diagnostic.flags, app: app.appID) { return refuse(refusal) }
+        // No prompt pending: authorized, or the prompt was dismissed at its timeout (the record unchanged).
+        control.call("io.locd.App.GetAuthorization") { [self] reply in
+            switch Self.parameters(of: reply) {
+            case .success(let parameters):
+                let authorization = try? Authorization(wire: parameters["authorization"])
+                if authorization?.isAuthorized == true {
+                    authorized()
+                } else {
+                    refuse(StartRefusal.unanswered(app.appID))
+                }
+            case .failure(let error): refuse(error)
+            }
+        }
+    }
+
+    private func authorized() {
+        guard !isStopped else { return }
+        decided(self, .authorized)
+        openUpdates()
+    }
+
+    // MARK: The updates
+
+    /// Opens the live-updates stream of the run's accuracy, bound to its session (U18).
+    private func openUpdates() {
+        guard let session, !isStopped else { return }
+        let link: LocdLink
+        do {
+            link = try app.streamLink()
+        } catch {
+            return refuse(StartRefusal.updatesEnded(app.appID))
+        }
+        updates = link
+        var parameters: JSONObject = ["configuration": .string("default"), "session": .string(session)]
+        if let accuracy { parameters["accuracy"] = .string(accuracy.rawValue) }
+        link.call("io.locd.App.LiveUpdates", parameters, more: true) { [self] reply in
+            guard updates === link else { return }
+            updateArrived(reply, on: link)
+        }
+    }
+
+    /// One reply of the updates stream: a fix to deliver, locd taking location away (G16), or the stream's end.
+    private func updateArrived(_ reply: Result<VarlinkReply, LocdLink.LinkFailure>, on link: LocdLink) {
+        switch reply {
+        case .success(let reply) where reply.error == nil && reply.continues:
+            guard let update = try? LocationUpdate(wire: reply.parameters["update"]) else { return }
+            if let refusal = StartRefusal.of(update.flags, app: app.appID) { return refuse(refusal) }
+            if let location = update.location { deliver(self, GeoClueFix(location)) }
+        case .success(let reply) where reply.error == nil:
+            // The session ended, and the stream with it: the connection is free for the next stream.
+            updates = nil
+            app.park(link)
+            if isStopped { return finish() }
+            refuse(StartRefusal.updatesEnded(app.appID))
+        case .success(let reply):
+            updates = nil
+            link.close()
+            refuse(VarlinkError(name: reply.error ?? "", parameters: reply.parameters))
+        case .failure:
+            updates = nil
+            if isStopped { return finish() }
+            refuse(StartRefusal.updatesEnded(app.appID))
+        }
+    }
+
+    // MARK: The end
+
+    /// locd refused the `Start`, or took location away from the started client: it hears why, and the session (if
+    /// any) ends.
+    private func refuse(_ error: any Error) {
+        closeDiagnostics()
+        if !isStopped {
+            isStopped = true
+            decided(self, .refused(StartRefusal.from(Self.clientError(error), app: app.appID).message))
+        }
+        if endsSession && session != nil { return endSession() }
+        updates?.close()
+        updates = nil
+        finish()
+    }
+
+    /// Ends the session on the control connection, with no reply asked: the stream bound to it ends with its final
+    /// reply (U18), and the run finishes then, or at once without a stream. A later call on the connection comes
+    /// after it, and closing the connection after it still ends the session (locd reads what was sent first).
+    private func endSession() {
+        guard let session, !endingSession else {
+            // Ending already (or nothing to end): done once no stream is left to end with it.
+            if updates == nil { finish() }
+            return
+        }
+        endingSession = true
+        app.control { [self] result in
+            if case .success(let control) = result {
+                control.send("io.locd.App.InvalidateSession", ["id": .string(session)])
+            } else {
+                updates?.close()
+                updates = nil
+            }
+            if updates == nil { finish() }
+        }
+    }
+
+    private func closeDiagnostics() {
+        diagnostics?.close()
+        diagnostics = nil
+    }
+
+    private func finish() {
+        guard !isFinished else { return }
+        isFinished = true
+        closeDiagnostics()
+        let waiting = whenFinished
+        whenFinished = []
+        for body in waiting { body() }
+    }
+
+    /// A reply's parameters, or the error it carries.
+    private static func parameters(
+        of reply: Result<VarlinkReply, LocdLink.LinkFailure>
+    ) -> Result<JSONObject, any Error> {
+        switch reply {
+        case .success(let reply) where reply.error != nil:
+            .failure(VarlinkError(name: reply.error ?? "", parameters: reply.parameters))
+        case .success(let reply): .success(reply.parameters)
+        case .failure(let failure): .failure(failure)
+        }
+    }
+
+    /// What a failed call tells, as the client library names it.
+    private static func clientError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as VarlinkError: LocationClientError(error)
+        case let failure as LocdLink.LinkFailure:
+            LocationClientError.daemonUnavailable(socketPath: "locd's socket", reason: failure.description)
+        default: error
+        }
     }
 }

@@ -56,8 +56,9 @@ extension GeoClueService {
 
     /// `Stop`: the locd session ends; `Active` turns false.
     func stop(_ call: BusMessage, _ client: GeoClueClient) -> Int32 {
-        halt(client, endingSession: true, reason: "Stop came before locd decided: call Start again")
+        // Answered first: ending the session is a write to locd, which the caller need not wait for.
         call.replyEmpty()
+        halt(client, endingSession: true, reason: "Stop came before locd decided: call Start again")
         return 1
     }
 
@@ -74,42 +75,34 @@ extension GeoClueService {
     private func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
         let peer = peer(client.owner)
         let app: LocdApp
-        if let open = peer.apps[appID] {
+        if let open = peer.apps[appID], open.isUsable {
             app = open
             peer.idleSince[appID] = nil
         } else {
-            app = LocdApp(appID: appID, socketPath: socketPath, process: process)
+            peer.apps[appID]?.close()
+            app = LocdApp(appID: appID, socketPath: socketPath, process: process, bus: connection)
             peer.apps[appID] = app
+            peer.idleSince[appID] = nil
             logger.debug(
                 "a locd connection for the peer's app",
                 metadata: ["geoclue.peer": "\(client.owner)", "geoclue.app": "\(appID)"]
             )
         }
-        let run = ClientRun(accuracy: servedAccuracy(client))
+        let path = client.path
+        let run = ClientRun(
+            app: app,
+            accuracy: servedAccuracy(client),
+            decided: { [self] run, outcome in decided(path, run, outcome) },
+            deliver: { [self] run, fix in deliver(fix, to: path, run) }
+        )
         peer.lastRuns[appID] = run
         let previous = client.lastRun
         client.run = run
         client.lastRun = run
         client.runApp = appID
         client.unfinishedRuns += 1
-        let path = client.path
-        let connection = self.connection
-        let runner = ClientRunner(
-            app: app,
-            decided: { outcome in await connection.perform { self.decided(path, run, outcome) } },
-            deliver: { fix in
-                // Handed over without a wait (a wait costs a wake-up of the loop) while few are in flight.
-                guard run.handOverFix() else { return await connection.perform { self.deliver(fix, to: path, run) } }
-                connection.post {
-                    self.deliver(fix, to: path, run)
-                    run.fixDelivered()
-                }
-            }
-        )
-        run.start(after: previous) { run in
-            await runner.run(run)
-            connection.post { self.clients[path]?.unfinishedRuns -= 1 }
-        }
+        run.afterFinishing { [self] in clients[path]?.unfinishedRuns -= 1 }
+        run.start(after: previous)
         askWaitingPrompts()
     }
 
@@ -121,7 +114,7 @@ extension GeoClueService {
     }
 
     /// locd decided a run's `Start`.
-    private func decided(_ path: String, _ run: ClientRun, _ outcome: ClientRunner.Outcome) {
+    private func decided(_ path: String, _ run: ClientRun, _ outcome: ClientRun.Outcome) {
         guard let client = clients[path], client.run === run else { return }
         let waiting = client.pendingStarts
         client.pendingStarts = []
@@ -199,7 +192,7 @@ extension GeoClueService {
         guard let run = client.run else { return }
         client.run = nil
         run.stop(endingSession: endingSession)
-        if endingSession { connection.after(ClientRun.endGrace) { run.cancel() } }
+        if !run.isFinished { connection.after(ClientRun.endGrace) { run.cancel() } }
     }
 
     /// Unexports a client and what it holds; `endingSession` ends its locd session, else it lingers.

@@ -36,11 +36,12 @@ extension GeoClueService {
             call.reply(.invalidArgs("DeleteClient takes the client's object path"))
             return 1
         }
+        // Answered first: ending the session is a write to locd, which the caller need not wait for.
+        call.replyEmpty()
         if let client = clients[path], client.owner == call.sender {
             remove(client, endingSession: true)
             closeUnusedApps(of: client.owner)
         }
-        call.replyEmpty()
         return 1
     }
 
@@ -56,11 +57,22 @@ extension GeoClueService {
             if let run = client.lastRun { runs.append(run) }
             remove(client, endingSession: false)
         }
-        let apps = Array(peer.apps.values)
         logger.debug("peer left", metadata: ["geoclue.peer": "\(name)", "geoclue.clients": "\(peer.clients.count)"])
-        Task {
-            for run in runs { await run.finished() }
-            for app in apps { await app.close() }
+        close(Array(peer.apps.values), after: runs)
+    }
+
+    /// Closes `apps` once every one of `runs` has finished: a run that ends its session ends it on its app's
+    /// connection rather than leaving it to linger.
+    private func close(_ apps: [LocdApp], after runs: [ClientRun]) {
+        let unfinished = runs.filter { !$0.isFinished }
+        var left = unfinished.count
+        let closeAll = { for app in apps { app.close() } }
+        guard left > 0 else { return closeAll() }
+        for run in unfinished {
+            run.afterFinishing {
+                left -= 1
+                if left == 0 { closeAll() }
+            }
         }
     }
 
@@ -108,9 +120,6 @@ extension GeoClueService {
             "closing idle locd connections",
             metadata: ["geoclue.peer": "\(owner)", "geoclue.apps": "\(idle)"]
         )
-        Task {
-            for run in runs { await run.finished() }
-            for app in closing { await app.close() }
-        }
+        close(closing, after: runs)
     }
 }

@@ -8,8 +8,8 @@ import Glibc
 /// `org.freedesktop.GeoClue2` served from locd: the Manager, Client and Location objects, their owners, and the
 /// bridge from each `Start` to a locd session.
 ///
-/// Everything here runs on the bus thread (``BusConnection``); the tasks that talk to locd come back to it with
-/// `perform`.
+/// Everything here runs on the bus thread (``BusConnection``), the clients' connections to locd too (``ClientRun``);
+/// only the prompt stream's task (``PromptLink``) comes back to it with `perform`.
 final class GeoClueService: @unchecked Sendable {
     // @unchecked: every stored property is used on the bus thread only.
     static let busName = "org.freedesktop.GeoClue2"
