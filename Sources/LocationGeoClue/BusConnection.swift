@@ -23,6 +23,8 @@ final class BusConnection: @unchecked Sendable {
     private let linkEvents: Int32
     private var links: [UInt64: LocdLink] = [:]
     private var nextToken: UInt64 = 1
+    /// The last wait found a connection to locd ready: the set is read then, and not at every turn.
+    private var linksReady = false
 
     private struct Inbox {
         var work: [@Sendable () -> Void] = []
@@ -88,8 +90,11 @@ final class BusConnection: @unchecked Sendable {
 
     /// Serves the connections to locd that are ready; whether any was.
     private func serveLinks() -> Bool {
+        guard linksReady else { return false }
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         let count = epoll_wait(linkEvents, &events, Int32(events.count), 0)
+        // A full batch may have left more behind.
+        linksReady = count == events.count
         guard count > 0 else { return false }
         for event in events[..<Int(count)] {
             // A handler of an earlier event may have closed this link: its token is gone then.
@@ -183,6 +188,7 @@ final class BusConnection: @unchecked Sendable {
             pollfd(fd: linkEvents, events: Int16(POLLIN), revents: 0),
         ]
         _ = poll(&descriptors, 3, timeoutMilliseconds())
+        linksReady = descriptors[2].revents & Int16(POLLIN) != 0
         if descriptors[1].revents & Int16(POLLIN) != 0 {
             var count: UInt64 = 0
             _ = read(wake, &count, 8)
