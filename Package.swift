@@ -323,8 +323,8 @@ let package = Package(
         .testTarget(
             name: "GeoClueTests",
             dependencies: [
-                "locd", "locctl", "locd-geoclue", "locd-example", "locd-network", "LocationGeoClue",
-                "LocationTestSupport",
+                "locd", "locctl", "locd-geoclue", "locd-example", "locd-network", "JSON", "LocationGeoClue",
+                "LocationTestSupport", "Varlink",
             ],
             exclude: ["Fixtures"]
         ),

@@ -13,7 +13,7 @@ import Glibc
 /// thread that ``run()`` runs on. So do the connections to locd that serve clients (``LocdLink``): the thread waits
 /// for the bus, them and its timers together. Other threads (the prompt stream's task) hand it work with
 /// ``post(_:)`` or ``perform(_:)``, which wake it through an eventfd.
-final class BusConnection: @unchecked Sendable {
+final class BusConnection: LinkWatcher, @unchecked Sendable {
     // @unchecked: `bus`, `timers` and `links` are used on the bus thread only; `inbox` is behind its Mutex.
     let bus: OpaquePointer
     private let wake: Int32

@@ -5,6 +5,18 @@ import Varlink
 import Glibc
 #endif
 
+/// What a ``LocdLink`` needs of the thread that serves it: to wait for its socket to be readable, and writable while
+/// it has bytes to send. ``BusConnection`` is one; the thread calls ``LocdLink/readable()`` and
+/// ``LocdLink/writable()``.
+protocol LinkWatcher: AnyObject {
+    /// Starts waiting for `descriptor` to be readable; the token that names the watch, or `nil` (errno says why).
+    func watch(_ descriptor: Int32, _ link: LocdLink) -> UInt64?
+    /// Whether the watch also waits for room to write.
+    func watchWritable(_ descriptor: Int32, token: UInt64, _ writable: Bool)
+    /// Ends a watch, before its descriptor is closed.
+    func unwatch(_ descriptor: Int32, token: UInt64)
+}
+
 /// One connection to locd, served by the bus thread itself (``BusConnection``): a call is written where it is made, a
 /// reply read as soon as the bus thread's wait finds it and handed to its call's handler there. A `Start` then costs
 /// no hand-over between threads: on a small machine each wake-up of another thread costs more than the call.
@@ -24,20 +36,23 @@ final class LocdLink {
     static let maximumUnsent = 1 << 20
 
     private let descriptor: Int32
-    private unowned let bus: BusConnection
+    /// Holds the link while it watches it (until the link closes): strong both ways until then.
+    private let bus: any LinkWatcher
     private var token: UInt64 = 0
     private var unsent: [UInt8] = []
     private var received: [UInt8] = []
+    /// How much of `received` is known to hold no end of a reply.
+    private var searched = 0
     private var handlers: [Handler] = []
     private(set) var isOpen = true
 
     /// Connects to locd at `path` and says `Hello` with `parameters`, passing `pidfd` in the same `sendmsg` (a
     /// broker's `Hello`, SEMANTICS I8, I9); `hello` gets its reply. Calls may follow at once: locd answers them after.
-    init(
+    convenience init(
         path: String,
         hello parameters: JSONObject,
         passing pidfd: Int32,
-        on bus: BusConnection,
+        on bus: any LinkWatcher,
         _ hello: @escaping Handler
     ) throws(LinkFailure) {
         let client: VarlinkClient
@@ -47,9 +62,14 @@ final class LocdLink {
         } catch {
             throw LinkFailure(description: "\(error)")
         }
-        descriptor = client.releaseDescriptor()
+        try self.init(connected: client.releaseDescriptor(), on: bus, waiting: hello)
+    }
+
+    /// A link on `descriptor`, a connected socket it then owns, whose first reply goes to `first`.
+    init(connected descriptor: Int32, on bus: any LinkWatcher, waiting first: @escaping Handler) throws(LinkFailure) {
+        self.descriptor = descriptor
         self.bus = bus
-        handlers = [hello]
+        handlers = [first]
         guard let token = bus.watch(descriptor, self) else {
             Glibc.close(descriptor)
             throw LinkFailure(description: "cannot watch the connection to locd: \(String(cString: strerror(errno)))")
@@ -157,17 +177,21 @@ final class LocdLink {
 
     /// Hands each whole reply received to the handler of its call, in order.
     private func dispatchReplies() {
-        var start = received.startIndex
-        while isOpen, let end = received[start...].firstIndex(of: 0) {
+        var start = 0
+        // Bytes before `searched` hold no end of a reply: a long reply read in pieces is searched once.
+        var from = searched
+        while isOpen, let end = received[from...].firstIndex(of: 0) {
             let frame = received[start..<end]
             start = end + 1
+            from = start
             guard let reply = VarlinkReply.decode(frame) else { return fail("locd sent a reply that is not Varlink") }
             guard let handler = handlers.first else { return fail("locd sent a reply to no call") }
             if !reply.continues || reply.error != nil { handlers.removeFirst() }
             handler(.success(reply))
         }
         guard isOpen else { return }
-        received.removeFirst(start - received.startIndex)
+        received.removeFirst(start)
+        searched = received.count
         if received.count > Self.maximumReply { fail("locd sent a reply over \(Self.maximumReply) bytes") }
     }
 }
