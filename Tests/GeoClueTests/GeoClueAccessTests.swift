@@ -189,38 +189,26 @@ struct GeoClueAccessTests {
     func inUseFollowsActiveClients() throws {
         let harness = try GeoClueHarness()
         #expect(try harness.locctl(["auth", "test.holder", "while-using"]).status == 0)
-        let inUse = {
-            try harness.busctl([
-                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
-                "org.freedesktop.GeoClue2.Manager", "InUse",
-            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        #expect(try inUse() == "b false")
+        #expect(try harness.inUse() == "b false")
         let holder = try harness.pythonRunning(["hold-started", "test.holder"])
         #expect(holder.waitFor("\"started\""), "\(holder.log)")
-        #expect(try inUse() == "b true")
+        #expect(try harness.inUse() == "b true")
         holder.closeInput()
-        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b false" })
     }
 
     @Test("G16: a started client whose grant is revoked stops: Active and InUse turn false, its session ends")
     func revokedClientStops() throws {
         let harness = try GeoClueHarness()
         #expect(try harness.locctl(["auth", "test.revoked", "while-using"]).status == 0)
-        let inUse = {
-            try harness.busctl([
-                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
-                "org.freedesktop.GeoClue2.Manager", "InUse",
-            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         let holder = try harness.pythonRunning(["hold-started", "test.revoked"])
         defer { holder.closeInput() }
         #expect(holder.waitFor("\"started\""), "\(holder.log)")
-        #expect(try inUse() == "b true")
+        #expect(try harness.inUse() == "b true")
         #expect(try harness.sessions(of: "test.revoked").count == 1)
         #expect(try harness.locctl(["auth", "test.revoked", "never"]).status == 0)
         // The peer is still on the bus and never called Stop: only locd-geoclue's G16 makes InUse false.
-        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b false" })
         let ended = try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.revoked").isEmpty }
         #expect(ended, "\((try? harness.locctl(["sessions"]).output) ?? "")")
     }
@@ -231,19 +219,13 @@ struct GeoClueAccessTests {
     func locdStopStopsClient() throws {
         let harness = try GeoClueHarness()
         #expect(try harness.locctl(["auth", "test.holder", "while-using"]).status == 0)
-        let inUse = {
-            try harness.busctl([
-                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
-                "org.freedesktop.GeoClue2.Manager", "InUse",
-            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         let holder = try harness.pythonRunning(["hold-started", "test.holder"])
         defer { holder.closeInput() }
         #expect(holder.waitFor("\"started\""), "\(holder.log)")
         let session = try #require(try harness.sessions(of: "test.holder").first?["id"] as? String)
         harness.locd?.stop()
         // Not a client that looks started and hears nothing: Active and InUse turn false.
-        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b false" })
         let locd = try ScriptProcess(
             [GeoClueHarness.binary("locd"), "--config", harness.directory + "/locd.toml", "--log-level", "debug"],
             environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],

@@ -203,18 +203,12 @@ struct GeoClueAgentTests {
         let harness = try GeoClueHarness()
         let agent = try Self.agent(harness, "allow:8")
         defer { agent.closeInput() }
-        let inUse = {
-            try harness.busctl([
-                "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
-                "org.freedesktop.GeoClue2.Manager", "InUse",
-            ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
         let holder = try harness.pythonRunning(["hold-started", "test.holder"])
         defer { holder.closeInput() }
         #expect(holder.waitFor("\"started\""), "\(holder.log)")
-        #expect(try inUse() == "b true")
+        #expect(try harness.inUse() == "b true")
         agent.input.fileHandleForWriting.write(Data("max 0\n".utf8))
-        #expect(try eventually(timeout: 10, every: 0.05) { try inUse() == "b false" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b false" })
         // Its locd session ended with it: nothing left to linger.
         #expect(try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.holder").isEmpty })
     }

@@ -52,16 +52,32 @@ struct LocdLinkTests {
         }
     }
 
-    /// A link on one end of a socket pair, its first reply awaited as `first`; the other end is locd's.
-    private static func link(
-        _ heard: Heard,
-        _ watcher: Watcher,
-        first: String = "hello"
-    ) throws -> (link: LocdLink, locd: Int32) {
-        var ends: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
-        let link = try LocdLink(connected: ends[0], on: watcher, waiting: heard.handler(first))
-        return (link, ends[1])
+    /// A link on one end of a socket pair, its first reply awaited as `hello`; the other end, `locd`, is the test's
+    /// to write and read, and to close.
+    final class Fixture {
+        let heard = Heard()
+        let watcher = Watcher()
+        let link: LocdLink
+        let locd: Int32
+
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+            link = try LocdLink(connected: ends[0], on: watcher, waiting: heard.handler("hello"))
+            locd = ends[1]
+        }
+
+        deinit { close(locd) }
+
+        /// A call of about 1 KiB, numbered `n`, whose reply or failure `heard` records as `name`.
+        func padded(_ n: Int, as name: String = "call") {
+            let padding = String(repeating: "x", count: 1000)
+            link.call(
+                "io.locd.App.GetAuthorization",
+                ["padding": .string(padding), "n": .int(Int64(n))],
+                heard.handler(name)
+            )
+        }
     }
 
     /// Writes what the socket takes of `bytes` without waiting; how much.
@@ -98,10 +114,8 @@ struct LocdLinkTests {
 
     @Test("G1: replies reach their calls in order; a call with more keeps its handler until its last reply")
     func repliesInOrder() throws {
-        let heard = Heard()
-        let watcher = Watcher()
-        let (link, locd) = try Self.link(heard, watcher)
-        defer { close(locd) }
+        let t = try Fixture()
+        let (heard, link, locd) = (t.heard, t.link, t.locd)
         link.call("io.locd.App.LiveUpdates", ["session": .string("s1")], more: true, heard.handler("updates"))
         link.call("io.locd.App.GetAuthorization", [:], heard.handler("authorization"))
         link.send("io.locd.App.InvalidateSession", ["id": .string("s1")])
@@ -139,12 +153,11 @@ struct LocdLinkTests {
 
     @Test("G16: locd closing the connection fails every call still waiting, with why; the watch ends")
     func closedByLocd() throws {
-        let heard = Heard()
-        let watcher = Watcher()
-        let (link, locd) = try Self.link(heard, watcher)
+        let t = try Fixture()
+        let (heard, watcher, link, locd) = (t.heard, t.watcher, t.link, t.locd)
         link.call("io.locd.App.LiveUpdates", more: true, heard.handler("updates"))
         Self.write(locd, Self.frames([#"{"parameters":{"n":0}}"#]))
-        close(locd)
+        shutdown(locd, Int32(SHUT_RDWR))
         Self.serve(link, watcher)
         #expect(heard.events == ["hello: 0", "updates: failed: locd closed the connection"])
         #expect(!link.isOpen)
@@ -160,10 +173,8 @@ struct LocdLinkTests {
             (Self.frames(["not json"]), ["hello: failed: locd sent a reply that is not Varlink"]),
             (Self.frames(["{}", "{}"]), ["hello: -"]),
         ] {
-            let heard = Heard()
-            let watcher = Watcher()
-            let (link, locd) = try Self.link(heard, watcher)
-            defer { close(locd) }
+            let t = try Fixture()
+            let (heard, watcher, link, locd) = (t.heard, t.watcher, t.link, t.locd)
             Self.write(locd, bytes)
             Self.serve(link, watcher)
             #expect(!link.isOpen)
@@ -174,9 +185,8 @@ struct LocdLinkTests {
 
     @Test("G8: a reply over 16 MiB without its end fails the link instead of growing it")
     func oversizedReply() throws {
-        let heard = Heard()
-        let (link, locd) = try Self.link(heard, Watcher())
-        defer { close(locd) }
+        let t = try Fixture()
+        let (heard, link, locd) = (t.heard, t.link, t.locd)
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 65536)
         var sent = 0
         while link.isOpen && sent <= LocdLink.maximumReply + chunk.count {
@@ -190,15 +200,12 @@ struct LocdLinkTests {
 
     @Test("G8: while locd does not read, calls wait for room up to 1 MiB; past it the link fails")
     func unreadCallsAreBounded() throws {
-        let heard = Heard()
-        let watcher = Watcher()
-        let (link, locd) = try Self.link(heard, watcher)
-        defer { close(locd) }
-        let padding = String(repeating: "x", count: 1000)
+        let t = try Fixture()
+        let (heard, watcher, link) = (t.heard, t.watcher, t.link)
         var calls = 0
         var askedForRoom = false
         while link.isOpen && calls < 10_000 {
-            link.call("io.locd.App.GetAuthorization", ["padding": .string(padding)], heard.handler("call"))
+            t.padded(calls)
             askedForRoom = askedForRoom || !watcher.wantsWritable.isEmpty
             calls += 1
         }
@@ -212,14 +219,11 @@ struct LocdLinkTests {
 
     @Test("G8: calls that waited for room go out in order once locd reads")
     func waitingCallsGoOut() throws {
-        let heard = Heard()
-        let watcher = Watcher()
-        let (link, locd) = try Self.link(heard, watcher)
-        defer { close(locd) }
-        let padding = String(repeating: "x", count: 1000)
+        let t = try Fixture()
+        let (watcher, link, locd) = (t.watcher, t.link, t.locd)
         var calls = 0
         while watcher.wantsWritable.isEmpty {
-            link.call("io.locd.App.GetAuthorization", ["padding": .string(padding), "n": .int(Int64(calls))]) { _ in }
+            t.padded(calls)
             calls += 1
         }
         var received: [UInt8] = []

@@ -192,6 +192,14 @@ final class GeoClueHarness {
         try Command.run(["/usr/bin/busctl", "--address=" + busAddress] + arguments)
     }
 
+    /// The Manager's `InUse`, as busctl prints it: `b true` or `b false`.
+    func inUse() throws -> String {
+        try busctl([
+            "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+            "org.freedesktop.GeoClue2.Manager", "InUse",
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// locd's sessions of `app`, from `locctl sessions --json`.
     func sessions(of app: String) throws -> [[String: Any]] {
         let result = try locctl(["sessions", "--json"])
