@@ -48,8 +48,9 @@ package enum UnixTime {
         var fraction = 0.0
         let tail = bytes[19..<(bytes.count - 1)]
         if !tail.isEmpty {
-            guard tail.first == UInt8(ascii: "."), tail.count > 1, let digits = number((20)..<(bytes.count - 1)),
-                tail.count <= 10
+            // At most nine digits, counted before they are read: more would overflow the number.
+            guard tail.first == UInt8(ascii: "."), tail.count > 1, tail.count <= 10,
+                let digits = number(20..<(bytes.count - 1))
             else { return nil }
             fraction = Double(digits) / pow(10, Double(tail.count - 1))
         }
