@@ -29,7 +29,7 @@ final class ClientRun {
     /// The connection of the updates stream in force, and of the diagnostics stream while a prompt is pending.
     private var updates: LocdLink?
     private var diagnostics: LocdLink?
-    private(set) var isStopped = false
+    private var isStopped = false
     private var endsSession = true
     private var endingSession = false
     private(set) var isFinished = false
@@ -68,15 +68,9 @@ final class ClientRun {
         isStopped = true
         endsSession = endingSession
         closeDiagnostics()
-        if endingSession, session != nil {
-            endSession()
-        } else if endingSession && !isFinished && session == nil {
-            // The session is on its way: its reply ends it (sessionMade).
-        } else {
-            updates?.close()
-            updates = nil
-            finish()
-        }
+        guard endingSession else { return cancel() }
+        // Without a session yet, the run ends the one on its way when it comes (sessionMade), or has finished.
+        if session != nil { endSession() }
     }
 
     /// Finishes the run if it has not: its connections closed, what waits for it run.
@@ -269,9 +263,7 @@ final class ClientRun {
             decided(self, .refused(StartRefusal.from(Self.clientError(error), app: app.appID).message))
         }
         if endsSession && session != nil { return endSession() }
-        updates?.close()
-        updates = nil
-        finish()
+        cancel()
     }
 
     /// Ends the session on the control connection, with no reply asked: the stream bound to it ends with its final
@@ -285,12 +277,8 @@ final class ClientRun {
         }
         endingSession = true
         app.control { [self] result in
-            if case .success(let control) = result {
-                control.send("io.locd.App.InvalidateSession", ["id": .string(session)])
-            } else {
-                updates?.close()
-                updates = nil
-            }
+            guard case .success(let control) = result else { return cancel() }
+            control.send("io.locd.App.InvalidateSession", ["id": .string(session)])
             if updates == nil { finish() }
         }
     }

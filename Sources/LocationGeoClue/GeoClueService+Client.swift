@@ -75,14 +75,14 @@ extension GeoClueService {
     private func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
         let peer = peer(client.owner)
         let app: LocdApp
+        peer.idleSince[appID] = nil
         if let open = peer.apps[appID], open.isUsable {
             app = open
-            peer.idleSince[appID] = nil
         } else {
+            // One locd closed (it stopped): the peer's clients of the app start on a new one (G16).
             peer.apps[appID]?.close()
             app = LocdApp(appID: appID, socketPath: socketPath, process: process, bus: connection)
             peer.apps[appID] = app
-            peer.idleSince[appID] = nil
             logger.debug(
                 "a locd connection for the peer's app",
                 metadata: ["geoclue.peer": "\(client.owner)", "geoclue.app": "\(appID)"]
