@@ -17,46 +17,61 @@ extension PeerIdentity {
         return true
     }()
 
-    /// I8, I9: whether a broker's `Hello` for `process` may bind the connection to `appID`; `nil` when it may.
+    /// I8, I9: whether a broker's `Hello` for `process` may bind the connection to `appID`.
     /// - Parameters:
     ///   - manifest: the app's manifest, `nil` for an app with none (I11 decides, once this has passed).
     ///   - sender: who wrote this `Hello`, if it was the connection's identifying call.
     ///   - descriptors: what was passed with its bytes: one pidfd of `process` is expected.
-    func refusal(
-        toBroker appID: String,
+    /// - Returns: the real uid of `process` when it may (the connection counts as that uid's from then on, F11), else
+    ///   why not.
+    func check(
+        broker appID: String,
         manifest: Manifest?,
         process: Int32,
         sender: FrameSender?,
         descriptors: PassedDescriptors?
-    ) -> Refusal? {
-        if let refusal = refusalAsBroker(sender) { return refusal }
+    ) -> Result<UInt32, Refusal> {
+        if let refusal = refusalAsBroker(sender) { return .failure(refusal) }
         let denied = "this broker may not speak for process \(process) as \(appID) (see locd's log for the reason)"
         let (pidfd, missing) = passedPidfd(descriptors, process: process)
-        if let missing { return missing }
+        if let missing { return .failure(missing) }
         let facts = ProcessFacts(procRoot: procRoot)
         if let pidfd {
             guard let named = facts.pid(ofPidfd: pidfd) else {
-                return Refusal(
-                    reason: "the descriptor passed with Hello for pid \(process) is not a pidfd",
-                    answer: denied
+                return .failure(
+                    Refusal(
+                        reason: "the descriptor passed with Hello for pid \(process) is not a pidfd",
+                        answer: denied
+                    )
                 )
             }
             guard named == process else {
                 let what = named == -1 ? "a process that has exited" : "pid \(named)"
-                return Refusal(reason: "the pidfd passed with Hello for pid \(process) names \(what)", answer: denied)
+                return .failure(
+                    Refusal(reason: "the pidfd passed with Hello for pid \(process) names \(what)", answer: denied)
+                )
             }
         }
         let executable = facts.executable(of: process)
         let uid = facts.realUID(of: process)
         // Read after /proc/PID: if the pidfd still names the pid now, the reads were of that process.
         if let pidfd, facts.pid(ofPidfd: pidfd) != process {
-            return Refusal(
-                reason: "pid \(process), for which a broker said Hello, exited before it could be checked",
-                answer: denied
+            return .failure(
+                Refusal(
+                    reason: "pid \(process), for which a broker said Hello, exited before it could be checked",
+                    answer: denied
+                )
             )
         }
-        guard let manifest else { return nil }
-        return refusal(of: process, executable: executable, uid: uid, for: manifest, answer: denied)
+        guard let uid else {
+            return .failure(Refusal(reason: "cannot read the uid of pid \(process)", answer: denied))
+        }
+        if let manifest,
+            let refusal = refusal(of: process, executable: executable, uid: uid, for: manifest, answer: denied)
+        {
+            return .failure(refusal)
+        }
+        return .success(uid)
     }
 
     /// I8: the writer of `Hello` must run one of `brokers`, read while its pidfd proves it holds its pid.
@@ -107,7 +122,7 @@ extension PeerIdentity {
     private func refusal(
         of process: Int32,
         executable: String?,
-        uid: UInt32?,
+        uid: UInt32,
         for manifest: Manifest,
         answer: String
     ) -> Refusal? {
@@ -125,7 +140,6 @@ extension PeerIdentity {
                 answer: answer
             )
         case .uid:
-            guard let uid else { return Refusal(reason: "cannot read the uid of pid \(process)", answer: answer) }
             if isOneOf(manifest.users, uid: uid) { return nil }
             return Refusal(
                 reason: "uid \(uid) of pid \(process), for which a broker said Hello, is not one of the users of "

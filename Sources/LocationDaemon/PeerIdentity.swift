@@ -23,7 +23,7 @@ struct PeerIdentity {
 
     /// Why a call is refused: `reason` goes to the log, `answer` to the caller (I7: it names no file or
     /// executable of the system).
-    struct Refusal: Hashable {
+    struct Refusal: Error, Hashable {
         var reason: String
         var answer: String
     }

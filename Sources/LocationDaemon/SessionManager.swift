@@ -97,16 +97,23 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         {
             return refuse(call, serial: serial, on: connection, refusal)
         }
-        if case .brokeredHello(let appID, _, let process, _) = decoded,
-            let refusal = identity.refusal(
-                toBroker: appID,
+        if case .brokeredHello(let appID, _, let process, _) = decoded {
+            let checked = identity.check(
+                broker: appID,
                 manifest: manifests[appID],
                 process: process,
                 sender: connection.sender(of: serial),
                 descriptors: connection.descriptors(of: serial)
             )
-        {
-            return refuse(call, serial: serial, on: connection, refusal)
+            switch checked {
+            case .failure(let refusal): return refuse(call, serial: serial, on: connection, refusal)
+            case .success(let uid):
+                // The app's connection from now on, held to its uid's limits, not the broker's (F11, I8).
+                if let limit = connection.speaks(forUID: uid, pid: process) {
+                    connection.fail(serial, limit)
+                    return connection.close()
+                }
+            }
         }
         if writeBehind.pendingWrites >= writeBehind.limits.maxPendingWrites && !decoded.writesNothing {
             return connection.fail(serial, storeBehind)

@@ -13,7 +13,7 @@ final class ClientRun {
     /// What locd decided about a `Start`; after `authorized`, `refused` says the started client must stop (G16).
     enum Outcome {
         case authorized
-        case refused(String)
+        case refused(StartRefusal)
     }
 
     /// How long after a stop that ends the session the run may take to finish before ``cancel()`` cuts it: the bound
@@ -260,7 +260,7 @@ final class ClientRun {
         closeDiagnostics()
         if !isStopped {
             isStopped = true
-            decided(self, .refused(StartRefusal.from(Self.clientError(error), app: app.appID).message))
+            decided(self, .refused(StartRefusal.from(Self.clientError(error), app: app.appID)))
         }
         if endsSession && session != nil { return endSession() }
         cancel()

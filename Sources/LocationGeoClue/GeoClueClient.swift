@@ -4,6 +4,9 @@ final class GeoClueClient {
     let path: String
     /// The unique bus name of the peer that created it: the only one that may use it.
     let owner: String
+    /// The uid of that peer, as the bus names it (`UInt32.max` when it names none): its clients count against
+    /// ``GeoClueLimits/clientsPerUID``.
+    let ownerUID: UInt32
     var desktopID = ""
     var requestedAccuracy = AccuracyLevel.city
     var distanceThreshold: UInt32 = 0
@@ -26,9 +29,10 @@ final class GeoClueClient {
     /// The registration of its vtable; unref'd to unexport it.
     var slot: OpaquePointer?
 
-    init(path: String, owner: String) {
+    init(path: String, owner: String, ownerUID: UInt32) {
         self.path = path
         self.owner = owner
+        self.ownerUID = ownerUID
     }
 
     var locationPath: String { location?.path ?? "/" }

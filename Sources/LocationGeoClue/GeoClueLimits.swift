@@ -3,10 +3,12 @@
 struct GeoClueLimits: Sendable {
     /// Client objects in all.
     var clients = 4096
+    /// Client objects of one uid's peers: one user's programs cannot take every client from the others'.
+    var clientsPerUID = 256
     /// Client objects of one peer.
     var clientsPerPeer = 64
-    /// App ids (`DesktopId`s) one peer speaks to locd for at once: each is a locd connection, and every connection
-    /// of locd-geoclue counts against locd's `max-connections-per-uid`.
+    /// App ids (`DesktopId`s) one peer speaks to locd for at once: each is a locd connection, which locd counts
+    /// against the `max-connections-per-uid` of the peer's uid (SEMANTICS I8, F11).
     var appsPerPeer = 4
     /// How long a peer's locd connection for an app id stays open once none of its clients speaks through it: the
     /// peer's next client of that app (a program that creates a client for each lookup) needs no new connection.
@@ -22,8 +24,10 @@ struct GeoClueLimits: Sendable {
     /// GeoClue agents in all, and of one uid (the latest registered of a uid is the one asked).
     var agents = 64
     var agentsPerUID = 4
-    /// Authorization prompts kept for GeoClue agents; past it a prompt is left to locd's other agents.
+    /// Authorization prompts kept for GeoClue agents, in all and of one uid (the uid of a client starting the
+    /// prompt's app); past either a prompt is left to locd's other agents.
     var prompts = 256
+    var promptsPerUID = 16
     /// `AuthorizeApp` calls one agent is asked at once; the next prompts wait for one of them to end.
     var promptsPerAgent = 16
     /// The bound of one `AuthorizeApp` call. locd's withdrawal of the prompt (answered elsewhere, or its

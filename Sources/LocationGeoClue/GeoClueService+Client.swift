@@ -29,7 +29,7 @@ extension GeoClueService {
         do {
             process = try peerProcess(client.owner)
         } catch {
-            call.reply(.accessDenied(error.message))
+            call.reply(error.error)
             return 1
         }
         let appID = process.appID(desktopID: client.desktopID)
@@ -130,17 +130,17 @@ extension GeoClueService {
                 "client started",
                 metadata: ["geoclue.client": "\(path)", "geoclue.app": "\(client.desktopID)"]
             )
-        case .refused(let message) where client.active:
+        case .refused(let refusal) where client.active:
             // A started client that locd took location away from stops as Stop stops it (G16).
             client.run = nil
             client.active = false
             emitChanged(path, Self.clientInterface, ["Active"])
             updateInUse()
-            logger.notice("client stopped: \(message)", metadata: ["geoclue.client": "\(path)"])
-        case .refused(let message):
+            logger.notice("client stopped: \(refusal.message)", metadata: ["geoclue.client": "\(path)"])
+        case .refused(let refusal):
             client.run = nil
-            for call in waiting { call.reply(.accessDenied(message)) }
-            logger.info("client refused: \(message)", metadata: ["geoclue.client": "\(path)"])
+            for call in waiting { call.reply(refusal.error) }
+            logger.info("client refused: \(refusal.message)", metadata: ["geoclue.client": "\(path)"])
         }
         for call in waiting { call.release() }
     }
@@ -204,6 +204,8 @@ extension GeoClueService {
         }
         client.pendingStarts = []
         clients[client.path] = nil
+        let held = clientsByUID[client.ownerUID, default: 1] - 1
+        clientsByUID[client.ownerUID] = held > 0 ? held : nil
         peers[client.owner]?.clients.removeAll { $0 == client.path }
         if let slot = client.slot { sd_bus_slot_unref(slot) }
         client.slot = nil

@@ -21,7 +21,18 @@ extension GeoClueService {
             )
             return 1
         }
-        guard let client = makeClient(owner: sender) else {
+        // A peer the bus names no uid for shares one count with every other such peer.
+        let uid = uid(of: sender) ?? UInt32.max
+        if clientsByUID[uid, default: 0] >= limits.clientsPerUID {
+            call.reply(
+                .limitsExceeded(
+                    "uid \(uid) holds \(limits.clientsPerUID) clients, the most one user's programs may: call "
+                        + "DeleteClient on unused ones"
+                )
+            )
+            return 1
+        }
+        guard let client = makeClient(owner: sender, uid: uid) else {
             call.reply(.failed("locd-geoclue could not export a client object: see its log"))
             return 1
         }

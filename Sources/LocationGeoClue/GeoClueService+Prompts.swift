@@ -30,19 +30,47 @@ extension GeoClueService {
 
     /// A prompt from locd: an authorization prompt is kept and asked of an agent; other kinds (Always upgrade,
     /// temporary full accuracy, Always reconfirmation) are left to locd's own agents (G15).
+    ///
+    /// It counts against the uid of a client starting its app, the first (lowest) of them with room: a user whose
+    /// programs start many apps fills only its own share, and starting another user's app does not take that user's
+    /// prompt from it (G14).
     func promptArrived(_ value: JSONValue) {
         guard let prompt = AgentPrompt(value), prompts[prompt.id] == nil else { return }
-        guard prompts.count < limits.prompts else {
-            logger.warning("\(limits.prompts) prompts wait for GeoClue agents: prompt \(prompt.id) is left to others")
+        let starting = Set(clients.values.filter { isStarting($0, for: prompt.appID) }.map(\.ownerUID))
+        let candidates = starting.isEmpty ? [UInt32.max] : starting.sorted()
+        guard prompts.count < limits.prompts,
+            let uid = candidates.first(where: { promptsByUID[$0, default: 0] < limits.promptsPerUID })
+        else {
+            logger.warning(
+                """
+                prompts for GeoClue agents are at their bound (\(limits.prompts) in all, \(limits.promptsPerUID) per \
+                uid): prompt \(prompt.id) for \(prompt.appID) is left to locd's other agents
+                """
+            )
             return
         }
-        prompts[prompt.id] = PendingPrompt(prompt: prompt)
+        prompts[prompt.id] = PendingPrompt(prompt: prompt, uid: uid)
+        promptsByUID[uid, default: 0] += 1
         ask(prompt.id)
+    }
+
+    /// Whether `client` waits for locd's decision on a `Start` as `appID`.
+    private func isStarting(_ client: GeoClueClient, for appID: String) -> Bool {
+        client.run != nil && !client.active && client.runApp == appID
+    }
+
+    /// Forgets a prompt: answered, withdrawn by locd.
+    @discardableResult
+    private func dropPrompt(_ id: String) -> PendingPrompt? {
+        guard let pending = prompts.removeValue(forKey: id) else { return nil }
+        let held = promptsByUID[pending.uid, default: 1] - 1
+        promptsByUID[pending.uid] = held > 0 ? held : nil
+        return pending
     }
 
     /// locd withdrew a prompt (answered elsewhere, timed out, no longer needed): the agent's call is cancelled.
     func promptWithdrawn(_ id: String) {
-        guard let pending = prompts.removeValue(forKey: id), let asked = pending.askedOf else { return }
+        guard let pending = dropPrompt(id), let asked = pending.askedOf else { return }
         cancelAgentCall(asked.cookie)
         agents[asked.agent]?.asking[asked.cookie] = nil
         askWaitingPrompts()
@@ -56,6 +84,7 @@ extension GeoClueService {
             agents[asked.agent]?.asking[asked.cookie] = nil
         }
         prompts = [:]
+        promptsByUID = [:]
     }
 
     /// Asks the prompts no agent is being asked, where an agent may now answer them.
@@ -67,7 +96,7 @@ extension GeoClueService {
     /// as `AuthorizeApp(app id, level)`; with none, the prompt waits (for an agent, or locd's timeout).
     func ask(_ id: String) {
         guard let pending = prompts[id], pending.askedOf == nil else { return }
-        let starting = clients.values.filter { $0.run != nil && !$0.active && $0.runApp == pending.prompt.appID }
+        let starting = clients.values.filter { isStarting($0, for: pending.prompt.appID) }
         for client in starting.sorted(by: { $0.path < $1.path }) {
             guard let uid = uids[client.owner], let agent = agentInCharge(of: uid, excluding: pending.failed),
                 agent.asking.count < limits.promptsPerAgent
@@ -112,7 +141,7 @@ extension GeoClueService {
             ask(id)
             return
         }
-        prompts[id] = nil
+        dropPrompt(id)
         let answer = AgentPrompt.answer(authorized: authorized, allowedLevel: level)
         let link = promptLink()
         Task { await link.answer(id, answer) }

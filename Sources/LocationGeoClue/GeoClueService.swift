@@ -33,10 +33,13 @@ final class GeoClueService: @unchecked Sendable {
     var nextAgentSerial: UInt64 = 0
     /// Calls to agents waiting for their replies, by cookie.
     var agentCalls: [UInt64: PendingAgentCall] = [:]
-    /// Authorization prompts locd sent that an agent may answer, by prompt id.
+    /// Authorization prompts locd sent that an agent may answer, by prompt id, and how many count against each uid.
     var prompts: [String: PendingPrompt] = [:]
+    var promptsByUID: [UInt32: Int] = [:]
     /// The uid of each peer that was asked for it, while it is on the bus.
     var uids: [String: UInt32] = [:]
+    /// Client objects per uid of their owners (G8).
+    var clientsByUID: [UInt32: Int] = [:]
     /// The Prompts stream, open while an agent is registered; made at the first.
     var prompting: PromptLink?
     var inUse = false
@@ -114,9 +117,9 @@ final class GeoClueService: @unchecked Sendable {
     }
 
     /// A new Client object of `owner`, exported; `nil` when sd-bus refused to export it.
-    func makeClient(owner: String) -> GeoClueClient? {
+    func makeClient(owner: String, uid: UInt32) -> GeoClueClient? {
         nextClient += 1
-        let client = GeoClueClient(path: Self.clientPrefix + String(nextClient), owner: owner)
+        let client = GeoClueClient(path: Self.clientPrefix + String(nextClient), owner: owner, ownerUID: uid)
         var slot: OpaquePointer?
         let result = sd_bus_add_object_vtable(
             bus,
@@ -132,6 +135,7 @@ final class GeoClueService: @unchecked Sendable {
         }
         client.slot = slot
         clients[client.path] = client
+        clientsByUID[uid, default: 0] += 1
         peer(owner).clients.append(client.path)
         return client
     }

@@ -1,9 +1,17 @@
 import LocationClient
 
-/// Why locd did not let a client start, as the message of the `AccessDenied` error `Start` answers: what happened
-/// and what to do about it.
+/// Why locd did not let a client start, as the message of the error `Start` answers: what happened and what to do
+/// about it.
 struct StartRefusal: Error, Sendable {
     var message: String
+    /// A bound was reached (G8: the uid's connections to locd, F11), not a decision: the client may try again once
+    /// it has let go of some.
+    var isLimit = false
+
+    /// The D-Bus error `Start` answers: `LimitsExceeded` for a bound, `AccessDenied` for the rest (G3).
+    var error: GeoClueError {
+        isLimit ? .limitsExceeded(message) : .accessDenied(message)
+    }
 
     static func denied(_ app: String) -> StartRefusal {
         StartRefusal(
@@ -78,6 +86,8 @@ struct StartRefusal: Error, Sendable {
                 message: "locd does not let this program be '\(app)' (\(message)): the app's manifest must name the "
                     + "program that calls GeoClue (identity, executables or users)"
             )
+        case .limitExceeded(_, _, let message):
+            return StartRefusal(message: "locd holds back '\(app)': \(message)", isLimit: true)
         case .daemonUnavailable:
             return StartRefusal(message: "\(error.message); start it with `systemctl start locd.socket`")
         default:

@@ -369,6 +369,14 @@ public final class VarlinkConnection {
         dispatchNext()
     }
 
+    /// The connection speaks for a process of `uid` from now on (a broker's, SEMANTICS I8): it counts as one of that
+    /// uid's connections against the limits (F10, F11), with none of its writer's privilege (F12).
+    /// - Returns: the `LimitExceeded` error it is refused with instead, to answer before closing it; `nil` when it
+    ///   counts as `uid`'s.
+    public func speaks(forUID uid: UInt32, pid: Int32) -> VarlinkError? {
+        server.attribute(self, to: uid, pid: pid)
+    }
+
     /// Closes the connection; ``VarlinkServerDelegate/closed(_:)`` follows.
     public func close() {
         guard !isClosed else { return }

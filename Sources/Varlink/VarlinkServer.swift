@@ -192,6 +192,40 @@ final class VarlinkServerCore {
     }
 
     private func refuse(_ connection: VarlinkConnection, uid: UInt32, held: Int, total: Int, privileged: Bool) {
+        let pid = connection.credentials?.pid ?? 0
+        let error = limitExceeded(uid: uid, pid: "pid \(pid)", held: held, total: total, privileged: privileged)
+        var text = ""
+        VarlinkReply(error: error).write(to: &text)
+        connections.removeValue(forKey: connection.id)
+        connection.write(text)
+        connection.close()
+    }
+
+    /// A broker's connection speaks, from its `Hello` on, for a process of `uid` (SEMANTICS I8): it counts as one of
+    /// that uid's connections, held to the ordinary limits (F10, F11) whatever the broker's own uid. A broker lends
+    /// the apps behind it neither its privilege (F12) nor the room of its uid, so one user's apps cannot take, through
+    /// a broker, the connections every other user's apps need.
+    /// - Returns: the error the connection is refused with, past `max-connections-per-uid` for `uid` or past
+    ///   `max-connections` (the caller answers with it and closes the connection); `nil` when it now counts as
+    ///   `uid`'s.
+    func attribute(_ connection: VarlinkConnection, to uid: UInt32, pid: Int32) -> VarlinkError? {
+        guard let current = admitted[connection.id] else { return nil }
+        // What the others hold: this connection is counted already, under the broker's uid.
+        let held = heldByUID[uid, default: 0] - (current == uid ? 1 : 0)
+        let total = admitted.count - 1
+        guard held < limits.maximumConnectionsPerUID && total < limits.maximumConnections else {
+            let through = "pid \(pid), through the broker of pid \(connection.credentials?.pid ?? 0)"
+            return limitExceeded(uid: uid, pid: through, held: held, total: total, privileged: false)
+        }
+        let left = heldByUID[current, default: 1] - 1
+        heldByUID[current] = left > 0 ? left : nil
+        heldByUID[uid] = held + 1
+        admitted[connection.id] = uid
+        return nil
+    }
+
+    /// The error of a refusal by F10 or F11, with what to do, logged as F16 says.
+    private func limitExceeded(uid: UInt32, pid: String, held: Int, total: Int, privileged: Bool) -> VarlinkError {
         let perUID = !privileged && held >= limits.maximumConnectionsPerUID
         let limit: String
         let maximum: Int
@@ -209,20 +243,14 @@ final class VarlinkServerCore {
                 "\(info.product) already holds \(total) connections, the most max-connections allows: try again later, "
                 + "or ask the administrator to raise [limits] max-connections (and \(info.product)'s open-file limit)"
         }
-        let error = VarlinkError(
+        logFlood(limit) {
+            "refusing a connection from uid \(uid) (\(pid)): \(limit) is \(maximum) "
+                + "(\(held) held by the uid, \(total) in all)"
+        }
+        return VarlinkError(
             name: limitExceededError,
             parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum)), "message": .string(message)]
         )
-        var text = ""
-        VarlinkReply(error: error).write(to: &text)
-        connections.removeValue(forKey: connection.id)
-        connection.write(text)
-        connection.close()
-        let pid = connection.credentials?.pid ?? 0
-        logFlood(limit) {
-            "refusing a connection from uid \(uid) (pid \(pid)): \(limit) is \(maximum) "
-                + "(\(held) held by the uid, \(total) in all)"
-        }
     }
 
     /// The connection sent a call: it is no longer silent, so the idle timeout no longer applies (F13).

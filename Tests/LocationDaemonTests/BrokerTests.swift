@@ -58,9 +58,15 @@ struct BrokerTests {
         deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    private func daemon(_ broker: BrokerInterpreter, unknownApps: String = "ask") throws -> DaemonProcess {
+    /// - Parameter limits: lines of locd's `[limits]` table.
+    private func daemon(
+        _ broker: BrokerInterpreter,
+        unknownApps: String = "ask",
+        limits: String = ""
+    ) throws -> DaemonProcess {
         let settings =
             "brokers = [\"\(broker.path)\"]\nunknown-brokered-apps = \"\(unknownApps)\"\n" + DaemonProcess.fastLifecycle
+            + (limits.isEmpty ? "" : "\n[limits]\n" + limits)
         let daemon = try DaemonProcess(manifests: Self.manifests(broker: broker.path), settings: settings)
         try daemon.start()
         return daemon
@@ -138,6 +144,42 @@ struct BrokerTests {
         expectDenied(refused.first, daemon, logged: "uid 65534 of pid")
         let accepted = try broker(interpreter.path, [socket, "com.ex.mine", "speak", "/usr/bin/sleep"], appUID: 65534)
         #expect(reply(accepted.first)?.error == nil, "\(accepted)")
+    }
+
+    @Test(
+        "F11, I8: a broker's Hello counts against the uid of the process it speaks for, not the broker's: past that uid's max-connections-per-uid it is LimitExceeded, while another uid's app gets in",
+        .enabled(if: getuid() == 0, "running the app as another user needs root")
+    )
+    func brokeredConnectionCountsAgainstTheAppsUID() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter, limits: "max-connections-per-uid = 4")
+        let socket = daemon.socketPath
+        // The broker runs as root, exempt from the per-uid limit (F12); nobody already holds its 4 connections.
+        let nobody = try ConnectionHolder(socket: socket, uid: 65534)
+        #expect(try nobody.open(4) == Array(repeating: "ok", count: 4))
+        let refused = try broker(interpreter.path, [socket, "com.ex.mine", "speak", "/usr/bin/sleep"], appUID: 65534)
+        let answer = reply(refused.first)
+        #expect(answer?.error == "io.locd.App.LimitExceeded", "\(refused)")
+        #expect(answer?.parameters["limit"]?.stringValue == "max-connections-per-uid", "\(refused)")
+        #expect(answer?.parameters["maximum"]?.intValue == 4, "\(refused)")
+        // The connection is closed after the refusal: the call that followed it got no answer.
+        #expect(refused.count == 1, "\(refused)")
+        #expect(
+            eventually(timeout: 5) {
+                daemon.logSoFar.contains("refusing a connection from uid 65534") && daemon.logSoFar.contains("broker")
+            },
+            "\(daemon.logSoFar)"
+        )
+        // Another uid's app behind the same broker is not counted with nobody's connections.
+        let other = try broker(interpreter.path, [socket, "com.ex.sleeper", "speak", "/usr/bin/sleep"], appUID: 65533)
+        #expect(reply(other.first)?.error == nil, "\(other)")
+        // Once nobody lets go of one, its app gets in through the broker.
+        try nobody.close(1)
+        let accepted = try eventually(timeout: 5) {
+            let lines = try broker(interpreter.path, [socket, "com.ex.mine", "speak", "/usr/bin/sleep"], appUID: 65534)
+            return reply(lines.first)?.error == nil
+        }
+        #expect(accepted)
     }
 
     @Test("I8: a process that is not a broker cannot say Hello for another process")

@@ -25,6 +25,12 @@ Modes (one JSON object per line on stdout):
   flood APP N            GetClient, Set DesktopId, then N times Start and Stop without waiting for replies:
                          prints how many replies came, by error name ("ok" for success), then exits.
   create-clients N       CreateClient N times: prints how many were made and the first error.
+  hold-clients N         create-clients N, then holds them until stdin closes.
+  pending APP...         For each app id: CreateClient, Set DesktopId, then Start without waiting for its reply;
+                         prints {"sent": n} once every Start is sent, then serves the bus until stdin closes.
+  hog APP N              An attacker: CreateClient, Set DesktopId APP and Start N times in a row, holding every
+                         client; prints {"started": n, "errors": {name: count}}, then holds them all until stdin
+                         closes.
   watch APP LEVEL        GetClient, Set DesktopId, Set RequestedAccuracyLevel LEVEL, Start, then prints the
                          Latitude, Longitude and Accuracy of each Location a LocationUpdated names as
                          {"location": {...}}, until stdin closes; a line "level N" sets
@@ -176,6 +182,35 @@ def flood(bus, path, times):
     return outcomes
 
 
+def pending(bus, first, apps):
+    path = first
+    for index, app in enumerate(apps):
+        if index > 0:
+            (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None, "(o)").unpack()
+        set_property(bus, path, "DesktopId", GLib.Variant("s", app))
+        bus.call(BUS_NAME, path, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, 120000, None, None, None)
+    out({"sent": len(apps)})
+    loop = GLib.MainLoop()
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, lambda *_: loop.quit())
+    loop.run()
+
+
+def hog(bus, first, app, times):
+    started, errors, path = [], {}, first
+    for index in range(times):
+        try:
+            if index > 0:
+                (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None,
+                               "(o)").unpack()
+            set_property(bus, path, "DesktopId", GLib.Variant("s", app))
+            call(bus, path, CLIENT, "Start")
+            started.append(path)
+        except GLib.Error as error:
+            name = error_of(error)["error"]
+            errors[name] = errors.get(name, 0) + 1
+    return {"started": len(started), "errors": errors}
+
+
 def main(mode, args):
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
     (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
@@ -232,7 +267,7 @@ def main(mode, args):
         elif mode == "flood":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             out(flood(bus, path, int(args[1])))
-        elif mode == "create-clients":
+        elif mode in ("create-clients", "hold-clients"):
             made = 1
             try:
                 for _ in range(int(args[0]) - 1):
@@ -243,6 +278,13 @@ def main(mode, args):
                 failure = error_of(error)
                 failure["made"] = made
                 out(failure)
+            if mode == "hold-clients":
+                sys.stdin.read()
+        elif mode == "pending":
+            pending(bus, path, args)
+        elif mode == "hog":
+            out(hog(bus, path, args[0], int(args[1])))
+            sys.stdin.read()
         elif mode == "start":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             call(bus, path, CLIENT, "Start")

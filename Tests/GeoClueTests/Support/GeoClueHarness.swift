@@ -18,6 +18,9 @@ final class GeoClueHarness {
 
     /// The uid of an ordinary desktop user (`nobody`), whom the manifests also name: ``python(_:asUID:timeout:)``.
     static let ordinaryUID: UInt32 = 65534
+    /// Another user (`www-data`, which every Debian has: dbus-daemon turns away a uid the password database does not
+    /// know), whom the manifests name too: a user beside ``ordinaryUID`` that one user's programs must not lock out.
+    static let otherUID: UInt32 = 33
 
     private let temporary: TemporaryDirectory
     var directory: String { temporary.path }
@@ -35,13 +38,27 @@ final class GeoClueHarness {
     ///   - promptTimeout: locd's `prompt-timeout`.
     ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
     ///   - brokered: whether locd.toml's `brokers` names the locd-geoclue the harness runs (SEMANTICS I8).
-    init(promptTimeout: Double = 30, provider: String? = nil, brokered: Bool = true) throws {
+    ///   - limits: lines of locd's `[limits]` table beside its `idle-timeout`.
+    ///   - unknownApps: locd's `unknown-brokered-apps` (I11): `deny` refuses an app id with no manifest at once.
+    init(
+        promptTimeout: Double = 30,
+        provider: String? = nil,
+        brokered: Bool = true,
+        limits: String = "",
+        unknownApps: String = "deny"
+    ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
         socket = temporary.at("io.locd")
         busAddress = "unix:path=" + temporary.at("bus")
         try startBus()
-        try startLocd(promptTimeout: promptTimeout, provider: provider ?? Self.berlin, brokered: brokered)
+        try startLocd(
+            promptTimeout: promptTimeout,
+            provider: provider ?? Self.berlin,
+            brokered: brokered,
+            limits: limits,
+            unknownApps: unknownApps
+        )
         try startBridge()
     }
 
@@ -79,12 +96,18 @@ final class GeoClueHarness {
         speed-factor = 30
         """
 
-    private func startLocd(promptTimeout: Double, provider: String, brokered: Bool) throws {
+    private func startLocd(
+        promptTimeout: Double,
+        provider: String,
+        brokered: Bool,
+        limits: String,
+        unknownApps: String
+    ) throws {
         for app in Self.apps {
             try """
             id = "\(app)"
             identity = "uid"
-            users = ["\(getuid())", "\(Self.ordinaryUID)"]
+            users = ["\(getuid())", "\(Self.ordinaryUID)", "\(Self.otherUID)"]
             NSLocationWhenInUseUsageDescription = "Shows where you are"
             """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
         }
@@ -97,12 +120,12 @@ final class GeoClueHarness {
             """.write(toFile: "\(directory)/apps.d/\(app).toml", atomically: true, encoding: .utf8)
         }
         // The broker as locd sees it: the binary's real path, which /proc/PID/exe of locd-geoclue shows. An app
-        // with no manifest is refused at once (G3), not prompted for (I11's default, "ask").
+        // with no manifest is refused at once (G3) unless the test asks for I11's default, "ask".
         let brokers = brokered ? "[\"\(Self.realPath(Self.binary("locd-geoclue")))\"]" : "[]"
         try """
         socket = "\(socket)"
         brokers = \(brokers)
-        unknown-brokered-apps = "deny"
+        unknown-brokered-apps = "\(unknownApps)"
         state-dir = "\(directory)/state"
         apps-dirs = ["\(directory)/apps.d"]
         admin-group = "root"
@@ -111,6 +134,7 @@ final class GeoClueHarness {
         prompt-timeout = \(promptTimeout)
         [limits]
         idle-timeout = 120.0
+        \(limits)
         [provider]
         \(provider)
         """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
@@ -175,11 +199,12 @@ final class GeoClueHarness {
         ]
     }
 
-    /// The script in a mode that keeps running (`hold`), its output read while it runs.
-    func pythonRunning(_ arguments: [String]) throws -> ScriptProcess {
+    /// The script in a mode that keeps running (`hold`), its output read while it runs; as `uid` (as
+    /// ``python(_:asUID:timeout:)`` runs it) when one is given.
+    func pythonRunning(_ arguments: [String], asUID uid: UInt32? = nil) throws -> ScriptProcess {
         try ScriptProcess(
-            ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
-            environment: busEnvironment,
+            (uid.map(unprivileged) ?? []) + ["/usr/bin/python3", Self.fixture("geoclue_client.py")] + arguments,
+            environment: busEnvironment.merging(uid == nil ? [:] : ["HOME": "/nonexistent"]) { $1 },
             logPath: directory + "/client-\(UUID().uuidString.prefix(6)).log"
         )
     }

@@ -5,7 +5,7 @@ a broker (/proc/PID/exe of a script is its interpreter), with another to be an i
 Usage: broker_hello.py SOCKET_PATH APP_ID MODE EXECUTABLE [ARGUMENT]
 The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30), started here. MODE:
   speak      process = the app's pid, with its pidfd; ARGUMENT, if given, is the description. Prints the reply
-             to Hello, then the reply to GetAuthorization on the same connection.
+             to Hello, then the reply to GetAuthorization on the same connection (none if locd closed it).
   mismatch   process = the app's pid, with a pidfd of this script's own process.
   bare       process = the app's pid, with no descriptor.
   extra      process = the app's pid, with its pidfd and two more descriptors.
@@ -104,8 +104,14 @@ app_process = start_app()
 if mode == "speak":
     connection = say(hello(app_process.pid, argument), [os.pidfd_open(app_process.pid)])
     print(first_reply(connection), flush=True)
-    connection.sendall(b'{"method":"io.locd.App.GetAuthorization"}\0')
-    print(first_reply(connection), flush=True)
+    try:
+        connection.sendall(b'{"method":"io.locd.App.GetAuthorization"}\0')
+        print(first_reply(connection), flush=True)
+    except (BrokenPipeError, ConnectionResetError):
+        sys.exit("connection closed")
+    finally:
+        # A refused Hello closes the connection: the app goes with the script all the same.
+        app_process.kill()
 elif mode == "mismatch":
     connection = say(hello(app_process.pid), [os.pidfd_open(os.getpid())])
     print(first_reply(connection), flush=True)

@@ -1,0 +1,113 @@
+import Foundation
+import JSON
+import LocationTestSupport
+import Testing
+
+/// One hostile user against the others, through locd-geoclue: what one user's programs take, on the bus and in locd,
+/// is counted against that user, so that the others' programs still locate.
+@Suite("GeoClue2: one user cannot lock the others out", .serialized)
+struct GeoClueFairnessTests {
+    @Test(
+        "I8, F11: a user's GeoClue clients hold locd connections of its own uid, not the broker's: past its limit it is refused, and another user still gets a location"
+    )
+    func brokeredConnectionsCountAgainstTheAppsUID() throws {
+        // Without the rule, locd-geoclue's connections would be its own (root's here, an administrator's on a
+        // desktop): the attacker's 40 clients would take every one of the 24 + 16 connections locd has.
+        let harness = try GeoClueHarness(limits: "max-connections = 24\nmax-connections-per-uid = 8")
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        let attacker = try harness.pythonRunning(["hog", "test.allowed", "40"], asUID: GeoClueHarness.ordinaryUID)
+        defer { attacker.closeInput() }
+        let hogged = try #require(attacker.waitFor(timeout: 60) { $0["started"] != nil }, "\(attacker.log)")
+        let refusal = "refusing a connection from uid \(GeoClueHarness.ordinaryUID)"
+        let refused = try eventually(timeout: 10, every: 0.05) {
+            (harness.locd?.log ?? "").contains(refusal)
+        }
+        #expect(refused, "\(hogged)\n\(harness.locd?.log ?? "")")
+        #expect((harness.locd?.log ?? "").contains("through the broker"))
+
+        // The attacker still holds all it got; another user's where-am-i locates beside it.
+        let victim = try harness.python(["where-am-i", "test.allowed", "8"], asUID: GeoClueHarness.otherUID)
+        let location = try #require(victim.objects.first, "\(victim.output)\(victim.errors)")
+        #expect(location["error"] == nil, "\(location)\n\(harness.locd?.log ?? "")")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(attacker.process.isRunning, "\(attacker.log)")
+    }
+
+    @Test("I8, F11: a user's Start past its uid's locd connections answers LimitsExceeded with locd's words")
+    func startPastTheUIDsConnectionsIsLimitsExceeded() throws {
+        let harness = try GeoClueHarness(limits: "max-connections-per-uid = 2")
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        #expect(try harness.locctl(["auth", "test.city", "while-using"]).status == 0)
+        // Two connections: test.allowed's control connection and its stream.
+        let holder = try harness.pythonRunning(["hold-started", "test.allowed"], asUID: GeoClueHarness.ordinaryUID)
+        defer { holder.closeInput() }
+        #expect(holder.waitFor { $0["started"] != nil } != nil, "\(holder.log)")
+        // Another app of the same user needs a control connection of its own: there is no room.
+        let refused = try harness.python(["start", "test.city"], asUID: GeoClueHarness.ordinaryUID)
+        let reply = try #require(refused.objects.first, "\(refused.output)\(refused.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.LimitsExceeded", "\(reply)")
+        #expect((reply["message"] as? String ?? "").contains("max-connections-per-uid"), "\(reply)")
+        // Another user is not held to that user's count.
+        let other = try harness.python(["start", "test.city"], asUID: GeoClueHarness.otherUID)
+        #expect(other.objects.first?["started"] != nil, "\(other.output)\(other.errors)")
+    }
+
+    @Test("G8: one user's peers hold 256 clients at most, whichever peers they are; another user's are not counted")
+    func clientsPerUIDBounded() throws {
+        let harness = try GeoClueHarness()
+        var holders: [ScriptProcess] = []
+        defer { for holder in holders { holder.closeInput() } }
+        var made = 0
+        var refusals: [JSONObject] = []
+        // Five peers of one user, up to 64 clients each (the most one peer may hold): 258 asked, 256 given.
+        for count in [64, 64, 64, 63, 3] {
+            let holder = try harness.pythonRunning(["hold-clients", "\(count)"], asUID: GeoClueHarness.ordinaryUID)
+            holders.append(holder)
+            let reply = try #require(holder.waitFor { $0["made"] != nil }, "\(holder.log)")
+            made += reply["made"]?.intValue.map(Int.init) ?? 0
+            if reply["error"] != nil { refusals.append(reply) }
+        }
+        #expect(made == 256, "\(refusals)")
+        let refusal = try #require(refusals.first)
+        #expect(refusal["error"]?.stringValue == "org.freedesktop.DBus.Error.LimitsExceeded", "\(refusal)")
+        #expect((refusal["message"]?.stringValue ?? "").contains("DeleteClient"), "\(refusal)")
+        let other = try harness.python(["create-clients", "3"], asUID: GeoClueHarness.otherUID)
+        #expect(other.objects.first?["made"] as? Int == 3, "\(other.output)\(other.errors)")
+        // The first user's count is freed with its clients: a peer that leaves gives its room back.
+        holders.removeFirst().closeInput()
+        let again = try eventually(timeout: 10, every: 0.05) {
+            let result = try harness.python(["create-clients", "64"], asUID: GeoClueHarness.ordinaryUID)
+            return result.objects.first?["made"] as? Int == 64
+        }
+        #expect(again)
+    }
+
+    @Test(
+        "G14: one user's clients fill only that user's 16 prompts for GeoClue agents; another user's prompt still reaches its agent"
+    )
+    func promptsPerUIDBounded() throws {
+        // Every app id a client names without a manifest raises a prompt (I11, "ask"): 20 apps of one user.
+        let harness = try GeoClueHarness(unknownApps: "ask")
+        let agent = try GeoClueAgentTests.agent(harness, "allow:8", asUID: GeoClueHarness.otherUID)
+        defer { agent.closeInput() }
+        var attackers: [ScriptProcess] = []
+        defer { for attacker in attackers { attacker.closeInput() } }
+        // Four app ids per peer, the most a peer may start clients for at once (G8).
+        for peer in 0..<5 {
+            let apps = (0..<4).map { "evil.app\(peer * 4 + $0)" }
+            let attacker = try harness.pythonRunning(["pending"] + apps, asUID: GeoClueHarness.ordinaryUID)
+            attackers.append(attacker)
+            #expect(attacker.waitFor { $0["sent"] != nil } != nil, "\(attacker.log)")
+        }
+        let bridge = try #require(harness.bridge)
+        #expect(bridge.waitFor("per uid): prompt"), "\(bridge.log)")
+        // The other user's own prompt is kept and asked of its agent, which allows it.
+        let result = try harness.python(["where-am-i", "test.city", "8"], asUID: GeoClueHarness.otherUID)
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)\n\(bridge.log)")
+        #expect(agent.log.contains("{\"asked\": [\"test.city\", 8]}"), "\(agent.log)")
+        // Of the first user's 20 prompts, 16 were kept: the rest were left to locd's other agents, one line each.
+        let left = bridge.log.split(separator: "\n").filter { $0.contains("per uid): prompt") }
+        #expect(left.count == 4, "\(left)")
+    }
+}
