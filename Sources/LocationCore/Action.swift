@@ -40,6 +40,10 @@ package enum StreamMessage: Hashable, Sendable {
     case prompt(PromptView)
     case withdrawn(PromptID)
     case event(AdminEvent)
+    /// The session a `CreateSession` or `ResumeSession` called with `more` made or took back, sent as soon as it is
+    /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core never
+    /// produces it: the shell's write-behind sends it ahead of the reply it holds.
+    case decided(SessionView)
 }
 
 /// A write to the store (SEMANTICS §10).

@@ -50,6 +50,7 @@ struct ReplyEncoder {
 
     private func encode(_ message: StreamMessage, monitor: @autoclosure () -> String) -> VarlinkEncodedReply {
         if case .event(let event) = message { return event.frame(timestamp: clock.unixTime(of: event.at)) }
+        if case .decided(let session) = message { return session.replyFrame(continues: true) }
         return VarlinkEncodedReply(
             VarlinkReply(parameters: parameters(of: message, monitor: monitor()), continues: true)
         )
@@ -83,6 +84,8 @@ struct ReplyEncoder {
             return ["withdrawn": .string(id.description)]
         case .event(let event):
             return ["event": event.json(timestamp: clock.unixTime(of: event.at))]
+        case .decided(let session):
+            return ["session": session.json]
         }
     }
 
@@ -127,7 +130,7 @@ extension StreamMessage {
     fileprivate var isSameForEveryStream: Bool {
         switch self {
         case .authorization, .diagnostic, .update: true
-        case .monitor, .monitorCondition, .prompt, .withdrawn, .event: false
+        case .monitor, .monitorCondition, .prompt, .withdrawn, .event, .decided: false
         }
     }
 }

@@ -121,7 +121,10 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[connection.id, default: [:]][serial] = monitor
         }
-        run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded))
+        let id = CallID(client: ClientID(connection.id), serial: serial)
+        let actions = core.handle(.call(id, decoded), at: clock.now())
+        // R11: with `more`, a session's decision goes out before the session is stored, the final reply after.
+        perform(actions, answersCall: true, early: call.more && decoded.makesSession ? id : nil)
     }
 
     /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
@@ -243,7 +246,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Carries out an event's actions: journals its writes, arms the timer, starts or stops the provider, and
     /// hands writes and messages to the write-behind, which sends each message at once or once the writes it
     /// waits for are stored (R1, R2, R10–R12).
-    private func perform(_ actions: [Action], answersCall: Bool) {
+    private func perform(_ actions: [Action], answersCall: Bool, early: CallID? = nil) {
         for action in actions {
             switch action {
             case .persist(let write): journal.record(write)
@@ -252,7 +255,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             default: break
             }
         }
-        writeBehind.add(actions, answersCall: answersCall)
+        writeBehind.add(actions, answersCall: answersCall, early: early)
     }
 
     /// The refusal of a call that may write while `max-pending-writes` writes wait for the store (R13).
@@ -358,12 +361,20 @@ extension StreamMessage {
         switch self {
         case .authorization, .diagnostic, .monitor: .keepNewest
         case .update: .dropOldest
-        case .monitorCondition, .prompt, .withdrawn, .event: .keepAll
+        case .monitorCondition, .prompt, .withdrawn, .event, .decided: .keepAll
         }
     }
 }
 
 extension Call {
+    /// Whether the call makes or takes back a session, whose decision a caller with `more` hears first (R11).
+    fileprivate var makesSession: Bool {
+        switch self {
+        case .createSession, .resumeSession: true
+        default: false
+        }
+    }
+
     /// Whether the call only reads: it is answered even while `max-pending-writes` writes wait (R13).
     fileprivate var writesNothing: Bool {
         switch self {

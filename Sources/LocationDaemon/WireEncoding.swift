@@ -71,8 +71,11 @@ extension SessionView {
     /// The final reply carrying this session, written straight into its frame: the text of ``json`` in a
     /// `session` parameter. Every `CreateSession` is answered with one; building it as a ``JSONObject``
     /// first was a fifth of what the daemon did for the call beyond reading and writing the socket.
-    var replyFrame: VarlinkEncodedReply {
-        VarlinkEncodedReply(continues: false) { bytes in
+    var replyFrame: VarlinkEncodedReply { replyFrame(continues: false) }
+
+    /// The reply carrying this session, final or not (the decision a call with `more` gets first, R11).
+    func replyFrame(continues: Bool) -> VarlinkEncodedReply {
+        VarlinkEncodedReply(continues: continues) { bytes in
             bytes.append(contentsOf: "{\"session\":{\"id\":".utf8)
             appendQuoted(id, to: &bytes)
             bytes.append(contentsOf: ",\"appId\":".utf8)

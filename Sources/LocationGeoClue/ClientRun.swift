@@ -115,7 +115,8 @@ final class ClientRun {
                     && lingering.fullAccuracyPurposeKey == nil && app.claim(lingering.id)
             else { continue }
             // Another process of the app may have taken it since that Hello: then try the next.
-            return control.call("io.locd.App.ResumeSession", ["id": .string(lingering.id)]) { [self] reply in
+            return Self.callDecided(control, "io.locd.App.ResumeSession", ["id": .string(lingering.id)]) {
+                [self] reply in
                 if case .success(let reply) = reply, reply.error == nil {
                     sessionMade(reply.parameters, on: control)
                 } else {
@@ -123,11 +124,30 @@ final class ClientRun {
                 }
             }
         }
-        control.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) { [self] reply in
+        Self.callDecided(control, "io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) {
+            [self] reply in
             switch Self.parameters(of: reply) {
             case .success(let parameters): sessionMade(parameters, on: control)
             case .failure(let error): refuse(error)
             }
+        }
+    }
+
+    /// Calls `method` with `more`, so that locd answers with the session as soon as it has decided, and again once
+    /// the session is stored (SEMANTICS R11); `body` hears the first reply only. A GeoClue client cannot tell a
+    /// stored session from one that is not: should locd stop before storing it, the client stops all the same
+    /// (G16), and a `Start` need not wait for locd's disk.
+    private static func callDecided(
+        _ control: LocdLink,
+        _ method: String,
+        _ parameters: JSONObject,
+        _ body: @escaping (Result<VarlinkReply, LocdLink.LinkFailure>) -> Void
+    ) {
+        var heard = false
+        control.call(method, parameters, more: true) { reply in
+            guard !heard else { return }
+            heard = true
+            body(reply)
         }
     }
 

@@ -102,11 +102,13 @@ public enum LocationInterfaces {
         # Legacy requestTemporaryFullAccuracyAuthorization(withPurposeKey:); replies at once.
         method RequestTemporaryFullAccuracy(purposeKey: string) -> (authorization: Authorization)
 
+        # Replies once the session is stored. Called with more, it first replies (continues) as soon
+        # as the session is decided, before it is stored; only the final reply acknowledges it.
         method CreateSession(authorization: (none, whenInUse, always), fullAccuracyPurposeKey: ?string) -> (
           session: Session
         )
 
-        # Takes over a lingering session of the same app.
+        # Takes over a lingering session of the same app; with more, as CreateSession.
         method ResumeSession(id: string) -> (session: Session)
 
         method InvalidateSession(id: string) -> ()

@@ -46,6 +46,19 @@ struct GeoClueClientTests {
         #expect(location["Longitude"] as? Double == GeoClueHarness.longitude)
     }
 
+    @Test("G1, G3, R11: with locd's store failing, Start is answered from locd's decision and the client locates")
+    func startDoesNotWaitForTheStore() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        // locd serves from memory and acknowledges no new session (R7, R11): a Start that waited for the
+        // acknowledgement would hang until the client's own timeout.
+        try FileManager.default.removeItem(atPath: harness.directory + "/state")
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(result.elapsed < 5, "\(result.elapsed) s")
+    }
+
     @Test("G2: a client at city level gets the approximate grid cell with accuracy 5000 m")
     func cityLevelIsApproximate() throws {
         let harness = try GeoClueHarness()

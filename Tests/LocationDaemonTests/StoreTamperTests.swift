@@ -126,6 +126,36 @@ struct StoreTamperTests {
         #expect(daemon.errorOutput.contains("deleted or replaced"), "\(daemon.errorOutput)")
     }
 
+    @Test("R11: with the store failing, a CreateSession called with more hears its session, but no acknowledgement")
+    func sessionDecidedWhileStoreFails() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        _ = try daemon.authorize("com.ex.maps", "whileUsing")
+        let app = try daemon.app("com.ex.maps")
+        try FileManager.default.removeItem(atPath: daemon.stateDirectory)
+
+        app.timeout = 1.5
+        let create = VarlinkCall(
+            method: "io.locd.App.CreateSession",
+            parameters: ["authorization": .string("whenInUse")],
+            more: true
+        )
+        try app.send(create)
+        let decided = try app.receive()
+        #expect(decided.error == nil && decided.continues, "\(decided)")
+        #expect(decided.parameters["session"]?["state"] == .string("active"), "\(decided)")
+        // The reply that acknowledges the session waits for the store, which never takes it (R2, R11).
+        #expect(throws: VarlinkClient.ClientError.timedOut) { _ = try app.receive() }
+        // Without `more`, nothing at all: the call is answered only once the session is stored.
+        let other = try daemon.app("com.ex.maps")
+        other.timeout = 1.5
+        try other.send(
+            VarlinkCall(method: "io.locd.App.CreateSession", parameters: ["authorization": .string("whenInUse")])
+        )
+        #expect(throws: VarlinkClient.ClientError.timedOut) { _ = try other.receive() }
+        daemon.stop()
+    }
+
     @Test("R7: an immutable -shm file makes the store fail, not the daemon die of SIGBUS")
     func immutableSharedMemory() throws {
         let daemon = try DaemonProcess()

@@ -115,6 +115,11 @@ import Varlink
                 String(decoding: direct.frame.readableBytesView, as: UTF8.self)
                     == String(decoding: generic.frame.readableBytesView, as: UTF8.self)
             )
+            // The decision sent ahead of it (R11): the same session, continuing.
+            let early = session.replyFrame(continues: true)
+            let genericEarly = VarlinkEncodedReply(VarlinkReply(parameters: ["session": session.json], continues: true))
+            #expect(early.continues)
+            #expect(early.frame == genericEarly.frame)
         }
     }
 

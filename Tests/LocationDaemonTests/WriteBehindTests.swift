@@ -1,9 +1,9 @@
-import LocationCore
 import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
 
+@testable import LocationCore
 @testable import LocationDaemon
 
 /// The store write-behind on its own (SEMANTICS §10): an `EmbeddedEventLoop` for the daemon's loop, a store
@@ -68,6 +68,18 @@ import Testing
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             )
             writeBehind.delegate = delegate
+        }
+
+        /// Each message sent, as "early 101" (a session sent ahead of its held reply, R11) or "reply 101", with
+        /// `client * 100 + serial`.
+        var shown: [String] {
+            delegate.sent.map { action in
+                switch action {
+                case .emit(let call, .decided): "early \(call.client.raw * 100 + call.serial)"
+                case .reply(let call, _): "reply \(call.client.raw * 100 + call.serial)"
+                default: "other"
+                }
+            }
         }
 
         /// The connection and serial of each message sent, as `client * 100 + serial`.
@@ -195,6 +207,96 @@ import Testing
         t.queue.runNext()
         #expect(t.sent == [101, 102])
         #expect(t.store.stored == [[session, session]])
+    }
+
+    /// A session `CreateSession` wrote, as the store gets it, and as its reply shows it.
+    private func createdSession(_ number: UInt64, app: String = "a") -> (write: Persist, view: SessionView) {
+        let id = SessionID(epoch: 1, number: number)
+        let snapshot = SessionSnapshot(
+            id: id,
+            appID: app,
+            kind: .explicit,
+            requirement: .whenInUse,
+            purposeKey: nil,
+            ownerPID: 42,
+            lingerEnds: nil
+        )
+        let view = SessionView(
+            id: id,
+            appID: app,
+            kind: .explicit,
+            requirement: .whenInUse,
+            purposeKey: nil,
+            state: .active,
+            diagnostic: DiagnosticMask(),
+            deadline: nil,
+            remaining: nil
+        )
+        return (.session(snapshot), view)
+    }
+
+    @Test("R11: a session call with more hears the session at once, continuing, and its reply once it is stored")
+    func sessionDecidedBeforeStored() {
+        let t = Fixture()
+        let call = CallID(client: ClientID(1), serial: 1)
+        let session = createdSession(1)
+        t.writeBehind.add(
+            [.persist(session.write), .reply(call, .session(session.view))],
+            answersCall: true,
+            early: call
+        )
+        t.loop.run()
+        #expect(t.shown == ["early 101"])
+        if case .emit(_, .decided(let early)) = t.delegate.sent.first { #expect(early == session.view) }
+        #expect(t.queue.count == 1 && t.store.stored.isEmpty)
+        t.queue.runNext()
+        #expect(t.store.stored == [[session.write]])
+        #expect(t.shown == ["early 101", "reply 101"])
+        // Without `more` the reply alone comes, once stored.
+        let plain = CallID(client: ClientID(1), serial: 2)
+        let next = createdSession(2)
+        t.writeBehind.add([.persist(next.write), .reply(plain, .session(next.view))], answersCall: true)
+        t.loop.run()
+        #expect(t.shown == ["early 101", "reply 101"])
+        t.queue.runNext()
+        #expect(t.shown == ["early 101", "reply 101", "reply 102"])
+    }
+
+    @Test("R11, R12: a session goes ahead of its reply only when no decision must be stored first")
+    func sessionDecidedWaitsForDecisions() {
+        let t = Fixture()
+        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        // The same event writes a decision: nothing goes ahead of it (R1), and no early session at all.
+        let first = CallID(client: ClientID(1), serial: 1)
+        let session = createdSession(1)
+        t.writeBehind.add(
+            [.persist(decision("a")), .persist(session.write), .reply(first, .session(session.view))],
+            answersCall: true,
+            early: first
+        )
+        t.loop.run()
+        #expect(t.shown.isEmpty)
+        // Another connection of the app while that decision is not stored: held (R12); another app's is not.
+        let second = CallID(client: ClientID(2), serial: 1)
+        let other = CallID(client: ClientID(3), serial: 1)
+        let theirs = createdSession(2)
+        let others = createdSession(3, app: "b")
+        t.writeBehind.add(
+            [.persist(theirs.write), .reply(second, .session(theirs.view))],
+            answersCall: true,
+            early: second
+        )
+        t.writeBehind.add(
+            [.persist(others.write), .reply(other, .session(others.view))],
+            answersCall: true,
+            early: other
+        )
+        t.loop.run()
+        #expect(t.shown == ["early 301"])
+        t.queue.runNext()
+        #expect(t.shown == ["early 301", "reply 101", "early 201"])
+        t.queue.runNext()
+        #expect(t.shown == ["early 301", "reply 101", "early 201", "reply 201", "reply 301"])
     }
 
     @Test("R11: a failing store holds acknowledgements, retries every second, and releases them in order")
