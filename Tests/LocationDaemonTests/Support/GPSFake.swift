@@ -14,28 +14,35 @@ final class GPSFake {
     static let executable = "/usr/bin/gpsfake"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    let port: Int
+    private(set) var port = 0
     let directory: URL
     private(set) var pid: pid_t = 0
 
-    /// Starts gpsfake on `route`, one sentence every `cycle` seconds, and waits until gpsd accepts
-    /// connections (the probe connection starts the replay: gpsfake waits for a first client).
+    /// Starts gpsfake on `route`, one sentence every `cycle` seconds, and waits until gpsd answers on its port
+    /// (the probe connection starts the replay: gpsfake waits for a first client). The port is one the kernel
+    /// picked as free, which another test's server may take first: then gpsd cannot listen, gpsfake exits, and it
+    /// starts again on another port, three times at most.
     init(route: String, cycle: Double = 0.2) throws {
         directory = URL(fileURLWithPath: try TemporaryDirectory(prefix: "gpsfake").path)
-        port = try Self.freePort()
-        let log = directory.appendingPathComponent("gpsfake.log").path
-        let arguments = ["/usr/bin/python3", Self.executable, "-P", "\(port)", "-c", "\(cycle)", route]
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = directory.path
-        pid = try Self.spawnInOwnGroup(arguments, environment: environment, output: log)
-        let deadline = Date().addingTimeInterval(20)
-        while !Self.accepts(port: port) {
-            guard Date() < deadline, Self.isAlive(pid) else {
-                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                stop()
+        var attempt = 0
+        while true {
+            attempt += 1
+            port = try Self.freePort()
+            let log = directory.appendingPathComponent("gpsfake.log").path
+            let arguments = ["/usr/bin/python3", Self.executable, "-P", "\(port)", "-c", "\(cycle)", route]
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = directory.path
+            pid = try Self.spawnInOwnGroup(arguments, environment: environment, output: log)
+            let deadline = Date().addingTimeInterval(20)
+            while !Self.answersAsGPSD(port: port) && Date() < deadline && Self.isAlive(pid) {
+                usleep(20_000)
+            }
+            if Self.answersAsGPSD(port: port) { return }
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            stop()
+            guard attempt < 3 else {
                 throw GPSFakeFailed(description: "gpsd did not listen on port \(port); gpsfake said: \(output)")
             }
-            usleep(20_000)
         }
     }
 
@@ -110,17 +117,32 @@ final class GPSFake {
         return waitpid(pid, &status, WNOHANG) == 0
     }
 
-    /// Whether something accepts a TCP connection on 127.0.0.1:`port`.
-    static func accepts(port: Int) -> Bool {
+    /// Whether gpsd listens on 127.0.0.1:`port`: it greets every client with its `VERSION` object. A connection
+    /// alone proves nothing: another server may hold the port, and a probe whose own ephemeral port is `port`
+    /// connects to itself.
+    static func answersAsGPSD(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
+        let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+        guard connected else { return false }
+        var greeting: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(2)
+        while !String(decoding: greeting, as: UTF8.self).contains("\"class\":\"VERSION\"") {
+            let left = deadline.timeIntervalSinceNow
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 else { return false }
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { return false }
+            greeting.append(contentsOf: chunk[..<count])
+        }
+        return true
     }
 
     /// A TCP port of 127.0.0.1 that nothing listens on now (the kernel's pick).
