@@ -121,10 +121,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[connection.id, default: [:]][serial] = monitor
         }
-        let id = CallID(client: ClientID(connection.id), serial: serial)
-        let actions = core.handle(.call(id, decoded), at: clock.now())
         // R11: with `more`, a session's decision goes out before the session is stored, the final reply after.
-        perform(actions, answersCall: true, early: call.more && decoded.makesSession ? id : nil)
+        run(
+            .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
+            early: call.more && decoded.makesSession
+        )
     }
 
     /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
@@ -196,9 +197,14 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     // MARK: Running the core
 
     /// Hands one event to the core and carries out what it returns.
-    func run(_ event: Event) {
+    /// - Parameter early: whether a call's session goes out ahead of the reply that waits for it to be stored (R11).
+    func run(_ event: Event, early: Bool = false) {
         let actions = core.handle(event, at: clock.now())
-        if case .call = event { perform(actions, answersCall: true) } else { perform(actions, answersCall: false) }
+        if case .call(let call, _) = event {
+            perform(actions, answersCall: true, early: early ? call : nil)
+        } else {
+            perform(actions, answersCall: false)
+        }
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on

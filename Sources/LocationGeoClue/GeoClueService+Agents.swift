@@ -140,14 +140,14 @@ extension GeoClueService {
 
     /// `MaxAccuracyLevel` 0: the uid's clients stop, as the person turned location off in the desktop.
     private func disableClients(of uid: UInt32) {
-        for client in clients.values where client.run != nil && uids[client.owner] == uid {
+        for client in clients.values where client.run != nil && client.ownerUID == uid {
             halt(client, endingSession: true, reason: StartRefusal.geolocationDisabled(uid).message)
         }
     }
 
     /// The uid's running clients are served what its agent allows now: approximate locations below street (G12).
     func refreshAccuracy(of uid: UInt32) {
-        for client in clients.values where uids[client.owner] == uid {
+        for client in clients.values where client.ownerUID == uid {
             client.run?.changeAccuracy(to: servedAccuracy(client))
         }
     }

@@ -109,7 +109,7 @@ extension GeoClueService {
     /// Street and exact levels ask for what the grant allows (`nil`), unless the uid's agent allows less (G2, G12);
     /// lower levels ask for the grid cell.
     func servedAccuracy(_ client: GeoClueClient) -> LocationUpdate.DesiredAccuracy? {
-        let agentLevel = uids[client.owner].flatMap { agentInCharge(of: $0)?.maxAccuracy } ?? AccuracyLevel.exact
+        let agentLevel = agentInCharge(of: client.ownerUID)?.maxAccuracy ?? AccuracyLevel.exact
         return AccuracyLevel.wantsFullAccuracy(min(client.requestedAccuracy, agentLevel)) ? nil : .reduced
     }
 
@@ -204,8 +204,7 @@ extension GeoClueService {
         }
         client.pendingStarts = []
         clients[client.path] = nil
-        let held = clientsByUID[client.ownerUID, default: 1] - 1
-        clientsByUID[client.ownerUID] = held > 0 ? held : nil
+        clientsByUID.uncount(client.ownerUID)
         peers[client.owner]?.clients.removeAll { $0 == client.path }
         if let slot = client.slot { sd_bus_slot_unref(slot) }
         client.slot = nil

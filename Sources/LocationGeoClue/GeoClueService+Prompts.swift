@@ -63,8 +63,7 @@ extension GeoClueService {
     @discardableResult
     private func dropPrompt(_ id: String) -> PendingPrompt? {
         guard let pending = prompts.removeValue(forKey: id) else { return nil }
-        let held = promptsByUID[pending.uid, default: 1] - 1
-        promptsByUID[pending.uid] = held > 0 ? held : nil
+        promptsByUID.uncount(pending.uid)
         return pending
     }
 
@@ -98,7 +97,7 @@ extension GeoClueService {
         guard let pending = prompts[id], pending.askedOf == nil else { return }
         let starting = clients.values.filter { isStarting($0, for: pending.prompt.appID) }
         for client in starting.sorted(by: { $0.path < $1.path }) {
-            guard let uid = uids[client.owner], let agent = agentInCharge(of: uid, excluding: pending.failed),
+            guard let agent = agentInCharge(of: client.ownerUID, excluding: pending.failed),
                 agent.asking.count < limits.promptsPerAgent
             else { continue }
             let level = pending.prompt.requestedLevel(client: client.requestedAccuracy)

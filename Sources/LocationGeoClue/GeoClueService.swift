@@ -187,3 +187,11 @@ final class GeoClueService: @unchecked Sendable {
         return peer
     }
 }
+
+extension [UInt32: Int] {
+    /// Takes one from the count of `uid`, forgetting a count that reaches zero.
+    mutating func uncount(_ uid: UInt32) {
+        let left = self[uid, default: 1] - 1
+        self[uid] = left > 0 ? left : nil
+    }
+}

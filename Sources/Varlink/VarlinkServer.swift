@@ -217,8 +217,7 @@ final class VarlinkServerCore {
             let through = "pid \(pid), through the broker of pid \(connection.credentials?.pid ?? 0)"
             return limitExceeded(uid: uid, pid: through, held: held, total: total, privileged: false)
         }
-        let left = heldByUID[current, default: 1] - 1
-        heldByUID[current] = left > 0 ? left : nil
+        release(uid: current)
         heldByUID[uid] = held + 1
         admitted[connection.id] = uid
         return nil
@@ -306,12 +305,17 @@ final class VarlinkServerCore {
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
+    /// Takes one connection from the count of `uid`, forgetting a count that reaches zero.
+    private func release(uid: UInt32) {
+        let held = heldByUID[uid, default: 1] - 1
+        heldByUID[uid] = held > 0 ? held : nil
+    }
+
     func release(_ connection: VarlinkConnection) {
         silent.removeValue(forKey: connection.id)?.cancel()
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         guard let uid = admitted.removeValue(forKey: connection.id) else { return }
-        let held = heldByUID[uid, default: 1] - 1
-        heldByUID[uid] = held > 0 ? held : nil
+        release(uid: uid)
         delegate?.closed(connection)
     }
 
