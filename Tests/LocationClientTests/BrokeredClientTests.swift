@@ -25,14 +25,15 @@ struct BrokeredClientTests {
         """
     ]
 
-    /// A `sleep` to speak for, and a pidfd of it; killed and closed at the end.
+    /// A `sleep` to speak for, and a pidfd of it; killed and closed at the end. It sleeps for ever: a loaded machine
+    /// can stretch a restart test past any fixed time, and an app process gone meanwhile ends its brokered client.
     final class AppProcess {
         let process = Process()
         let pidfd: Int32
 
         init() throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/sleep")
-            process.arguments = ["60"]
+            process.arguments = ["infinity"]
             try process.run()
             guard let pidfd = ProcessFacts.openPidfd(process.processIdentifier) else {
                 throw LocationClientError.invalidParameter(parameter: "pidfd", message: "pidfd_open failed")

@@ -769,7 +769,7 @@ actor Inbox<Element: Sendable> {
     private func wait(timeout: Double, for what: String, until condition: () -> Bool) async throws {
         // Polling with a deadline: the loop records into this actor between polls.
         guard try await eventually(timeout: timeout, condition) else {
-            throw InboxTimeout(what: what, elements: elements.count)
+            throw InboxTimeout(what: what, elements: elements.count, outcome: outcome.map { "\($0)" })
         }
     }
 }
@@ -777,7 +777,12 @@ actor Inbox<Element: Sendable> {
 private struct InboxTimeout: Error, CustomStringConvertible {
     var what: String
     var elements: Int
-    var description: String { "waited in vain for \(what) (\(elements) elements received)" }
+    /// How the loop ended, if it did: a stream that failed says why no more elements came.
+    var outcome: String?
+    var description: String {
+        let ended = outcome.map { "; the loop ended: \($0)" } ?? ""
+        return "waited in vain for \(what) (\(elements) elements received\(ended))"
+    }
 }
 
 /// Everything a child process writes to a pipe, read as it comes.
