@@ -46,6 +46,9 @@ struct RequirementCounts: Equatable {
 /// The manifest's answers to the questions asked on every session (S2, S11, M1).
 struct Declarations {
     var hasManifest = false
+    /// A manifest the administrator installed, not one locd stood in (M3, I11): an app with one is never
+    /// forgotten (F18).
+    var ownManifest = false
     var whenInUse = false
     var always = false
     var optedOut = false
@@ -53,6 +56,7 @@ struct Declarations {
     init(_ manifest: Manifest?) {
         guard let manifest else { return }
         hasManifest = true
+        ownManifest = !manifest.isStandIn
         whenInUse = manifest.whenInUseUsageDescription != nil
         always = manifest.alwaysAndWhenInUseUsageDescription != nil
         optedOut = manifest.requireExplicitServiceSession
@@ -116,6 +120,9 @@ struct AppRuntime {
     /// The authorization last shown, to report changes once.
     var lastAuthorization: AuthorizationView?
     let appID: String
+    /// Given by ``AppTable`` when the app is added, never to another app: what the session table remembers
+    /// an ended session's app by (S3, F9), where a forgotten app's handle may be given again (F18).
+    var serial: UInt32 = 0
     var manifest: Manifest? {
         didSet { declares = Declarations(manifest) }
     }

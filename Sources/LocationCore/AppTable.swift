@@ -1,23 +1,26 @@
 /// Every app the core knows, each at a stable integer handle.
 ///
-/// Apps are added and never removed (a reload only drops a manifest), so a handle stays valid for the
-/// core's life. An app id is hashed once, where a call or a timer names the app; everything after
-/// addresses the app by handle, and reads and writes its ``AppRuntime`` in place in one array instead
-/// of copying it out of a dictionary.
+/// An app keeps its handle while the core holds it. Only an app with nothing left to keep is
+/// forgotten (SEMANTICS F18), and nothing names its handle by then but lazily dropped deadlines, which
+/// check their owner's own field; a later app may take the handle. An app id is hashed once, where a
+/// call or a timer names the app; everything after addresses the app by handle, and reads and writes
+/// its ``AppRuntime`` in place in one array instead of copying it out of a dictionary.
 struct AppTable {
     private(set) var runtimes: [AppRuntime] = []
     private var handles: [String: Int] = [:]
     /// Handles in app-id order, and each handle's place in it: output spanning apps follows app-id order.
     private(set) var ordered: [Int] = []
     private(set) var rank: [Int] = []
+    /// Handles of forgotten apps, for the next apps added.
+    private var vacant: [Int] = []
+    /// The ``AppRuntime/serial`` of the next app added.
+    private var nextSerial: UInt32 = 1
 
-    var count: Int { runtimes.count }
+    /// How many apps the table holds.
+    var count: Int { ordered.count }
 
-    /// Every app, in handle order.
-    var values: [AppRuntime] { runtimes }
-
-    /// Every app id, in handle order.
-    var keys: [String] { runtimes.map(\.appID) }
+    /// Every app, in app-id order.
+    var values: [AppRuntime] { ordered.map { runtimes[$0] } }
 
     func handle(_ appID: String) -> Int? { handles[appID] }
 
@@ -36,10 +39,19 @@ struct AppTable {
     }
 
     /// Adds an app and returns its handle; the caller makes sure `appID` is new.
-    mutating func add(_ runtime: AppRuntime) -> Int {
-        let handle = runtimes.count
+    mutating func add(_ runtime: consuming AppRuntime) -> Int {
+        runtime.serial = nextSerial
+        nextSerial &+= 1
         let appID = runtime.appID
-        runtimes.append(runtime)
+        let handle: Int
+        if let reused = vacant.popLast() {
+            handle = reused
+            runtimes[handle] = runtime
+        } else {
+            handle = runtimes.count
+            runtimes.append(runtime)
+            rank.append(0)
+        }
         handles[appID] = handle
         // Binary search for its place in app-id order; adding is rare (start, Hello of an unknown app, reload).
         var low = 0
@@ -49,8 +61,19 @@ struct AppTable {
             if runtimes[ordered[middle]].appID < appID { low = middle + 1 } else { high = middle }
         }
         ordered.insert(handle, at: low)
-        rank.append(0)
         for position in low..<ordered.count { rank[ordered[position]] = position }
         return handle
+    }
+
+    /// Forgets an app (F18): its id is free to name a new app, and its handle to be given again. The caller
+    /// makes sure nothing names the handle any more.
+    mutating func forget(_ handle: Int) {
+        handles.removeValue(forKey: runtimes[handle].appID)
+        let position = rank[handle]
+        ordered.remove(at: position)
+        for later in position..<ordered.count { rank[ordered[later]] = later }
+        // The id, manifest and lists are let go now, not when the handle is taken again.
+        runtimes[handle] = AppRuntime(appID: "", manifest: nil)
+        vacant.append(handle)
     }
 }

@@ -153,7 +153,7 @@ extension LocationCore {
         configuration = new
         var byID: [String: Manifest] = [:]
         for manifest in manifests { byID[manifest.appID] = manifest }
-        for app in 0..<apps.count {
+        for app in apps.ordered {
             let appID = apps[app].appID
             if let manifest = byID[appID] {
                 apps[app].manifest = manifest
@@ -163,6 +163,8 @@ extension LocationCore {
             } else if apps[app].manifest?.source != Manifest.unknownApp(appID).source || !new.allowUnknownApps {
                 apps[app].manifest = nil
             }
+            // F18: an app left with no manifest of its own may have nothing else to keep.
+            if apps[app].state == .notRunning && !hasManifestOfItsOwn(app) { idleApps.append(app) }
         }
         for (appID, manifest) in byID where apps.handle(appID) == nil {
             addApp(appID, manifest: manifest)

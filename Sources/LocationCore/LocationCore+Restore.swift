@@ -20,7 +20,9 @@ extension LocationCore {
         restoreSessions(snapshot.sessions, window: window)
         restorePrompts(snapshot.prompts)
         restoreConditions(snapshot.conditions)
-        for app in 0..<apps.count {
+        for app in apps.ordered {
+            // F18: a stored app with nothing left to keep is forgotten, from the store too, at the first event.
+            if apps[app].state == .notRunning && !hasManifestOfItsOwn(app) { idleApps.append(app) }
             apps[app].inUse = computeInUse(app)
             apps[app].lastAuthorization = authorizationView(app)
             let context = context(of: app)
@@ -78,7 +80,7 @@ extension LocationCore {
                 lingerEnds: window,
                 restored: true
             )
-            let slot = sessions.insert(session)
+            let slot = sessions.insert(session, serial: apps[app].serial)
             apps[app].sessionSlots.append(slot)
             apps[app].lingeringSessions += 1
             apps[app].count(session.kind, session.requirement, 1)

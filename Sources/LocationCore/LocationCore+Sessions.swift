@@ -62,7 +62,7 @@ extension LocationCore {
             ownerPID: pid
         )
         session.implicitStream = stream
-        let slot = sessions.insert(consume session)
+        let slot = sessions.insert(consume session, serial: apps[app].serial)
         apps[app].sessionSlots.append(slot)
         apps[app].count(kind, requirement, 1)
         if requirement >= .whenInUse { demandingSessions += 1 }
@@ -408,7 +408,7 @@ extension LocationCore {
     ///
     /// The session table remembers the app of every number it gave out, which replaces a set of ended
     /// ids and its hash insertion at every end; only restored sessions go to ``AppRuntime/endedSessions``.
-    func wasMinted(_ id: SessionID, by app: Int) -> Bool { sessions.wasNumbered(id, for: app) }
+    func wasMinted(_ id: SessionID, by app: Int) -> Bool { sessions.wasNumbered(id, forSerial: apps[app].serial) }
 
     /// The view of the session in a live slot, read field by field (passing the entry would copy it).
     func view(ofSlot slot: Int) -> SessionView {

@@ -52,6 +52,8 @@ package struct LocationCore {
     /// New sessions to evaluate alone, their app's layering having stayed put.
     var dirtySessions: [(slot: Int, id: SessionID)] = []
     var everythingDirty = false
+    /// Apps that may have nothing left to keep once the event ends (F18).
+    var idleApps: [Int] = []
     /// Whether the event is a fix, which location streams may be sent (U1).
     var fixArrived = false
     /// The number of the event being handled; a location stream remembers the last one that refreshed it.
@@ -118,6 +120,8 @@ package struct LocationCore {
         fixArrived = false
         eventNumber &+= 1
         processDueDeadlines(since: previous)
+        // Stored apps a restart found with nothing to keep go before the first event reads the tables (F18).
+        if !idleApps.isEmpty { forgetIdleApps() }
     }
 
     /// Persistence, the answer, messages, then the timer. The messages' buffer becomes the result and the
@@ -125,8 +129,10 @@ package struct LocationCore {
     /// memory is cheaper than copying them one by one.
     private mutating func finish() -> [Action] {
         checkAlwaysUse()
+        if !dirtyApps.isEmpty { noteIdleApps() }
         flushDiagnostics()
         if fixArrived { deliverFix() }
+        if !idleApps.isEmpty { forgetIdleApps() }
         var actions: [Action] = []
         if let answer = answer.take() { persisted.append(answer) }
         if messages.isEmpty {

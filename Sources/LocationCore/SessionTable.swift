@@ -1,7 +1,8 @@
 /// Every live session, each in a slot of one array, found from its ``SessionID`` without hashing.
 ///
 /// This epoch's sessions are numbered 1, 2, 3…, so an array indexed by number records, for each of the
-/// last ``window`` sessions created, its app and its slot while it lives: finding a session from a call
+/// last ``window`` sessions created, its app (by ``AppRuntime/serial``, which a later app never shares, where
+/// a forgotten app's handle may be given again, F18) and its slot while it lives: finding a session from a call
 /// is an array read, and "this id has ended" (S3) is "created here, no longer live" rather than an entry
 /// in a set of ended ids. The array is a ring: a number that leaves it while its session lives moves to
 /// the dictionary of sessions restored from an earlier epoch, and one whose session has ended is
@@ -16,7 +17,8 @@
 struct SessionTable {
     /// This epoch's record of one session number.
     struct Numbered {
-        var app: Int32
+        /// The ``AppRuntime/serial`` of the app it was created for.
+        var app: UInt32
         /// The session's slot while it lives, -1 after.
         var slot: Int32
     }
@@ -67,10 +69,11 @@ struct SessionTable {
         return others.isEmpty ? nil : others[id]
     }
 
-    /// Whether `id` is one of the last ``window`` sessions of this epoch, created for `app` (live or not).
-    func wasNumbered(_ id: SessionID, for app: Int) -> Bool {
+    /// Whether `id` is one of the last ``window`` sessions of this epoch, created for the app of `serial` (live
+    /// or not).
+    func wasNumbered(_ id: SessionID, forSerial serial: UInt32) -> Bool {
         guard let index = ringIndex(id) else { return false }
-        return numbered[index].app == Int32(truncatingIfNeeded: app)
+        return numbered[index].app == serial
     }
 
     /// The live session `id`, copied out: for queries and tests, not for the rules' hot paths.
@@ -90,8 +93,8 @@ struct SessionTable {
     /// Whether `slot` still holds session `id` (it may have ended, and its slot gone to another).
     func holds(_ id: SessionID, at slot: Int) -> Bool { slots[slot].isLive && slots[slot].id == id }
 
-    /// Stores a new session and returns its slot.
-    mutating func insert(_ session: consuming SessionEntry) -> Int {
+    /// Stores a new session of the app of `serial` and returns its slot.
+    mutating func insert(_ session: consuming SessionEntry, serial: UInt32) -> Int {
         let id = session.id
         let app = session.app
         let restored = session.restored
@@ -99,7 +102,7 @@ struct SessionTable {
         slots[slot] = consume session
         // A restored session keeps to the dictionary even if its id looks like this epoch's next one.
         if !restored && id.epoch == epoch && id.number == lastNumber + 1 {
-            let entry = Numbered(app: Int32(truncatingIfNeeded: app), slot: Int32(truncatingIfNeeded: slot))
+            let entry = Numbered(app: serial, slot: Int32(truncatingIfNeeded: slot))
             if numbered.count < window {
                 numbered.append(entry)
             } else {

@@ -77,6 +77,11 @@ extension LocationStore {
                 $0.bind(appID)
                 $0.bind(used.nanoseconds)
             }
+        case .appRemoved(let appID):
+            // The core forgets only an app with no session, prompt or condition (F18): those tables hold none.
+            for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse] {
+                try run(statement, db) { $0.bind(appID) }
+            }
         }
     }
 
@@ -135,6 +140,10 @@ extension LocationStore {
         INSERT INTO always_use (app_id, used) VALUES (?, ?)
         ON CONFLICT (app_id) DO UPDATE SET used = excluded.used
         """
+
+    fileprivate static let deleteApp = "DELETE FROM apps WHERE app_id = ?"
+    fileprivate static let deleteRecord = "DELETE FROM records WHERE app_id = ?"
+    fileprivate static let deleteAlwaysUse = "DELETE FROM always_use WHERE app_id = ?"
 }
 
 /// The statements the store writes with: each is prepared once on the writer's connection and kept
@@ -143,7 +152,7 @@ extension LocationStore {
 enum WriteStatement: Int, CaseIterable {
     case begin, commit
     case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
-    case upsertCondition, deleteCondition, upsertAlwaysUse
+    case upsertCondition, deleteCondition, upsertAlwaysUse, deleteApp, deleteRecord, deleteAlwaysUse
 
     var sql: String {
         switch self {
@@ -159,6 +168,9 @@ enum WriteStatement: Int, CaseIterable {
         case .upsertCondition: LocationStore.upsertCondition
         case .deleteCondition: LocationStore.deleteCondition
         case .upsertAlwaysUse: LocationStore.upsertAlwaysUse
+        case .deleteApp: LocationStore.deleteApp
+        case .deleteRecord: LocationStore.deleteRecord
+        case .deleteAlwaysUse: LocationStore.deleteAlwaysUse
         }
     }
 }

@@ -335,4 +335,50 @@ struct BrokerTests {
         }
         #expect(settled, "locd holds \(openDescriptors()) descriptors, had \(before): \(held ?? [])")
     }
+
+    @Test("F18: a flood of invented app ids leaves no app behind in locd or in its store")
+    func inventedAppIDs() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        func listed() throws -> [String] {
+            let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+            return apps.compactMap { $0["appId"]?.stringValue }
+        }
+        let before = try listed()
+        #expect(!before.isEmpty)
+        // Each app id gets its session and its prompt, and is done with it at once.
+        let count = 300
+        let lines = try broker(
+            interpreter.path,
+            [daemon.socketPath, "org.invented.app", "invent", "/usr/bin/sleep", "\(count)"]
+        )
+        #expect(lines.last == #"{"ok": \#(count)}"#, "\(lines)")
+        #expect(try listed() == before)
+        // Nothing of them was left in the store either, and after a restart the first call sees the installed
+        // apps alone.
+        #expect(daemon.stop() == 0)
+        #expect(try Self.storedRows(daemon, matching: "org.invented.%") == 0)
+        try daemon.start()
+        #expect(try listed() == before)
+    }
+
+    /// How many rows of the store's `apps`, `records` and `sessions` tables name an app id `LIKE` `pattern`, read
+    /// with Python's sqlite3 while the daemon is stopped.
+    private static func storedRows(_ daemon: DaemonProcess, matching pattern: String) throws -> Int? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); print(sum(db.execute("
+                + "'SELECT count(*) FROM ' + table + ' WHERE app_id LIKE ?', (sys.argv[2],)).fetchone()[0] "
+                + "for table in ('apps', 'records', 'sessions')))",
+            daemon.stateDirectory + "/locd.sqlite", pattern,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
 }

@@ -15,6 +15,9 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
   flood      ARGUMENT connections in turn, each passing descriptors: a pidfd with Hello, five descriptors
              with Hello, one with a GetInfo before Hello, or one with a half-sent Hello before closing. Prints
              one JSON line: the number of replies of each error name ("ok" for none).
+  invent     ARGUMENT connections in turn, each saying Hello for a new app id (APP_ID.N, as a process can name
+             itself anything a broker derives its id from), creating a whenInUse session, which raises a prompt,
+             then Goodbye. Prints one JSON line: the number of CreateSession replies of each error name.
 Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
 """
 import json
@@ -96,8 +99,30 @@ def flood(count):
     print(json.dumps(replies), flush=True)
 
 
+def invent(count):
+    app_process = start_app()
+    pidfd = os.pidfd_open(app_process.pid)
+    replies = {}
+    for index in range(count):
+        parameters = {"appId": "%s.%d" % (app, index), "process": app_process.pid}
+        frame = json.dumps({"method": "io.locd.App.Hello", "parameters": parameters}).encode() + b"\0"
+        connection = say(frame, [pidfd])
+        first_reply(connection)
+        connection.sendall(b'{"method":"io.locd.App.CreateSession","parameters":{"authorization":"whenInUse"}}\0')
+        name = json.loads(first_reply(connection)).get("error", "ok")
+        replies[name] = replies.get(name, 0) + 1
+        connection.sendall(b'{"method":"io.locd.App.Goodbye"}\0')
+        first_reply(connection)
+        connection.close()
+    app_process.kill()
+    print(json.dumps(replies), flush=True)
+
+
 if mode == "flood":
     flood(int(argument))
+    sys.exit(0)
+if mode == "invent":
+    invent(int(argument))
     sys.exit(0)
 
 app_process = start_app()

@@ -126,6 +126,9 @@ enum Samples {
                 )
             )
         )
+        // A forgotten app (F18) leaves nothing: its record, lifecycle and Always use go; the others stay.
+        writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5)))
+        writes.append(.appRemoved(appID: "com.ex.app3"))
         return writes
     }
 
@@ -161,6 +164,10 @@ enum Samples {
             case .alwaysUse(let appID, let used):
                 // A count back at zero is no count: the store loads only the apps that have one.
                 snapshot.alwaysUse[appID] = used.nanoseconds == 0 ? nil : used
+            case .appRemoved(let appID):
+                snapshot.apps.removeAll { $0.appID == appID }
+                snapshot.records[appID] = nil
+                snapshot.alwaysUse[appID] = nil
             }
         }
         snapshot.apps.sort { $0.appID < $1.appID }
