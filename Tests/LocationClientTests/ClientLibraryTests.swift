@@ -581,23 +581,9 @@ struct RestartContinuityTests {
             promptTimeout: promptTimeout
         ) + "\n[limits]\nmax-sessions-per-app = 128"
 
-    /// The grace app's stored `grace_ends` (CLOCK_BOOTTIME nanoseconds), read with Python's sqlite3.
+    /// The grace app's stored `grace_ends` (CLOCK_BOOTTIME nanoseconds).
     private func storedGrace(_ daemon: DaemonProcess) throws -> Int64? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            "import sqlite3, sys; row = sqlite3.connect(sys.argv[1]).execute("
-                + "'SELECT grace_ends FROM apps WHERE app_id = ?', (sys.argv[2],)).fetchone(); "
-                + "print(row[0] if row and row[0] is not None else '')",
-            daemon.stateDirectory + "/locd.sqlite", Self.graceApp,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        Int64(try daemon.storedValue("SELECT grace_ends FROM apps WHERE app_id = ?", [Self.graceApp]))
     }
 
     @Test("R2, R3: SIGTERM and start with 1,000 sessions: none invalidated, every client resumed, deadlines kept")

@@ -357,28 +357,11 @@ struct BrokerTests {
         // Nothing of them was left in the store either, and after a restart the first call sees the installed
         // apps alone.
         #expect(daemon.stop() == 0)
-        #expect(try Self.storedRows(daemon, matching: "org.invented.%") == 0)
+        let stored = try ["apps", "records", "sessions"].map {
+            try daemon.storedValue("SELECT count(*) FROM \($0) WHERE app_id LIKE ?", ["org.invented.%"])
+        }
+        #expect(stored == ["0", "0", "0"])
         try daemon.start()
         #expect(try listed() == before)
-    }
-
-    /// How many rows of the store's `apps`, `records` and `sessions` tables name an app id `LIKE` `pattern`, read
-    /// with Python's sqlite3 while the daemon is stopped.
-    private static func storedRows(_ daemon: DaemonProcess, matching pattern: String) throws -> Int? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); print(sum(db.execute("
-                + "'SELECT count(*) FROM ' + table + ' WHERE app_id LIKE ?', (sys.argv[2],)).fetchone()[0] "
-                + "for table in ('apps', 'records', 'sessions')))",
-            daemon.stateDirectory + "/locd.sqlite", pattern,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

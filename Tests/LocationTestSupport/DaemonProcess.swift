@@ -203,6 +203,26 @@ package final class DaemonProcess {
     /// Where the daemon's stderr goes, across every start.
     private var logPath: String { directory.appendingPathComponent("locd.stderr").path }
 
+    /// The first column of the first row `query` finds in the daemon's store (`?` bound to `arguments` in order),
+    /// read with Python's sqlite3 as an outsider would; empty for no row or a null.
+    package func storedValue(_ query: String, _ arguments: [String] = []) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            [
+                "-c",
+                "import sqlite3, sys; row = sqlite3.connect(sys.argv[1]).execute(sys.argv[2], sys.argv[3:]).fetchone(); "
+                    + "print(row[0] if row and row[0] is not None else '')",
+                stateDirectory + "/locd.sqlite", query,
+            ] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A fresh client connection.
     package func connect() throws -> VarlinkClient {
         try VarlinkClient(path: socketPath, timeout: 10)
