@@ -54,7 +54,8 @@ package enum Persist: Hashable, Sendable {
     /// An ended session; its app too, the first half of the store's key (sessions are kept by app).
     case sessionRemoved(appID: String, SessionID)
     case app(AppSnapshot)
-    /// An app forgotten with nothing left to keep (F18): its stored lifecycle, and any empty record, go.
+    /// An app forgotten with nothing left to keep (F18): its stored lifecycle, record and Always use go, each
+    /// by then as a new app's.
     case appRemoved(appID: String)
     case prompt(PromptSnapshot)
     case promptRemoved(PromptID)
