@@ -53,7 +53,7 @@ struct AppTable {
             rank.append(0)
         }
         handles[appID] = handle
-        // Binary search for its place in app-id order; adding is rare (start, Hello of an unknown app, reload).
+        // Binary search for its place in app-id order; adding is rare (start, reload, Hello of an app not held).
         var low = 0
         var high = ordered.count
         while low < high {

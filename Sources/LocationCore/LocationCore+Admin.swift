@@ -5,7 +5,7 @@ extension LocationCore {
         for session in sessions.slots where session.isLive && session.owner == nil { lingering += 1 }
         var using: [String] = []
         var background: [String] = []
-        for app in apps.values.sorted(by: { $0.appID < $1.appID }) {
+        for app in apps.values {
             guard usesLocation(app) else { continue }
             using.append(app.appID)
             if showsBackgroundIndicator(app) { background.append(app.appID) }
@@ -53,7 +53,7 @@ extension LocationCore {
     }
 
     func appViews() -> [AppView] {
-        apps.values.sorted { $0.appID < $1.appID }.compactMap { app in
+        apps.values.compactMap { app in
             guard let manifest = app.manifest else { return nil }
             return AppView(
                 appID: app.appID,

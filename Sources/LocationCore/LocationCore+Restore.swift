@@ -133,7 +133,7 @@ extension LocationCore {
         CoreSnapshot(
             locationServicesEnabled: locationServicesEnabled,
             records: apps.values.reduce(into: [:]) { $0[$1.appID] = $1.record },
-            apps: apps.values.sorted { $0.appID < $1.appID }.map {
+            apps: apps.values.map {
                 AppSnapshot(
                     appID: $0.appID,
                     state: $0.state,
