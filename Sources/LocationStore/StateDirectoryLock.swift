@@ -65,6 +65,10 @@ final class StateDirectoryLock: Sendable {
     }
 
     deinit {
+        // Unlocked before it is closed: a child forked meanwhile holds a copy of the descriptor until it execs
+        // (O_CLOEXEC), and the lock belongs to the open file description the copy shares, so closing alone would
+        // leave the directory locked until then, and a store opened again at once would be refused.
+        flock(descriptor, LOCK_UN)
         close(descriptor)
     }
 

@@ -86,6 +86,35 @@ import Testing
         }
     }
 
+    @Test("R6: a closed store leaves its directory unlocked, though a copy of the lock's descriptor lives on")
+    func closedStoreUnlocks() throws {
+        try TemporaryDirectory.with { directory in
+            var copy: Int32 = -1
+            do {
+                let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+                try store.apply([.record(appID: "com.ex.maps", Self.record)])
+                // What a child forked at this moment holds until it execs: a duplicate of the lock's descriptor.
+                let lockPath = try #require(
+                    realpath(directory.path, nil).map { pointer in
+                        defer { free(pointer) }
+                        return String(cString: pointer) + "/lock"
+                    }
+                )
+                let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+                let held = try #require(
+                    descriptors.compactMap(Int32.init).first {
+                        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == lockPath
+                    }
+                )
+                copy = dup(held)
+            }
+            defer { close(copy) }
+            #expect(copy >= 0)
+            let reopened = try LocationStore(directory: directory.path, bootID: "boot-a")
+            #expect(try reopened.load().records["com.ex.maps"] == Self.record)
+        }
+    }
+
     @Test("R7: a store whose file was deleted under it fails every commit instead of acknowledging it")
     func deletedUnderTheStore() throws {
         try TemporaryDirectory.with { directory in
