@@ -77,8 +77,8 @@ struct BrokeredClientTests {
         let daemon = try daemon(brokers: [own])
         try daemon.authorize("com.ex.sleeper", "whileUsing")
         let app = try AppProcess()
-        // Under the whole suite the restart and the reconnection's tasks wait for threads other tests hold: the
-        // client keeps trying for two minutes, as the waits below do, rather than the usual 30 s.
+        // Under the whole suite the stream, the restart and the reconnection's tasks wait for threads other tests
+        // hold: the client keeps trying for two minutes, as the waits below do, rather than the usual 30 s.
         let client = try await LocationClient.connect(
             appID: "com.ex.sleeper",
             socketPath: daemon.socketPath,
@@ -88,7 +88,7 @@ struct BrokeredClientTests {
         // The stream's connection says Hello of its own: without the pidfd it would be the test process's, refused.
         let session = try await client.serviceSession(authorization: .whenInUse)
         let diagnostics = Inbox<ServiceSession.Diagnostic>.collecting(session.diagnostics)
-        #expect(try await diagnostics.element(0).flags.isEmpty)
+        #expect(try await diagnostics.element(0, timeout: 120).flags.isEmpty)
 
         #expect(daemon.stop() == 0)
         try daemon.start()
