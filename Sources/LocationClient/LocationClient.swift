@@ -54,8 +54,8 @@ public final class LocationClient: Sendable {
     /// Connects to locd and says `Hello` for the app run by another process, as a broker does (SEMANTICS I8, I9):
     /// every `Hello` of the client — on its control connection, on each stream's connection, and on each
     /// reconnection after a daemon restart — names `process` and passes a pidfd of it, and locd checks the app's
-    /// manifest against that process, not the caller. Only a process whose executable locd.toml's `brokers` names
-    /// may do this.
+    /// manifest against that process, not the caller. Only a process of a `[[broker]]` of locd.toml (its user, and
+    /// its executable where one is given) may do this (SEMANTICS I13).
     /// - Parameters:
     ///   - appID: the app's id, as the broker derived it (SEMANTICS I12).
     ///   - socketPath: where locd listens (see ``connect(appID:socketPath:state:reconnection:)``).

@@ -90,9 +90,10 @@ extension DaemonConfiguration {
     // MARK: Applying one file
 
     private static let topLevelKeys = [
-        "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps", "brokers",
+        "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps", "broker",
         "unknown-brokered-apps", "lifecycle", "limits", "provider",
     ]
+    private static let brokerKeys = ["user", "executable"]
     private static let lifecycleKeys = [
         "background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout", "always-reconfirm",
     ]
@@ -113,6 +114,14 @@ extension DaemonConfiguration {
         otherKeys: [String] = [],
         kindPlaces: inout [KindPlace?]
     ) throws(ConfigurationIssue) {
+        if document.value(["brokers"]) != nil {
+            // I13: the executables alone that `brokers` listed made a broker of anyone who could run them.
+            throw document.issue(
+                ["brokers"],
+                "brokers named programs, which any user can run; name the broker's user in a [[broker]] table "
+                    + "instead: [[broker]] user = \"locd-geoclue\" executable = \"/usr/bin/locd-geoclue\""
+            )
+        }
         try Self.rejectUnknownKeys(document, in: [], allowed: Self.topLevelKeys + otherKeys)
         if let socket = try Self.path(document, ["socket"]) {
             guard socket.utf8.count <= Self.maximumSocketPathBytes else {
@@ -135,11 +144,28 @@ extension DaemonConfiguration {
         try applyProviders(document, kindPlaces: &kindPlaces)
     }
 
-    /// `brokers` (I8) and `unknown-brokered-apps` (I11).
+    /// The `[[broker]]` tables (I8, I13) and `unknown-brokered-apps` (I11). The tables of a later file replace
+    /// those of an earlier one, as `[[provider]]` tables do, so that a drop-in can also remove every broker
+    /// (`broker = []`).
     private mutating func applyBrokers(_ document: TOMLDocument) throws(ConfigurationIssue) {
-        let executables = "an array of absolute executable paths (as /proc/PID/exe shows them)"
-        if let paths = try document.array(["brokers"], expected: executables, element: Self.absolutePath) {
-            brokers = paths
+        if let tables = try document.tables(["broker"]) {
+            var read: [Broker] = []
+            for table in tables {
+                try Self.rejectUnknownKeys(table, in: [], allowed: Self.brokerKeys)
+                guard
+                    let user = try Self.name(
+                        table,
+                        ["user"],
+                        expected: "the user name or uid the broker runs as"
+                    )
+                else {
+                    throw table.issue([], "each [[broker]] table needs a user: the user name or uid the broker runs as")
+                }
+                let path = "an absolute executable path (as /proc/PID/exe shows it)"
+                let executable = try table.value(["executable"], expected: path, Self.absolutePath)
+                read.append(Broker(user: user, executable: executable))
+            }
+            brokers = read
         }
         let choices = UnknownBrokeredApps.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: " or ")
         if let choice = try document.value(

@@ -8,7 +8,7 @@ import LocationCore
 /// - `state-dir` = `"/var/lib/locd"`; `apps-dirs` = `["/usr/share/locd/apps.d", "/etc/locd/apps.d"]`
 ///   (relative paths are taken from the daemon's current directory).
 /// - `allow-unknown-apps` = `false` (M3); `admin-group` = `"locd"` (I3); `restricted-apps` = `[]` (A1).
-/// - `brokers` = `[]` (I8); `unknown-brokered-apps` = `"ask"` (I11).
+/// - no `[[broker]]` tables (I8, I13); `unknown-brokered-apps` = `"ask"` (I11).
 /// - The `[lifecycle]` and `[limits]` tables, and the `[provider]` table or `[[provider]]` tables (U13):
 ///   ``Lifecycle``, ``Limits``, ``Provider``.
 package struct DaemonConfiguration: Hashable, Sendable {
@@ -29,9 +29,8 @@ package struct DaemonConfiguration: Hashable, Sendable {
     package var adminGroup = "locd"
     /// `restricted-apps`: app ids whose status is `restricted` by policy (A1).
     package var restrictedApps: [String] = []
-    /// `brokers`: the executables (absolute paths, as `/proc/PID/exe` shows them) whose processes may say
-    /// `Hello` for another process (I8).
-    package var brokers: [String] = []
+    /// The `[[broker]]` tables: the principals whose processes may say `Hello` for another process (I8, I13).
+    package var brokers: [Broker] = []
     /// `unknown-brokered-apps`: what an app with no manifest gets when a broker speaks for it (I11).
     package var unknownBrokeredApps = UnknownBrokeredApps.ask
     /// `[lifecycle]`.

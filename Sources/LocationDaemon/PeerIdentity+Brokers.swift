@@ -6,8 +6,9 @@ import Varlink
 import Glibc
 #endif
 
-/// SEMANTICS I8–I10: a broker's `Hello` for another process. The broker is the process that wrote `Hello` (I4),
-/// and must run one of `brokers`; the app's manifest identity is then checked against the process it names,
+/// SEMANTICS I8–I10, I13: a broker's `Hello` for another process. The broker is a principal: the connection and
+/// the process that wrote `Hello` (I4) both belong to the user of one `[[broker]]`, and that process runs its
+/// executable where one is given; the app's manifest identity is then checked against the process it names,
 /// read while the pidfd the broker passed proves that process still holds its pid.
 extension PeerIdentity {
     /// Whether pidfds can be made here (`pidfd_open`, Linux 5.3): where they can, a broker must pass one (I9).
@@ -20,6 +21,7 @@ extension PeerIdentity {
     /// I8, I9: whether a broker's `Hello` for `process` may bind the connection to `appID`.
     /// - Parameters:
     ///   - manifest: the app's manifest, `nil` for an app with none (I11 decides, once this has passed).
+    ///   - peer: the connection's connect-time credentials, whose uid must be a broker's (I13).
     ///   - sender: who wrote this `Hello`, if it was the connection's identifying call.
     ///   - descriptors: what was passed with its bytes: one pidfd of `process` is expected.
     /// - Returns: the real uid of `process` when it may (the connection counts as that uid's from then on, F11), else
@@ -28,10 +30,11 @@ extension PeerIdentity {
         broker appID: String,
         manifest: Manifest?,
         process: Int32,
+        peer: PeerCredentials?,
         sender: FrameSender?,
         descriptors: PassedDescriptors?
     ) -> Result<UInt32, Refusal> {
-        if let refusal = refusalAsBroker(sender) { return .failure(refusal) }
+        if let refusal = refusalAsBroker(peer: peer, sender: sender) { return .failure(refusal) }
         let denied = "this broker may not speak for process \(process) as \(appID) (see locd's log for the reason)"
         let (pidfd, missing) = passedPidfd(descriptors, process: process)
         if let missing { return .failure(missing) }
@@ -74,8 +77,10 @@ extension PeerIdentity {
         return .success(uid)
     }
 
-    /// I8: the writer of `Hello` must run one of `brokers`, read while its pidfd proves it holds its pid.
-    private func refusalAsBroker(_ sender: FrameSender?) -> Refusal? {
+    /// I8, I13: the connection and the writer of `Hello` must both be of a broker's user (fixed at connect and
+    /// attached by the kernel to the bytes, neither changed by an exec), and the writer run that broker's
+    /// executable where one is given, read while its pidfd proves it holds its pid.
+    private func refusalAsBroker(peer: PeerCredentials?, sender: FrameSender?) -> Refusal? {
         let answer =
             "only a broker named in locd's configuration may say Hello for another process: connect as the "
             + "app itself, without process"
@@ -86,19 +91,30 @@ extension PeerIdentity {
                     + "calls may come before it): a later Hello cannot be checked against the process that sent it"
             )
         }
-        guard case .process(let writer) = sender else {
+        guard case .process(let writer) = sender, let peer else {
             return Refusal(reason: "the process that sent Hello with process is unknown", answer: answer)
         }
+        let candidates = brokers.indices.filter { index in
+            (brokerUIDs[index] ?? Self.uid(of: brokers[index])) == peer.uid && peer.uid == writer.uid
+        }.map { brokers[$0] }
+        guard !candidates.isEmpty else {
+            return Refusal(
+                reason: "uid \(peer.uid) of the connection (and uid \(writer.uid) of pid \(writer.pid), which sent "
+                    + "Hello with process) is not the user of any [[broker]]",
+                answer: answer
+            )
+        }
+        if candidates.contains(where: { $0.executable == nil }) { return nil }
         guard let executable = ProcessFacts(procRoot: procRoot).executable(of: writer.pid), writer.isRunning else {
             return Refusal(
                 reason: "the executable of pid \(writer.pid), which sent Hello with process, cannot be read",
                 answer: answer
             )
         }
-        guard brokers.contains(executable) else {
+        guard candidates.contains(where: { $0.executable == executable }) else {
             return Refusal(
-                reason: "executable \(executable) of pid \(writer.pid), which sent Hello with process, is not one "
-                    + "of brokers",
+                reason: "executable \(executable) of pid \(writer.pid), which sent Hello with process, is not the "
+                    + "executable of the [[broker]] of uid \(peer.uid)",
                 answer: answer
             )
         }

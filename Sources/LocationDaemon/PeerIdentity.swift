@@ -12,14 +12,39 @@ import Glibc
 struct PeerIdentity {
     /// `admin-group`: members may call `io.locd.Admin`.
     var adminGroup: String
-    /// `brokers`: the executables whose processes may say `Hello` for another process (I8).
-    var brokers: [String] = []
+    /// The `[[broker]]` tables: the principals whose processes may say `Hello` for another process (I8, I13).
+    var brokers: [Broker] {
+        didSet { brokerUIDs = brokers.map(Self.uid(of:)) }
+    }
+    /// The uid of each broker's user as it was when `brokers` was set: `nil` for a name the user database did not
+    /// know then, looked up again at each brokered `Hello` (a user that sysusers makes later counts from then on).
+    private(set) var brokerUIDs: [UInt32?]
     /// Whether a broker must pass a pidfd of the process it speaks for (I9): where the kernel makes pidfds.
-    var kernelMakesPidfds = PeerIdentity.kernelMakesPidfds
+    var kernelMakesPidfds: Bool
     /// Where `/proc` is; tests may point elsewhere.
-    var procRoot = "/proc"
+    var procRoot: String
     /// The daemon's own effective uid, which may always administer.
-    var daemonUID: UInt32 = geteuid()
+    var daemonUID: UInt32
+
+    init(
+        adminGroup: String,
+        brokers: [Broker] = [],
+        kernelMakesPidfds: Bool = PeerIdentity.kernelMakesPidfds,
+        procRoot: String = "/proc",
+        daemonUID: UInt32 = geteuid()
+    ) {
+        self.adminGroup = adminGroup
+        self.brokers = brokers
+        self.brokerUIDs = brokers.map(Self.uid(of:))
+        self.kernelMakesPidfds = kernelMakesPidfds
+        self.procRoot = procRoot
+        self.daemonUID = daemonUID
+    }
+
+    /// The uid of `broker`'s user: its number, or the user database's uid for its name.
+    static func uid(of broker: Broker) -> UInt32? {
+        UInt32(broker.user) ?? uidOf(user: broker.user)
+    }
 
     /// Why a call is refused: `reason` goes to the log, `answer` to the caller (I7: it names no file or
     /// executable of the system).
@@ -104,7 +129,7 @@ struct PeerIdentity {
     func isOneOf(_ users: [String], uid: UInt32) -> Bool {
         users.contains { user in
             if let number = UInt32(user) { return number == uid }
-            return uidOf(user: user) == uid
+            return Self.uidOf(user: user) == uid
         }
     }
 
@@ -115,7 +140,7 @@ struct PeerIdentity {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func uidOf(user: String) -> UInt32? {
+    private static func uidOf(user: String) -> UInt32? {
         guard let entry = getpwnam(user) else { return nil }
         return entry.pointee.pw_uid
     }

@@ -46,7 +46,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         core: LocationCore,
         manifests: [Manifest],
         adminGroup: String,
-        brokers: [String] = [],
+        brokers: [Broker] = [],
         store: StateStore?,
         limits: CommitLimits = CommitLimits(),
         facts: DaemonFacts,
@@ -102,6 +102,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 broker: appID,
                 manifest: manifests[appID],
                 process: process,
+                peer: connection.credentials,
                 sender: connection.sender(of: serial),
                 descriptors: connection.descriptors(of: serial)
             )
@@ -242,7 +243,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     /// Reloaded manifests and settings (M2); the caller has validated them.
-    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String, brokers: [String]) {
+    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String, brokers: [Broker]) {
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         identity.adminGroup = adminGroup
         identity.brokers = brokers

@@ -4,10 +4,11 @@ extension Plan {
     /// Scenario 10: the GeoClue churn against locd + locd-geoclue, GeoClue 2.6 and the trivial sd-bus service.
     func geoclue(_ report: Report) throws {
         let daemon = try daemon("geoclue-locd")
-        // locd-geoclue speaks for each client's own process, so locd must take it as a broker (SEMANTICS I8).
+        // locd-geoclue speaks for each client's own process, so locd must take it as a broker (SEMANTICS I8, I13):
+        // the user it runs as here, the benchmark's own, and its executable.
         let bridge = URL(fileURLWithPath: try GeoClueTarget.beside("locd-geoclue")).resolvingSymlinksInPath().path
         try FileManager.default.createDirectory(atPath: daemon.configPath + ".d", withIntermediateDirectories: true)
-        try "brokers = [\"\(bridge)\"]\n".write(
+        try "[[broker]]\nuser = \"\(getuid())\"\nexecutable = \"\(bridge)\"\n".write(
             toFile: daemon.configPath + ".d/geoclue.toml",
             atomically: true,
             encoding: .utf8

@@ -78,8 +78,9 @@ struct StartRefusal: Error, Sendable {
             )
         case .permissionDenied(let message) where message.contains("only a broker"):
             return StartRefusal(
-                message: "locd does not take locd-geoclue as a broker: an administrator adds its path to brokers in "
-                    + "locd.toml (brokers = [\"/usr/bin/locd-geoclue\"]) and reloads locd"
+                message: "locd does not take locd-geoclue as a broker: run it as the user of a [[broker]] of locd.toml "
+                    + "(locd-geoclue.service runs it as locd-geoclue, which locd.toml.d/geoclue.toml names) and "
+                    + "reload locd"
             )
         case .permissionDenied(let message):
             return StartRefusal(

@@ -73,7 +73,7 @@ public enum LocationInterfaces {
         )
 
         # Binds this connection to an app; must precede every other io.locd.App call.
-        # process: a broker (locd.toml brokers) speaks for this pid, whose pidfd it passes with
+        # process: a broker (locd.toml [[broker]]) speaks for this pid, whose pidfd it passes with
         # this call's bytes (SCM_RIGHTS); description: that app's usage description, read only
         # for an app with no manifest.
         method Hello(

@@ -17,7 +17,7 @@ struct LocdGeoClue: ParsableCommand {
             Each GeoClue client's Start becomes a whenInUse session of its app, decided by locd (prompts, \
             grants, approximate location), and its updates become Location objects. The app is the one \
             the client's process is (Flatpak, snap, systemd unit), else the client's DesktopId; locd-geoclue \
-            speaks for that process as a broker, so locd.toml's brokers must name it, and locd checks the \
+            speaks for that process as a broker, so it must run as the user of a [[broker]] of locd.toml, and locd checks the \
             app's manifest against the client's process. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
             --socket, else $LOCD_SOCKET, else the default locctl and apps use. Exit codes: 0 stopped by \
             SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away).

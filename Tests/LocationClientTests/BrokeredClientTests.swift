@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 /// `LocationClient.connect(appID:socketPath:onBehalfOf:description:)` against the real daemon: the test process is
-/// the broker (its executable is named in `brokers`), and a `sleep` it starts is the app process spoken for.
+/// the broker (its user and executable are a `[[broker]]`'s), and a `sleep` it starts is the app process spoken for.
 @Suite("LocationClient as a broker", .serialized)
 struct BrokeredClientTests {
     /// com.ex.sleeper allows only /usr/bin/sleep, so that the test process could never say Hello for it itself.
@@ -50,13 +50,14 @@ struct BrokeredClientTests {
         }
     }
 
-    /// A daemon with these brokers. Its relaunch window is long enough that a reconnection slowed by a loaded
-    /// machine (the whole suite shares two cores) still finds the session to take back.
+    /// A daemon whose brokers are processes of the test's user running these executables. Its relaunch window is long
+    /// enough that a reconnection slowed by a loaded machine (the whole suite shares two cores) still finds the
+    /// session to take back.
     private func daemon(brokers: [String]) throws -> DaemonProcess {
-        let list = brokers.map { "\"\($0)\"" }.joined(separator: ", ")
         let daemon = try DaemonProcess(
             manifests: Self.manifests,
-            settings: "brokers = [\(list)]\n" + DaemonProcess.lifecycle(relaunchWindow: 60)
+            settings: DaemonProcess.lifecycle(relaunchWindow: 60)
+                + brokers.map { DaemonProcess.broker(executable: $0) }.joined()
         )
         try daemon.start()
         return daemon
@@ -132,7 +133,7 @@ struct BrokeredClientTests {
         #expect(settled, "\(Self.pidfds(of: pid)) pidfds of the app process are open")
     }
 
-    @Test("I8: a process not named in brokers cannot connect on behalf of another: PermissionDenied says what to do")
+    @Test("I8: a process that is no broker cannot connect on behalf of another: PermissionDenied says what to do")
     func notABroker() async throws {
         let daemon = try daemon(brokers: [])
         let app = try AppProcess()

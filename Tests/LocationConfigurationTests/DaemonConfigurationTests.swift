@@ -221,28 +221,61 @@ struct DaemonConfigurationTests {
         )
     }
 
-    @Test("I8: brokers is empty by default and reads absolute executable paths")
+    @Test("I13: no broker by default; [[broker]] tables read a user and an optional absolute executable")
     func brokers() throws {
         #expect(DaemonConfiguration().brokers == [])
         let configuration = try DaemonConfiguration.parse(
-            text: "brokers = [\"/usr/libexec/locd-geoclue\", \"/opt/broker/bin/python3.12\"]\n",
+            text: """
+                [[broker]]
+                user = "locd-geoclue"
+                executable = "/usr/libexec/locd-geoclue"
+                [[broker]]
+                user = "998"
+                """,
             file: file
         )
-        #expect(configuration.brokers == ["/usr/libexec/locd-geoclue", "/opt/broker/bin/python3.12"])
-        let expected = "expected an array of absolute executable paths (as /proc/PID/exe shows them)"
         #expect(
-            failure("brokers = \"/usr/libexec/locd-geoclue\"")
-                == "/etc/locd/locd.toml:1: key brokers: \(expected), found string"
+            configuration.brokers == [
+                Broker(user: "locd-geoclue", executable: "/usr/libexec/locd-geoclue"), Broker(user: "998"),
+            ]
         )
-        for bad in ["locd-geoclue", "", "/", "/usr/libexec/", "/usr//libexec/x", "/usr/../bin/x", "/usr/./x"] {
+        let expected = "expected an absolute executable path (as /proc/PID/exe shows it)"
+        for bad in ["locd-geoclue", "/", "/usr/libexec/", "/usr//libexec/x", "/usr/../bin/x", "/usr/./x"] {
             #expect(
-                failure("brokers = [\"/usr/bin/ok\", \"\(bad)\"]")
-                    == "/etc/locd/locd.toml:1: key brokers: \(expected), found \"\(bad)\" at position 2"
+                failure("[[broker]]\nuser = \"x\"\nexecutable = \"\(bad)\"")
+                    == "/etc/locd/locd.toml:3: key broker[1].executable: \(expected), found \"\(bad)\""
             )
         }
         #expect(
-            failure("brokers = [1]") == "/etc/locd/locd.toml:1: key brokers: \(expected), found integer at position 1"
+            failure("[[broker]]\nexecutable = \"/usr/bin/x\"")
+                == "/etc/locd/locd.toml:1: key broker[1]: each [[broker]] table needs a user: the user name or uid the "
+                + "broker runs as"
         )
+        #expect(
+            failure("[[broker]]\nuser = \"x\"\npath = \"/usr/bin/x\"")
+                == "/etc/locd/locd.toml:3: key broker[1].path: unknown key; allowed at the top level: user, executable"
+        )
+    }
+
+    @Test("I13: the brokers list of executables is refused with what to write instead")
+    func retiredBrokers() {
+        #expect(
+            failure("brokers = [\"/usr/bin/locd-geoclue\"]")
+                == "/etc/locd/locd.toml:1: key brokers: brokers named programs, which any user can run; name the "
+                + "broker's user in a [[broker]] table instead: [[broker]] user = \"locd-geoclue\" executable = "
+                + "\"/usr/bin/locd-geoclue\""
+        )
+    }
+
+    @Test("I13: a later file's [[broker]] tables replace an earlier file's, and broker = [] removes them")
+    func brokersInDropIns() throws {
+        try TemporaryDirectory.with { directory in
+            let main = try directory.write("locd.toml", "[[broker]]\nuser = \"a\"\n")
+            try directory.write("locd.toml.d/10-b.toml", "[[broker]]\nuser = \"b\"\n")
+            #expect(try DaemonConfiguration.load(path: main).brokers == [Broker(user: "b")])
+            try directory.write("locd.toml.d/20-none.toml", "broker = []\n")
+            #expect(try DaemonConfiguration.load(path: main).brokers == [])
+        }
     }
 
     @Test("I11: unknown-brokered-apps is ask by default, takes ask or deny, and reaches the core")
@@ -455,7 +488,7 @@ struct DaemonConfigurationTests {
         #expect(
             failure("socket-path = \"/tmp/x\"")
                 == "/etc/locd/locd.toml:1: key socket-path: unknown key; allowed at the top level: socket, state-dir, "
-                + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, brokers, unknown-brokered-apps, "
+                + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, broker, unknown-brokered-apps, "
                 + "lifecycle, limits, provider"
         )
         #expect(

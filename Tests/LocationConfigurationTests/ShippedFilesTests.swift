@@ -16,12 +16,12 @@ struct ShippedFilesTests {
         #expect(configuration == DaemonConfiguration())
     }
 
-    @Test("I8: the drop-in installed with locd-geoclue names it as the one broker and changes nothing else")
+    @Test("I8, I13: the drop-in installed with locd-geoclue names its user and executable as the one broker, no more")
     func shippedGeoClueDropIn() throws {
         let text = try String(contentsOfFile: config + "/geoclue.toml", encoding: .utf8)
         let configuration = try DaemonConfiguration.parse(text: text, file: "/etc/locd/locd.toml.d/geoclue.toml")
         var expected = DaemonConfiguration()
-        expected.brokers = ["/usr/bin/locd-geoclue"]
+        expected.brokers = [Broker(user: "locd-geoclue", executable: "/usr/bin/locd-geoclue")]
         #expect(configuration == expected)
     }
 

@@ -44,7 +44,8 @@ struct BrokerTests {
         """,
     ]) { $1 }
 
-    /// A copy of python3 in a directory of its own: named in `brokers`, the scripts it runs are brokers.
+    /// A copy of python3 in a directory of its own: named as a `[[broker]]`'s executable, the scripts it runs as the
+    /// test's user are brokers.
     private final class BrokerInterpreter {
         let directory: String
         let path: String
@@ -65,20 +66,30 @@ struct BrokerTests {
         limits: String = ""
     ) throws -> DaemonProcess {
         let settings =
-            "brokers = [\"\(broker.path)\"]\nunknown-brokered-apps = \"\(unknownApps)\"\n" + DaemonProcess.fastLifecycle
-            + (limits.isEmpty ? "" : "\n[limits]\n" + limits)
+            "unknown-brokered-apps = \"\(unknownApps)\"\n" + DaemonProcess.fastLifecycle
+            + (limits.isEmpty ? "" : "\n[limits]\n" + limits) + DaemonProcess.broker(executable: broker.path)
         let daemon = try DaemonProcess(manifests: Self.manifests(broker: broker.path), settings: settings)
         try daemon.start()
         return daemon
     }
 
-    /// Runs broker_hello.py with `interpreter`; its stdout lines.
-    private func broker(_ interpreter: String, _ arguments: [String], appUID: UInt32? = nil) throws -> [String] {
+    /// Runs broker_hello.py with `interpreter`, as `uid` (and its gid, no other group) if given; its stdout lines.
+    private func broker(
+        _ interpreter: String,
+        _ arguments: [String],
+        appUID: UInt32? = nil,
+        asUID uid: UInt32? = nil
+    ) throws -> [String] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Scripts/broker_hello.py").path
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = [script] + arguments
+        if let uid {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", interpreter, script] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: interpreter)
+            process.arguments = [script] + arguments
+        }
         if let appUID {
             process.environment = ProcessInfo.processInfo.environment.merging(["APP_UID": "\(appUID)"]) { $1 }
         }
@@ -187,8 +198,40 @@ struct BrokerTests {
         let interpreter = try BrokerInterpreter()
         let daemon = try daemon(interpreter)
         let lines = try broker(Self.python, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
-        expectDenied(lines.first, daemon, logged: "is not one of brokers")
+        expectDenied(lines.first, daemon, logged: "is not the executable of the [[broker]] of uid")
         #expect(reply(lines.first)?.parameters["message"]?.stringValue?.contains("only a broker") == true)
+    }
+
+    @Test(
+        "I13: another user who runs the broker's own program, or writes Hello and execs it, is no broker and cannot speak for a root-only app's process",
+        .enabled(if: getuid() == 0, "acting as another user needs root")
+    )
+    func impostorRunningTheBrokersProgram() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        // The victim: a process of root, whose uid com.ex.root's manifest names.
+        let victim = Process()
+        victim.executableURL = URL(fileURLWithPath: "/usr/bin/sleep")
+        victim.arguments = ["60"]
+        try victim.run()
+        defer {
+            kill(victim.processIdentifier, SIGKILL)
+            victim.waitUntilExit()
+        }
+        let socket = daemon.socketPath
+        let pid = "\(victim.processIdentifier)"
+        // nobody runs the broker's program itself: the executable is the broker's, the user is not.
+        let ran = try broker(interpreter.path, [socket, "com.ex.root", "speak-for", "-", pid], asUID: 65534)
+        expectDenied(ran.first, daemon, logged: "uid 65534 of the connection")
+        // The refused connection speaks for no app: its next call is told to say Hello.
+        #expect(reply(ran.last)?.error == "io.locd.App.HelloRequired", "\(ran)")
+        // nobody writes Hello from another program and at once execs the broker's, a sibling keeping the connection.
+        let execd = try broker(Self.python, [socket, "com.ex.root", "exec-for", interpreter.path, pid], asUID: 65534)
+        expectDenied(execd.first, daemon, logged: "uid 65534 of the connection")
+        #expect(reply(execd.last)?.error == "io.locd.App.HelloRequired", "\(execd)")
+        // The broker's own user running the same program is a broker: the check is of the principal, not the file.
+        let own = try broker(interpreter.path, [socket, "com.ex.root", "speak-for", "-", pid])
+        #expect(reply(own.first)?.error == nil, "\(own)")
     }
 
     @Test("I9: a pidfd of another process than the one named, or no pidfd at all, is refused")
@@ -222,9 +265,9 @@ struct BrokerTests {
 
     @Test("I9: VarlinkClient passes a pidfd with Hello, as a broker written in Swift does")
     func swiftClient() throws {
-        // The test process itself is the broker: its executable is named in brokers.
+        // The test process itself is the broker: its user and executable are a [[broker]]'s.
         let own = try #require(ProcessFacts().executable(of: getpid()))
-        let settings = "brokers = [\"\(own)\"]\n" + DaemonProcess.fastLifecycle
+        let settings = DaemonProcess.fastLifecycle + DaemonProcess.broker(executable: own)
         let daemon = try DaemonProcess(manifests: Self.standardManifests, settings: settings)
         try daemon.start()
         let app = Process()

@@ -66,6 +66,12 @@ package final class DaemonProcess {
         return settings.replacingCharacters(in: table, with: "[limits]\n" + line + "\n")
     }
 
+    /// A `[[broker]]` table (SEMANTICS I13) of `user` (by default the test's own, which runs the brokers here) and,
+    /// if given, `executable`: written after every top-level key of the settings, as TOML wants a table.
+    package static func broker(user: UInt32 = getuid(), executable: String?) -> String {
+        "\n[[broker]]\nuser = \"\(user)\"\n" + (executable.map { "executable = \"\($0)\"\n" } ?? "")
+    }
+
     /// Lifecycle settings in fractions of a second, so tests of grace and windows are quick.
     package static let fastLifecycle = lifecycle()
 

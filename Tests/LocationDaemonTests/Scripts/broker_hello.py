@@ -1,6 +1,7 @@
-"""A broker of SEMANTICS I8-I11: says io.locd.App.Hello for another process, passing a pidfd of it with the
-Hello's bytes (SCM_RIGHTS, in the same sendmsg). Run it with an interpreter named in locd.toml's brokers to be
-a broker (/proc/PID/exe of a script is its interpreter), with another to be an impostor.
+"""A broker of SEMANTICS I8-I11, I13: says io.locd.App.Hello for another process, passing a pidfd of it with the
+Hello's bytes (SCM_RIGHTS, in the same sendmsg). Run it as the user of a [[broker]] of locd.toml, with the
+interpreter that [[broker]] names (/proc/PID/exe of a script is its interpreter), to be a broker; as another user
+or with another interpreter to be an impostor.
 
 Usage: broker_hello.py SOCKET_PATH APP_ID MODE EXECUTABLE [ARGUMENT]
 The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30), started here. MODE:
@@ -18,6 +19,11 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
   invent     ARGUMENT connections in turn, each saying Hello for a new app id (APP_ID.N, as a process can name
              itself anything a broker derives its id from), creating a whenInUse session, which raises a prompt,
              then Goodbye. Prints one JSON line: the number of CreateSession replies of each error name.
+  speak-for  process = ARGUMENT, a pid of a process started elsewhere (another user's), with its pidfd. Prints the
+             reply to Hello, then the reply to GetAuthorization (none if locd closed the connection).
+  exec-for   as speak-for, but a child forked before Hello keeps the connection while this process, at once after
+             writing Hello, execs EXECUTABLE (which sleeps): an impostor that becomes the broker's program. The
+             child prints the two replies.
 Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
 """
 import json
@@ -123,6 +129,39 @@ if mode == "flood":
     sys.exit(0)
 if mode == "invent":
     invent(int(argument))
+    sys.exit(0)
+
+def speak_for(pid, become=None):
+    pidfd = os.pidfd_open(pid)
+    frame = hello(pid)
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    reader = os.fork() if become else 0
+    if become and reader == 0:
+        # The child only reads: the bytes of Hello are all its parent's, written just before its exec.
+        os.close(pidfd)
+    elif become:
+        connection.sendmsg([frame], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
+        os.dup2(os.open("/dev/null", os.O_WRONLY), 1)  # the output is the child's alone
+        os.execv(become, [become, "-c", "import time; time.sleep(30)"])
+    else:
+        connection.sendmsg([frame], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
+    try:
+        print(first_reply(connection), flush=True)
+        connection.sendall(b'{"method":"io.locd.App.GetAuthorization"}\0')
+        print(first_reply(connection), flush=True)
+    except (BrokenPipeError, ConnectionResetError):
+        sys.exit("connection closed")
+    finally:
+        if become:
+            os.kill(os.getppid(), 9)  # the process that exec'd, sleeping
+
+
+if mode == "speak-for":
+    speak_for(int(argument))
+    sys.exit(0)
+if mode == "exec-for":
+    speak_for(int(argument), become=executable)
     sys.exit(0)
 
 app_process = start_app()
