@@ -1,6 +1,9 @@
 #include "CSdBus.h"
 
+#include <fcntl.h>
 #include <stddef.h>
+#include <string.h>
+#include <unistd.h>
 
 sd_bus_vtable csdbus_vtable_start(uint64_t flags) {
     sd_bus_vtable entry = SD_BUS_VTABLE_START(flags);
@@ -71,4 +74,53 @@ int csdbus_match_name_owner_changed(sd_bus *bus, sd_bus_slot **slot, sd_bus_mess
                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                             "interface='org.freedesktop.DBus',member='NameOwnerChanged'",
                             callback, userdata);
+}
+
+int csdbus_connection_credentials(sd_bus *bus, const char *name, csdbus_credentials *credentials) {
+    sd_bus_message *reply = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    credentials->has_uid = 0;
+    credentials->has_pid = 0;
+    credentials->process_fd = -1;
+    int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "GetConnectionCredentials", &error, &reply, "s", name);
+    sd_bus_error_free(&error);
+    if (r < 0) return r;
+    r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+    while (r > 0) {
+        r = sd_bus_message_enter_container(reply, 'e', "sv");
+        if (r <= 0) break;
+        const char *key = NULL;
+        r = sd_bus_message_read(reply, "s", &key);
+        if (r < 0) break;
+        if (strcmp(key, "UnixUserID") == 0 && sd_bus_message_enter_container(reply, 'v', "u") > 0) {
+            r = sd_bus_message_read(reply, "u", &credentials->uid);
+            if (r > 0) credentials->has_uid = 1;
+            if (r >= 0) r = sd_bus_message_exit_container(reply);
+        } else if (strcmp(key, "ProcessID") == 0 && sd_bus_message_enter_container(reply, 'v', "u") > 0) {
+            r = sd_bus_message_read(reply, "u", &credentials->pid);
+            if (r > 0) credentials->has_pid = 1;
+            if (r >= 0) r = sd_bus_message_exit_container(reply);
+        } else if (strcmp(key, "ProcessFD") == 0 && sd_bus_message_enter_container(reply, 'v', "h") > 0) {
+            int descriptor = -1;
+            r = sd_bus_message_read(reply, "h", &descriptor);
+            // The message owns the one it carries: a duplicate of it is the caller's.
+            if (r > 0 && descriptor >= 0 && credentials->process_fd < 0) {
+                credentials->process_fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 3);
+            }
+            if (r >= 0) r = sd_bus_message_exit_container(reply);
+        } else {
+            r = sd_bus_message_skip(reply, "v");
+        }
+        if (r < 0) break;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0) break;
+        r = 1;
+    }
+    sd_bus_message_unref(reply);
+    if (r < 0 && credentials->process_fd >= 0) {
+        close(credentials->process_fd);
+        credentials->process_fd = -1;
+    }
+    return r < 0 ? r : 0;
 }

@@ -33,4 +33,7 @@ struct GeoClueLimits: Sendable {
     /// The bound of one `AuthorizeApp` call. locd's withdrawal of the prompt (answered elsewhere, or its
     /// `prompt-timeout`, P8) cancels the call first; this only bounds a call locd never withdraws.
     var authorizeSeconds = 3600.0
+    /// Unique names whose appearance on the bus is remembered while they are connected (SEMANTICS I14): the
+    /// system bus itself allows 2,048 connections; past this a name is judged by the last one left unrecorded.
+    var appearedNames = 65_536
 }

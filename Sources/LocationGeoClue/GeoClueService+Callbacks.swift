@@ -50,11 +50,16 @@ extension GeoClueService {
     }
     static let nameOwnerChangedCallback: sd_bus_message_handler_t = { message, userdata, _ in
         with(userdata, message) { service, message in
-            // NameOwnerChanged(name, old, new): a unique name whose new owner is empty has left the bus.
-            guard let name = message.readString(), message.readString() != nil, let new = message.readString(),
-                name.hasPrefix(":"), new.isEmpty
+            // NameOwnerChanged(name, old, new): a unique name whose new owner is empty has left the bus, one whose
+            // old owner is empty has just connected (I14).
+            guard let name = message.readString(), let old = message.readString(), let new = message.readString(),
+                name.hasPrefix(":")
             else { return 0 }
-            service.peerLeft(name)
+            if new.isEmpty {
+                service.peerLeft(name)
+            } else if old.isEmpty {
+                service.peerAppeared(name)
+            }
             return 0
         }
     }

@@ -66,7 +66,7 @@ extension GeoClueService {
     private func peerProcess(_ owner: String) throws(StartRefusal) -> PeerProcess {
         let peer = peer(owner)
         if let process = peer.process { return process }
-        let process = try PeerProcess.of(owner, on: bus)
+        let process = try PeerProcess.of(owner, on: bus, connectedBy: appearedAt[owner] ?? unrecordedBy)
         peer.process = process
         return process
     }

@@ -1,3 +1,5 @@
+import ProcessIdentity
+
 extension GeoClueService {
     /// `GetClient` (`reuse`: the peer's latest client if it has one) and `CreateClient` (always a new one).
     func getClient(_ call: BusMessage, reuse: Bool) -> Int32 {
@@ -58,8 +60,20 @@ extension GeoClueService {
 
     /// The peer left the bus: its clients go, and its locd connections close without `Goodbye`, so the sessions
     /// they own linger for locd's relaunch window (SEMANTICS L3).
+    /// I14: `name` has just connected; a process that starts after this is not the one that opened its connection.
+    func peerAppeared(_ name: String) {
+        let now = ProcessFacts.ticksSinceBoot()
+        guard appearedAt.count < limits.appearedNames else {
+            // Unrecorded, it is judged by when the last name went unrecorded: no later than it connected.
+            unrecordedBy = now
+            return
+        }
+        appearedAt[name] = now
+    }
+
     func peerLeft(_ name: String) {
         if let agent = agents[name] { forget(agent) }
+        appearedAt[name] = nil
         uids[name] = nil
         guard let peer = peers.removeValue(forKey: name) else { return }
         var runs = Array(peer.lastRuns.values)

@@ -1,5 +1,6 @@
 import CSdBus
 import Logging
+import ProcessIdentity
 
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,12 @@ final class GeoClueService: @unchecked Sendable {
     /// Authorization prompts locd sent that an agent may answer, by prompt id, and how many count against each uid.
     var prompts: [String: PendingPrompt] = [:]
     var promptsByUID: [UInt32: Int] = [:]
+    /// When each unique name was seen to appear on the bus, in ticks since boot, while it is on the bus (I14): by
+    /// then its peer had connected, so a process that started later is not the one that did.
+    var appearedAt: [String: UInt64] = [:]
+    /// The instant by which every peer without an entry in ``appearedAt`` had connected: when locd-geoclue began to
+    /// watch names appear, or later, when a name went unrecorded because ``appearedAt`` was full.
+    var unrecordedBy: UInt64 = 0
     /// The uid of each peer that was asked for it, while it is on the bus.
     var uids: [String: UInt32] = [:]
     /// Client objects per uid of their owners (G8).
@@ -89,6 +96,9 @@ final class GeoClueService: @unchecked Sendable {
         result = csdbus_match_name_owner_changed(bus, &slot, Self.nameOwnerChangedCallback, userdata)
         if result < 0 { throw BusFailure(doing: "watch NameOwnerChanged", code: result) }
         slots += [slot].compactMap { $0 }
+        // The match is in place (sd_bus_add_match waits for the bus's answer): every peer that connects from now on
+        // is seen appearing, and every other one had connected by now (I14).
+        unrecordedBy = ProcessFacts.ticksSinceBoot()
         result = sd_bus_request_name(bus, Self.busName, 0)
         if result < 0 {
             throw BusFailure(

@@ -6,13 +6,14 @@ import ProcessIdentity
 import Glibc
 #endif
 
-/// The process behind a D-Bus peer, as locd-geoclue speaks for it (SEMANTICS I8, I9, I12): its pid as the bus
-/// names it, a pidfd of it opened while the peer was still connected, and the app id derived from it.
+/// The process behind a D-Bus peer, as locd-geoclue speaks for it (SEMANTICS I8, I9, I12, I14): its pid, a pidfd
+/// proven to be of the process that opened the peer's connection, and the app id derived from it.
 ///
-/// The pid is the bus's (`GetConnectionCredentials`), not the peer's word. The pidfd is opened after the bus named
-/// the pid and before the bus is asked again: a peer still connected with the same pid then held it throughout, so
-/// the pidfd names the peer's process and no other that took its pid. Made on the bus thread; held by the peer and
-/// its locd connections, and the pidfd closed when the last of them is gone.
+/// The bus's `ProcessFD`, where it gives one, is that process. A pid alone is only what the bus read when the peer
+/// connected: the process may have exited since and a child kept the connection, so a pidfd opened from it is
+/// accepted only for a process of the peer's uid (real and effective) that started no later than the peer's
+/// connection was made (I14). Made on the bus thread; held by the peer and its locd connections, and the pidfd
+/// closed when the last of them is gone.
 final class PeerProcess: Sendable {
     let pid: Int32
     let pidfd: Int32
@@ -35,38 +36,51 @@ final class PeerProcess: Sendable {
     }
 
     /// The process of the peer `name` on `bus`; on the bus thread.
-    /// - Throws: ``StartRefusal`` saying what happened when the bus names no pid for it, the peer left, or its
-    ///   process exited.
+    /// - Parameters:
+    ///   - connectedBy: the instant, in ``ProcessFacts/ticksSinceBoot()``, by which the peer had connected: when
+    ///     its name was seen to appear on the bus, or when locd-geoclue began to watch names appear.
+    /// - Throws: ``StartRefusal`` saying what happened when the bus names no process for it, the peer left, or the
+    ///   process is not proven to be the one that opened the peer's connection.
     static func of(
         _ name: String,
         on bus: OpaquePointer,
+        connectedBy: UInt64,
         reader: AppIDReader = AppIDReader()
-    ) throws(StartRefusal)
-        -> PeerProcess
-    {
-        guard let pid = busPID(of: name, on: bus) else {
+    ) throws(StartRefusal) -> PeerProcess {
+        var credentials = csdbus_credentials()
+        guard csdbus_connection_credentials(bus, name, &credentials) >= 0 else {
+            throw StartRefusal(message: "the bus has no credentials of \(name) (has it left?): connect again")
+        }
+        let facts = ProcessFacts()
+        if credentials.process_fd >= 0 {
+            // The bus's own pidfd of the process that connected: no pid to prove.
+            guard let pid = facts.pid(ofPidfd: credentials.process_fd), pid > 0 else {
+                close(credentials.process_fd)
+                throw gone(name)
+            }
+            return PeerProcess(pid: pid, pidfd: credentials.process_fd, derivedAppID: reader.appID(of: pid))
+        }
+        guard credentials.has_pid != 0, credentials.has_uid != 0, let pid = Int32(exactly: credentials.pid), pid > 0
+        else {
             throw StartRefusal(message: "the bus names no process for \(name) (has it left?): connect again")
         }
-        guard let pidfd = ProcessFacts.openPidfd(pid) else {
-            throw StartRefusal(
-                message: "cannot open a pidfd of process \(pid) of \(name): \(String(cString: strerror(errno)))"
-            )
-        }
-        // Still connected with the same pid: the pid was the peer's all along, so the pidfd is its process's.
-        guard busPID(of: name, on: bus) == pid else {
+        guard let pidfd = ProcessFacts.openPidfd(pid) else { throw gone(name) }
+        let uids = facts.uids(of: pid)
+        let started = facts.startTicks(of: pid)
+        // Read between the open and this: if the pidfd still names the pid, the reads were of its process.
+        guard facts.pid(ofPidfd: pidfd) == pid, let uids, let started,
+            uids.real == credentials.uid, uids.effective == credentials.uid, started <= connectedBy
+        else {
             close(pidfd)
-            throw StartRefusal(message: "\(name) left the bus while locd-geoclue looked at its process")
+            throw gone(name)
         }
         return PeerProcess(pid: pid, pidfd: pidfd, derivedAppID: reader.appID(of: pid))
     }
 
-    /// The pid the bus has for the connection `name`, from its credentials; `nil` when it has none.
-    private static func busPID(of name: String, on bus: OpaquePointer) -> Int32? {
-        var creds: OpaquePointer?
-        guard sd_bus_get_name_creds(bus, name, CSDBUS_CREDS_PID, &creds) >= 0, let creds else { return nil }
-        defer { sd_bus_creds_unref(creds) }
-        var pid: pid_t = 0
-        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return nil }
-        return pid
+    /// I14: the process the bus names for `name` is not proven to be the one that connected.
+    private static func gone(_ name: String) -> StartRefusal {
+        StartRefusal(
+            message: "the process that opened the connection \(name) has gone: connect again from the app's own process"
+        )
     }
 }

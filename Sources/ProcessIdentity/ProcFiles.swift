@@ -17,6 +17,12 @@ enum ProcFiles {
     /// The text of the file `name` in the directory `directory`, opened without following a link at `name`;
     /// `nil` unless it is a regular file (or a `/proc` file, which reports size 0) of at most `limit` bytes.
     static func text(directory: String, name: String, limit: Int) -> String? {
+        bytes(directory: directory, name: name, limit: limit).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes of the file `name` in the directory `directory`, read as ``text(directory:name:limit:)`` reads
+    /// them, for files whose text need not be UTF-8 (a process's name in `/proc/PID/stat` is any bytes).
+    static func bytes(directory: String, name: String, limit: Int) -> [UInt8]? {
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { return nil }
         defer { close(folder) }
@@ -35,7 +41,7 @@ enum ProcFiles {
             bytes.append(contentsOf: chunk[0..<count])
             guard bytes.count <= limit else { return nil }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// The text of the file at `path` (its directory, then its name, as ``text(directory:name:limit:)``).

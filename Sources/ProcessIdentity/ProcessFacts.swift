@@ -1,5 +1,9 @@
 import CPidfd
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the kernel says about a process through `/proc`: its executable, its real uid, and the pid a pidfd
 /// names. Every answer is read fresh; the caller decides what a pid still means (see ``pid(ofPidfd:)``).
 public struct ProcessFacts: Sendable {
@@ -25,6 +29,38 @@ public struct ProcessFacts: Sendable {
         return Self.field("Uid:", in: status).flatMap { UInt32($0) }
     }
 
+    /// The real and effective uids of the process, the first two fields of `Uid:` in `/proc/PID/status`.
+    public func uids(of pid: Int32) -> (real: UInt32, effective: UInt32)? {
+        guard pid > 0, let status = ProcFiles.text("\(procRoot)/\(pid)/status", limit: 65_536),
+            let line = Self.line("Uid:", in: status)
+        else { return nil }
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard fields.count >= 2, let real = UInt32(fields[0]), let effective = UInt32(fields[1]) else { return nil }
+        return (real, effective)
+    }
+
+    /// When the process started, in clock ticks (`sysconf(_SC_CLK_TCK)`) since boot: field 22 of `/proc/PID/stat`,
+    /// read after the last `)`, since the process's name before it is any bytes it chose, spaces and parentheses
+    /// included.
+    public func startTicks(of pid: Int32) -> UInt64? {
+        guard pid > 0, let stat = ProcFiles.bytes(directory: "\(procRoot)/\(pid)", name: "stat", limit: 65_536),
+            let close = stat.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
+        // After ") ": field 3 (state) onwards; field 22 is the 20th of them.
+        let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 20 else { return nil }
+        return UInt64(String(decoding: fields[19], as: UTF8.self))
+    }
+
+    /// Now, in the clock ticks of ``startTicks(of:)`` since boot (`CLOCK_BOOTTIME`, which counts suspend as the
+    /// kernel's process start times do), rounded down as the kernel rounds them.
+    public static func ticksSinceBoot() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        let perSecond = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+        return UInt64(now.tv_sec) * perSecond + UInt64(now.tv_nsec) * perSecond / 1_000_000_000
+    }
+
     /// The pid the pidfd `descriptor` names, from its `/proc/self/fdinfo` entry: the pid (in the reader's pid
     /// namespace) while that process holds it, `-1` once it has exited and been reaped (so the pid may be
     /// another process's), `nil` when the descriptor is not a pidfd (no `Pid:` line) or cannot be read.
@@ -40,6 +76,13 @@ public struct ProcessFacts: Sendable {
     /// The first whitespace-separated word after `name` on the first line that starts with it; `nil` if there is no
     /// such line or nothing follows `name` on it. A scan of the bytes: every brokered `Hello` reads two of these files.
     static func field(_ name: String, in text: String) -> Substring? {
+        guard let rest = line(name, in: text) else { return nil }
+        let word = rest.utf8.prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        return word.isEmpty ? nil : text[word.startIndex..<word.endIndex]
+    }
+
+    /// What follows `name` (and the blanks after it) on the first line that starts with it; `nil` if there is none.
+    static func line(_ name: String, in text: String) -> Substring? {
         let bytes = text.utf8
         let key = name.utf8
         let (newline, space, tab) = (UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t"))
@@ -49,8 +92,7 @@ public struct ProcessFacts: Sendable {
             let line = bytes[lineStart..<lineEnd]
             if line.starts(with: key) {
                 let rest = line.dropFirst(key.count).drop { $0 == space || $0 == tab }
-                let word = rest.prefix { $0 != space && $0 != tab }
-                return word.isEmpty ? nil : text[word.startIndex..<word.endIndex]
+                return text[rest.startIndex..<rest.endIndex]
             }
             lineStart = lineEnd == bytes.endIndex ? lineEnd : bytes.index(after: lineEnd)
         }

@@ -33,6 +33,26 @@ struct ProcessFactsTests {
         #expect(facts.pid(ofPidfd: 7) == -1)
     }
 
+    @Test("I14: the real and effective uids come from Uid:, the start time from field 22 of stat, after the name")
+    func uidsAndStartTime() throws {
+        let proc = try FakeProc()
+        try proc.write(30, "status", "Name:\tx\nUid:\t1000\t0\t0\t0\n")
+        // A name may hold spaces and parentheses: the fields are counted after the last ")".
+        try proc.write(30, "stat", "30 (a) b (c) S 1 30 30 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 4242 1000 0\n")
+        let facts = ProcessFacts(procRoot: proc.root)
+        #expect(facts.uids(of: 30).map { [$0.real, $0.effective] } == [1000, 0])
+        #expect(facts.startTicks(of: 30) == 4242)
+        try proc.write(31, "status", "Name:\tx\nUid:\t1000\n")
+        try proc.write(31, "stat", "31 (short) S 1 31\n")
+        #expect(facts.uids(of: 31) == nil)
+        #expect(facts.startTicks(of: 31) == nil)
+        // On the real /proc: this process started before now, and its uids are its own.
+        let own = ProcessFacts()
+        #expect(own.uids(of: getpid()).map { [$0.real, $0.effective] } == [getuid(), geteuid()])
+        let started = try #require(own.startTicks(of: getpid()))
+        #expect(started <= ProcessFacts.ticksSinceBoot())
+    }
+
     @Test("I9: a field is the first word after its name on the first line that starts with it")
     func fieldWords() {
         #expect(ProcessFacts.field("Uid:", in: "Uid:\t1000\t0\t0\t0") == "1000")

@@ -50,5 +50,19 @@ int csdbus_append_tt_struct(sd_bus_message *m, uint64_t first, uint64_t second);
 int csdbus_match_name_owner_changed(sd_bus *bus, sd_bus_slot **slot, sd_bus_message_handler_t callback,
                                     void *userdata);
 
+// What the bus says of a peer's connection through org.freedesktop.DBus.GetConnectionCredentials: the uid and pid it
+// recorded when the peer connected, and a pidfd of the peer's process where the bus gives one (ProcessFD).
+typedef struct {
+    uint32_t uid;
+    int has_uid;
+    uint32_t pid;
+    int has_pid;
+    // A duplicate (close-on-exec) of the bus's ProcessFD, which the caller closes; -1 when the bus gave none.
+    int process_fd;
+} csdbus_credentials;
+// Calls GetConnectionCredentials(name) and reads UnixUserID, ProcessID and ProcessFD from its a{sv}, skipping the
+// rest; 0 on success, a negative errno-style code when the call or its reply failed.
+int csdbus_connection_credentials(sd_bus *bus, const char *name, csdbus_credentials *credentials);
+
 // SD_BUS_CREDS_PID, as a constant Swift can read: the pid of a peer, from the bus's credentials of it.
 static const uint64_t CSDBUS_CREDS_PID = SD_BUS_CREDS_PID;

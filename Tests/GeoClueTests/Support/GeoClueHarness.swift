@@ -121,10 +121,11 @@ final class GeoClueHarness {
         }
         // The broker as locd sees it: the binary's real path, which /proc/PID/exe of locd-geoclue shows. An app
         // with no manifest is refused at once (G3) unless the test asks for I11's default, "ask".
-        let brokers = brokered ? "[\"\(Self.realPath(Self.binary("locd-geoclue")))\"]" : "[]"
+        // The broker is the harness's own user, which runs locd-geoclue here, and that executable (I13).
+        let executable = Self.realPath(Self.binary("locd-geoclue"))
+        let broker = "[[broker]]\nuser = \"\(getuid())\"\nexecutable = \"\(executable)\""
         try """
         socket = "\(socket)"
-        brokers = \(brokers)
         unknown-brokered-apps = "\(unknownApps)"
         state-dir = "\(directory)/state"
         apps-dirs = ["\(directory)/apps.d"]
@@ -137,6 +138,7 @@ final class GeoClueHarness {
         \(limits)
         [provider]
         \(provider)
+        \(brokered ? broker : "")
         """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
         let locd = try ScriptProcess(
             [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
