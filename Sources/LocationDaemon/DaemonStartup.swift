@@ -131,12 +131,31 @@ struct DaemonStartup {
         )
     }
 
+    /// Whether `descriptor` already has `SO_PASSCRED`: set when systemd made it (`PassCredentials=yes`), so that the
+    /// kernel attached credentials to what peers wrote before locd started (I4).
+    private static func passesCredentials(_ descriptor: Int32) -> Bool {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(descriptor, SOL_SOCKET, SO_PASSCRED, &value, &length) == 0 && value != 0
+    }
+
     /// Listens on the socket systemd passed, or else binds the configured path.
     private func listen(_ running: NIOLoopBound<Running>, _ configuration: DaemonConfiguration) async throws {
         let socketPath = configuration.socketPath(uid: getuid(), environment: options.environment)
         let adopted = Systemd.listenedSockets().first?.descriptor
         do {
             if let adopted {
+                if !Self.passesCredentials(adopted) {
+                    // I4: the bytes written to it before locd sets SO_PASSCRED carry no writer; those of a
+                    // socket made with it (PassCredentials=yes) carry theirs from the first.
+                    logger.warning(
+                        """
+                        the socket systemd passed was made without SO_PASSCRED: a connection made before locd \
+                        started cannot prove who wrote its Hello, so an app identified by its executable, and a \
+                        broker, must connect again; add PassCredentials=yes to the .socket unit
+                        """
+                    )
+                }
                 try await eventLoop.flatSubmit { running.value.server.adopt(descriptor: adopted) }.get()
                 logger.info("serving on the socket systemd passed (fd \(adopted))")
             } else {

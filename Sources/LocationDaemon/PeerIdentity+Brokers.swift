@@ -92,7 +92,13 @@ extension PeerIdentity {
             )
         }
         guard case .process(let writer) = sender, let peer else {
-            return Refusal(reason: "the process that sent Hello with process is unknown", answer: answer)
+            if case .unknown(let why) = sender {
+                return Refusal(
+                    reason: "the process that sent Hello with process is unknown: \(why)",
+                    answer: Self.reconnect
+                )
+            }
+            return Refusal(reason: "the connection's credentials are unknown", answer: answer)
         }
         let candidates = brokers.indices.filter { index in
             (brokerUIDs[index] ?? Self.uid(of: brokers[index])) == peer.uid && peer.uid == writer.uid

@@ -53,6 +53,12 @@ struct PeerIdentity {
         var answer: String
     }
 
+    /// What a `Hello` whose writer the kernel did not name is told (I4): its bytes were written before locd's socket
+    /// asked for credentials (locd started by a socket made without `PassCredentials=yes`), or by a process gone since.
+    static let reconnect =
+        "locd could not tell which process wrote this Hello (sent before locd was ready to ask the kernel, or by a "
+        + "process that has exited): connect again and send Hello first"
+
     /// I1, I4: whether `Hello` may bind the connection to the manifest's app; `nil` when it may.
     /// - Parameters:
     ///   - peer: the connection's connect-time credentials; `uid` identity is checked against them (a uid
@@ -78,7 +84,7 @@ struct PeerIdentity {
             }
             switch sender {
             case .unknown(let why):
-                return Refusal(reason: "the process that sent Hello is unknown: \(why)", answer: denied)
+                return Refusal(reason: "the process that sent Hello is unknown: \(why)", answer: Self.reconnect)
             case .process(let process):
                 return refusal(of: process, for: manifest, answer: denied)
             }

@@ -76,6 +76,11 @@ struct StartRefusal: Error, Sendable {
                 message: "locd has no manifest for '\(app)': install apps.d/\(app).toml with an "
                     + "NSLocationWhenInUseUsageDescription (see locd's README)"
             )
+        case .permissionDenied(let message) where message.contains("could not tell which process wrote"):
+            return StartRefusal(
+                message: "locd could not tell that locd-geoclue wrote its Hello (locd was started by a socket made "
+                    + "without PassCredentials=yes): call Start again"
+            )
         case .permissionDenied(let message) where message.contains("only a broker"):
             return StartRefusal(
                 message: "locd does not take locd-geoclue as a broker: run it as the user of a [[broker]] of locd.toml "

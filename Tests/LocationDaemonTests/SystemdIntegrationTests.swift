@@ -85,4 +85,57 @@ struct SystemdIntegrationTests {
         try daemon.notify.waitFor("READY=1", timeout: 10)
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the configured path was not bound")
     }
+
+    @Test(
+        "I4, I8: a broker's Hello written before a socket-activated locd runs is judged by its writer when the socket was made with PassCredentials=yes; without it the refusal says to connect again and locd says what to add"
+    )
+    func helloWrittenBeforeActivation() throws {
+        for passcred in ["yes", "no"] {
+            let daemon = try DaemonProcess(
+                manifests: ExecutableManifests.all,
+                settings: DaemonProcess.fastLifecycle + DaemonProcess.broker(executable: ExecutableManifests.python)
+            )
+            let activated = daemon.directory.appendingPathComponent("activated.sock").path
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Scripts/early_hello.py").path
+            let result = try Self.run(
+                ExecutableManifests.python,
+                [script, DaemonProcess.binary, daemon.configPath, activated, passcred],
+                errors: daemon.directory.appendingPathComponent("early.err").path
+            )
+            let reply = VarlinkReply.decode(Array(result.output.utf8.prefix { $0 != UInt8(ascii: "\n") }))
+            if passcred == "yes" {
+                #expect(reply?.error == nil, "\(result)")
+                #expect(reply?.parameters["authorization"] != nil, "\(result)")
+            } else {
+                #expect(reply?.error == "org.varlink.service.PermissionDenied", "\(result)")
+                let message = reply?.parameters["message"]?.stringValue ?? ""
+                #expect(message.contains("connect again"), "\(message)")
+                #expect(result.errors.contains("add PassCredentials=yes to the .socket unit"), "\(result.errors)")
+            }
+        }
+    }
+
+    /// Runs `executable` with `arguments` to its end: its standard output, and its standard error from a file (locd,
+    /// which it starts, writes there too, and may outlive a pipe's reader by a moment).
+    private static func run(
+        _ executable: String,
+        _ arguments: [String],
+        errors: String
+    ) throws -> (output: String, errors: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["INVOCATION_ID": "", "JOURNAL_STREAM": ""]) {
+            $1
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self), (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+    }
 }
