@@ -33,6 +33,9 @@ extension DaemonConfiguration {
         package var maxPipelinedCalls = 64
         /// `max-conditions-per-app` = 1000: monitored conditions one app may hold; more are refused (F7).
         package var maxConditionsPerApp = 1000
+        /// `max-apps-per-uid` = 128: apps with no manifest of their own one uid may own; a `Hello` that would make
+        /// one more is refused (F20). A desktop user's GeoClue clients are a few dozen at most.
+        package var maxAppsPerUID = 128
 
         package init() {}
 

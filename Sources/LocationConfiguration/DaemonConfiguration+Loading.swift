@@ -100,7 +100,7 @@ extension DaemonConfiguration {
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
-        "max-held-messages", "max-pipelined-calls", "max-conditions-per-app",
+        "max-held-messages", "max-pipelined-calls", "max-conditions-per-app", "max-apps-per-uid",
     ]
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
     static let maximumSocketPathBytes = 107
@@ -214,6 +214,7 @@ extension DaemonConfiguration {
         if let value = try limit("max-held-messages") { limits.maxHeldMessages = value }
         if let value = try limit("max-pipelined-calls") { limits.maxPipelinedCalls = value }
         if let value = try limit("max-conditions-per-app") { limits.maxConditionsPerApp = value }
+        if let value = try limit("max-apps-per-uid") { limits.maxAppsPerUID = value }
     }
 
     // MARK: Typed reads

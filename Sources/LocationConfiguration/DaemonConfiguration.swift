@@ -60,6 +60,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             maxSessionsPerApp: limits.maxSessionsPerApp,
             maxClientsPerApp: limits.maxClientsPerApp,
             maxConditionsPerApp: limits.maxConditionsPerApp,
+            maxAppsPerUID: limits.maxAppsPerUID,
             allowUnknownApps: allowUnknownApps,
             unknownBrokeredApps: unknownBrokeredApps,
             restrictedApps: Set(restrictedApps)

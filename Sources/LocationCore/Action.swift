@@ -25,6 +25,8 @@ package enum Reply: Hashable, Sendable {
     case sessions([SessionView])
     case apps([AppView])
     case status(CoreStatus)
+    /// How many apps `Admin.ForgetApps` forgot (F20).
+    case forgotten(Int)
 }
 
 /// One message on a stream.
@@ -54,8 +56,10 @@ package enum Persist: Hashable, Sendable {
     /// An ended session; its app too, the first half of the store's key (sessions are kept by app).
     case sessionRemoved(appID: String, SessionID)
     case app(AppSnapshot)
-    /// An app forgotten with nothing left to keep (F18): its stored lifecycle, record and Always use go, each
-    /// by then as a new app's.
+    /// The uid whose `Hello` made an app with no manifest of its own (F20); kept across boots, as the records are.
+    case owner(appID: String, uid: UInt32)
+    /// An app forgotten with nothing left to keep (F18, F20): its stored lifecycle, record, owner and Always use
+    /// go, each by then as a new app's.
     case appRemoved(appID: String)
     case prompt(PromptSnapshot)
     case promptRemoved(PromptID)

@@ -119,6 +119,9 @@ struct AppRuntime {
     var endedSessions: Set<SessionID> = []
     /// The authorization last shown, to report changes once.
     var lastAuthorization: AuthorizationView?
+    /// The uid whose `Hello` made the app, kept (and stored) from then on; it counts against that uid only while
+    /// the app has no manifest of its own (F20).
+    var owner: UInt32?
     let appID: String
     /// Given by ``AppTable`` when the app is added, never to another app: what the session table remembers
     /// an ended session's app by (S3, F9), where a forgotten app's handle may be given again (F18).

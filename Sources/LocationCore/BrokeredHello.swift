@@ -3,4 +3,6 @@
 struct BrokeredHello {
     var process: Int32
     var description: String?
+    /// The real uid of `process`, which owns the app if this `Hello` makes it (F20).
+    var uid: UInt32?
 }

@@ -16,6 +16,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var maxClientsPerApp: Int
     /// `[limits] max-conditions-per-app`, default 1000 (F7).
     package var maxConditionsPerApp: Int
+    /// `[limits] max-apps-per-uid`, default 128: apps with no manifest of their own one uid may own (F20).
+    package var maxAppsPerUID: Int
     /// `allow-unknown-apps`, default false (M3).
     package var allowUnknownApps: Bool
     /// `unknown-brokered-apps`, default `ask` (I11).
@@ -32,6 +34,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         maxSessionsPerApp: Int = 64,
         maxClientsPerApp: Int = 32,
         maxConditionsPerApp: Int = 1000,
+        maxAppsPerUID: Int = 128,
         allowUnknownApps: Bool = false,
         unknownBrokeredApps: UnknownBrokeredApps = .ask,
         restrictedApps: Set<String> = []
@@ -44,6 +47,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.maxSessionsPerApp = maxSessionsPerApp
         self.maxClientsPerApp = maxClientsPerApp
         self.maxConditionsPerApp = maxConditionsPerApp
+        self.maxAppsPerUID = maxAppsPerUID
         self.allowUnknownApps = allowUnknownApps
         self.unknownBrokeredApps = unknownBrokeredApps
         self.restrictedApps = restrictedApps

@@ -9,6 +9,9 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
     package var conditions: [ConditionSnapshot]
     /// Background use under Always counted per app (P12), kept across boots like records; absent is zero.
     package var alwaysUse: [String: Span]
+    /// The uid whose `Hello` made each app with no manifest of its own (F20), kept across boots like records; an
+    /// app absent here, stored before owners were kept, has an unknown owner.
+    package var owners: [String: UInt32]
 
     package init(
         locationServicesEnabled: Bool = true,
@@ -17,7 +20,8 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
         sessions: [SessionSnapshot] = [],
         prompts: [PromptSnapshot] = [],
         conditions: [ConditionSnapshot] = [],
-        alwaysUse: [String: Span] = [:]
+        alwaysUse: [String: Span] = [:],
+        owners: [String: UInt32] = [:]
     ) {
         self.locationServicesEnabled = locationServicesEnabled
         self.records = records
@@ -26,6 +30,7 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
         self.prompts = prompts
         self.conditions = conditions
         self.alwaysUse = alwaysUse
+        self.owners = owners
     }
 }
 

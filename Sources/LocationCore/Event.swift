@@ -1,7 +1,8 @@
 /// Everything that can happen to the core; each arrives with the current ``Instant``.
 package enum Event: Sendable {
-    /// A connection was accepted; `pid` is the peer's process (from `SO_PEERCRED`), used by `Goodbye`.
-    case connected(ClientID, pid: Int32)
+    /// A connection was accepted; `pid` is the peer's process (from `SO_PEERCRED`), used by `Goodbye`, and `uid`
+    /// its uid, which owns the apps with no manifest of their own its `Hello` makes (F20); `nil` when unknown.
+    case connected(ClientID, pid: Int32, uid: UInt32? = nil)
     /// A method call on a connection; streaming calls keep their ``CallID`` as the stream's name.
     case call(CallID, Call)
     /// A connection closed (without `Goodbye`, unless it had said it).
@@ -23,8 +24,10 @@ package enum Call: Sendable {
     // io.locd.App
     case hello(appID: String, state: RunningState?)
     /// `Hello` from a broker for the process `process` (I8), which the shell has checked (I9); `description` is
-    /// the app's own usage description, read only for an app with no manifest (I11).
-    case brokeredHello(appID: String, state: RunningState?, process: Int32, description: String?)
+    /// the app's own usage description, read only for an app with no manifest (I11); `uid` is the real uid of
+    /// `process`, which the shell read in that check and which owns an app with no manifest this `Hello` makes
+    /// (F20); `nil` until the shell has checked the call.
+    case brokeredHello(appID: String, state: RunningState?, process: Int32, description: String?, uid: UInt32? = nil)
     case goodbye
     case setAppState(RunningState)
     case getAuthorization
@@ -54,6 +57,8 @@ package enum Call: Sendable {
     case prompts
     case answerPrompt(id: String, answer: PromptAnswer, accuracy: PromptAccuracy?)
     case watch
+    /// Forgets every app with no manifest of its own that `owner` made (F20).
+    case forgetApps(owner: AppOwner)
 
     /// Whether the call is answered with a stream (`more`).
     package var isStreaming: Bool {
@@ -67,7 +72,7 @@ package enum Call: Sendable {
     package var needsHello: Bool {
         switch self {
         case .hello, .brokeredHello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
-            .adminSetAppState, .locationButton, .prompts, .answerPrompt, .watch:
+            .adminSetAppState, .locationButton, .prompts, .answerPrompt, .watch, .forgetApps:
             false
         default: true
         }

@@ -52,18 +52,21 @@ extension LocationCore {
         return record.status == .authorizedWhenInUse || (record.status == .authorizedAlways && record.provisional)
     }
 
+    /// Every app the table holds: an app with no manifest at all (a stored app whose broker has not spoken for it
+    /// since a restart, or whose manifest a reload removed) is listed too, with what it keeps and who made it, so
+    /// that an administrator sees what a user accumulated (F20).
     func appViews() -> [AppView] {
-        apps.values.compactMap { app in
-            guard let manifest = app.manifest else { return nil }
-            return AppView(
+        apps.values.map { app in
+            AppView(
                 appID: app.appID,
-                manifest: manifest.source,
+                manifest: app.manifest?.source ?? Manifest.noneSource,
                 state: app.state,
                 inUse: app.inUse,
                 usingLocationInBackground: usesLocation(app) && showsBackgroundIndicator(app),
                 authorization: AuthorizationView(effectiveRecord(app)),
                 clients: app.clients.count,
-                sessions: app.sessionSlots.count
+                sessions: app.sessionSlots.count,
+                owner: owner(of: app)
             )
         }
     }
@@ -169,6 +172,8 @@ extension LocationCore {
         for (appID, manifest) in byID where apps.handle(appID) == nil {
             addApp(appID, manifest: manifest)
         }
+        // F20: an app given a manifest of its own stops counting against its owner; one that lost it counts again.
+        recountOwners()
         for appID in oldRestricted.symmetricDifference(new.restrictedApps) {
             guard let app = apps.handle(appID) else { continue }
             apps[app].suppressed.removeAll()

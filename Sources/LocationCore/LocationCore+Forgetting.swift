@@ -1,4 +1,4 @@
-// Forgetting apps that have nothing left to keep (SEMANTICS F18).
+// Forgetting apps: those with nothing left to keep (SEMANTICS F18), and an owner's at an administrator's word (F20).
 extension LocationCore {
     /// Notes the apps this event touched that may have nothing left to keep; read before the diagnostics are
     /// flushed, which empties the list of apps the event touched.
@@ -14,6 +14,7 @@ extension LocationCore {
             let appID = apps[app].appID
             conditions[app] = nil
             persist(.appRemoved(appID: appID))
+            if let owner = countedOwner(app) { release(owner) }
             apps.forget(app)
         }
         idleApps.removeAll(keepingCapacity: true)
@@ -22,6 +23,29 @@ extension LocationCore {
     /// Whether the app's manifest is one the administrator installed, rather than none or one locd stood in
     /// (M3, I11).
     func hasManifestOfItsOwn(_ app: Int) -> Bool { apps[app].declares.ownManifest }
+
+    /// F20: the uid the app counts against, while it has no manifest of its own.
+    func countedOwner(_ app: Int) -> UInt32? {
+        hasManifestOfItsOwn(app) ? nil : apps[app].owner
+    }
+
+    /// The app's owner as `ListApps` shows it: none for an app with a manifest of its own (F20).
+    func owner(of app: AppRuntime) -> AppOwner? {
+        app.declares.ownManifest ? nil : AppOwner(app.owner)
+    }
+
+    /// F20: counts every app against its owner again, after manifests came or went (start, restart, reload).
+    mutating func recountOwners() {
+        ownedApps.removeAll(keepingCapacity: true)
+        for app in apps.ordered {
+            if let owner = countedOwner(app) { ownedApps[owner, default: 0] += 1 }
+        }
+    }
+
+    private mutating func release(_ owner: UInt32) {
+        let left = ownedApps[owner, default: 1] - 1
+        ownedApps[owner] = left > 0 ? left : nil
+    }
 
     /// F18: no manifest of its own, no process, session, prompt, stream, condition or pending window, and
     /// nothing decided: an app a later `Hello` would make again exactly as it is.
@@ -36,5 +60,55 @@ extension LocationCore {
             && runtime.reconfirmAt == nil && runtime.alwaysUseSince == nil && runtime.alwaysUse.nanoseconds == 0
             && !runtime.buttonGrant && runtime.record == AuthorizationRecord()
             && conditions[app]?.isEmpty ?? true
+    }
+
+    /// `Admin.ForgetApps` (F20): every app with no manifest of its own that `owner` made goes as if it had never
+    /// been known: its prompts are withdrawn, its sessions and streams end, its connections are no longer bound
+    /// to it, and its record, conditions and Always use go, from memory and from the store, when the event ends.
+    mutating func forgetApps(_ call: CallID, owner: AppOwner) {
+        var forgotten = 0
+        for app in apps.ordered where !hasManifestOfItsOwn(app) && AppOwner(apps[app].owner) == owner {
+            strip(app)
+            idleApps.append(app)
+            forgotten += 1
+        }
+        reply(call, .forgotten(forgotten))
+    }
+
+    /// Leaves the app with nothing to keep (F18's test), so that ``forgetIdleApps()`` forgets it.
+    private mutating func strip(_ app: Int) {
+        // Its prompts first, so that ending its sessions shows no next head (S6); again last, for any that
+        // ending them raised.
+        cancelPrompts(of: app)
+        let streamsOfApp = apps[app].locationStreams + apps[app].authorizationWatchers
+        for stream in streamsOfApp { closeStream(stream, final: true) }
+        for client in apps[app].clients {
+            // The connection stays open, bound to nothing: its next io.locd.App call answers HelloRequired.
+            clients[client]?.app = nil
+        }
+        apps[app].clients.removeAll()
+        apps[app].requests.removeAll()
+        for slot in apps[app].sessionSlots { endSession(slot, final: true) }
+        cancelPrompts(of: app)
+        let appID = apps[app].appID
+        for entry in conditions[app]?.entries ?? [] {
+            persist(.conditionRemoved(appID: appID, monitor: entry.monitor, identifier: entry.identifier))
+        }
+        conditions[app] = nil
+        apps[app].state = .notRunning
+        apps[app].graceEnds = nil
+        apps[app].relaunchEnds = nil
+        apps[app].restartEnds = nil
+        apps[app].inUseAtTermination = false
+        apps[app].reconfirmAt = nil
+        apps[app].alwaysUseSince = nil
+        apps[app].alwaysUse = Span(nanoseconds: 0)
+        apps[app].buttonGrant = false
+        apps[app].endedSessions.removeAll()
+        apps[app].suppressed.removeAll()
+        if apps[app].record != AuthorizationRecord() {
+            apps[app].record = AuthorizationRecord()
+            announce(.authorizationChanged, app: app, "forgotten")
+        }
     }
 }

@@ -71,22 +71,37 @@ extension LocationCore {
     private mutating func appForHello(_ call: CallID, appID: String, broker: BrokeredHello?) -> Int? {
         let known = apps.handle(appID)
         if let known, let manifest = apps[known].manifest, !manifest.isStandIn { return known }
+        let standIn: Manifest
         if let broker {
             guard configuration.unknownBrokeredApps == .ask else {
                 fail(call, .appUnknown(appID: appID, brokered: true))
                 return nil
             }
-            let app = known ?? addApp(appID, manifest: nil)
-            apps[app].manifest = .unknownBrokeredApp(appID, description: broker.description)
-            return app
+            standIn = .unknownBrokeredApp(appID, description: broker.description)
+        } else {
+            // M3: a manifest a broker's Hello stood in (I11) is no ground for a process that connects itself.
+            guard configuration.allowUnknownApps else {
+                fail(call, .appUnknown(appID: appID))
+                return nil
+            }
+            standIn = .unknownApp(appID)
         }
-        // M3: a manifest a broker's Hello stood in (I11) is no ground for a process that connects itself.
-        guard configuration.allowUnknownApps else {
-            fail(call, .appUnknown(appID: appID))
+        if let known {
+            apps[known].manifest = standIn
+            return known
+        }
+        // F20: the app this Hello makes is its maker's, who may own max-apps-per-uid of them.
+        let owner: UInt32? = if let broker { broker.uid } else { clients[call.client]?.uid }
+        if let owner, ownedApps[owner, default: 0] >= configuration.maxAppsPerUID {
+            fail(call, .limitExceeded(limit: "max-apps-per-uid", maximum: configuration.maxAppsPerUID))
             return nil
         }
-        let app = known ?? addApp(appID, manifest: nil)
-        apps[app].manifest = .unknownApp(appID)
+        let app = addApp(appID, manifest: standIn)
+        if let owner {
+            apps[app].owner = owner
+            ownedApps[owner, default: 0] += 1
+            persist(.owner(appID: appID, uid: owner))
+        }
         return app
     }
 

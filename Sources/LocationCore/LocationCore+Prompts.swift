@@ -239,7 +239,10 @@ extension LocationCore {
     /// P10: a request calls for its prompt until the prompt resolves or the client leaves.
     private mutating func request(_ key: PromptKey, call: CallID, app: Int, always: Bool) {
         apps[app].suppressed.remove(key)
-        apps[app].requests.append(PendingRequest(client: call.client, key: key, always: always))
+        // A connection that asks again while its prompt waits is held once: an app's requests are bounded by its
+        // clients, not by the calls they make.
+        let pending = PendingRequest(client: call.client, key: key, always: always)
+        if !apps[app].requests.contains(pending) { apps[app].requests.append(pending) }
         evaluatePrompts(app)
         if !apps[app].queue.contains(where: { prompts[$0]?.key == key }) {
             apps[app].requests.removeAll { $0.client == call.client && $0.key == key }

@@ -20,6 +20,14 @@ extension LocationCore {
         restoreSessions(snapshot.sessions, window: window)
         restorePrompts(snapshot.prompts)
         restoreConditions(snapshot.conditions)
+        // F20: the owners of the apps restored; an app whose manifest is its own keeps its owner, counting for none.
+        // An owner whose app kept nothing else (its state was an earlier boot's) makes the app, which F18 then
+        // forgets, from the store too.
+        for (appID, uid) in snapshot.owners {
+            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
+            apps[app].owner = uid
+        }
+        recountOwners()
         for app in apps.ordered {
             // F18: a stored app with nothing left to keep is forgotten, from the store too, at the first event.
             if apps[app].state == .notRunning && !hasManifestOfItsOwn(app) { idleApps.append(app) }
@@ -148,6 +156,9 @@ extension LocationCore {
                 .sorted { $0.position < $1.position },
             alwaysUse: apps.values.reduce(into: [:]) { stored, app in
                 if app.alwaysUse.nanoseconds != 0 { stored[app.appID] = app.alwaysUse }
+            },
+            owners: apps.values.reduce(into: [:]) { stored, app in
+                if let owner = app.owner { stored[app.appID] = owner }
             }
         )
     }

@@ -12,6 +12,8 @@ package struct LocationCore {
 
     /// Apps by handle and sessions by slot: a call hashes a name once, then reaches state by integer.
     var apps = AppTable()
+    /// How many apps with no manifest of their own each uid owns (F20); a uid that owns none is absent.
+    var ownedApps: [UInt32: Int] = [:]
     var sessions: SessionTable
     var prompts: [PromptID: PromptEntry] = [:]
     var clients: [ClientID: ClientEntry] = [:]
@@ -90,8 +92,8 @@ package struct LocationCore {
     package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         begin(at: now)
         switch event {
-        case .connected(let client, let pid):
-            clients[client] = ClientEntry(pid: pid)
+        case .connected(let client, let pid, let uid):
+            clients[client] = ClientEntry(pid: pid, uid: uid)
         case .call(let call, let method):
             dispatch(call, method)
         case .disconnected(let client):
@@ -200,8 +202,9 @@ package struct LocationCore {
     private mutating func dispatchOther(_ call: CallID, _ method: Call) {
         switch method {
         case .hello(let appID, let state): hello(call, appID: appID, state: state)
-        case .brokeredHello(let appID, let state, let process, let description):
-            hello(call, appID: appID, state: state, broker: BrokeredHello(process: process, description: description))
+        case .brokeredHello(let appID, let state, let process, let description, let uid):
+            let broker = BrokeredHello(process: process, description: description, uid: uid)
+            hello(call, appID: appID, state: state, broker: broker)
         case .status: reply(call, .status(status()))
         case .listApps: reply(call, .apps(appViews()))
         case .adminListSessions(let appID): adminListSessions(call, appID: appID)
@@ -214,6 +217,7 @@ package struct LocationCore {
         case .answerPrompt(let id, let answer, let accuracy):
             answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
         case .watch: startWatch(call)
+        case .forgetApps(let owner): forgetApps(call, owner: owner)
         default: fail(call, .methodNotFound(method: "\(method)"))
         }
     }

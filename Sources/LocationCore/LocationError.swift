@@ -86,6 +86,10 @@ package enum LocationError: Error, Hashable, Sendable {
             "add \(key) to [\(Manifest.temporaryKey)] in \(manifest), then reload locd"
         case .limitExceeded(let limit, let maximum) where limit == "max-conditions-per-app":
             "the app already monitors \(maximum) conditions (\(limit)): remove some first, or raise \(limit) in locd.toml"
+        case .limitExceeded(let limit, let maximum) where limit == "max-apps-per-uid":
+            "the user that runs this app already owns \(maximum) apps with no manifest of their own (\(limit)): an "
+                + "administrator can forget the ones no longer used with `locctl forget --user NAME` (locctl apps "
+                + "--user NAME lists them), install a manifest for this app in apps.d, or raise \(limit) in locd.toml"
         case .limitExceeded(let limit, let maximum):
             "the app already has \(maximum) (\(limit)): end some first, or raise \(limit) in locd.toml"
         case .backgroundActivityUnavailable(let reason):

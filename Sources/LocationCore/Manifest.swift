@@ -64,6 +64,9 @@ package struct Manifest: Hashable, Codable, Sendable {
         )
     }
 
+    /// What `ListApps` shows as the manifest of an app that has none, not even a stand-in (F20).
+    package static let noneSource = "(none)"
+
     /// The source of the manifest an app with no manifest gets when a broker speaks for it (I11).
     package static let brokeredSource = "(unknown-brokered-apps)"
 

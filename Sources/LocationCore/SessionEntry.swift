@@ -115,6 +115,8 @@ struct StreamEntry {
 struct ClientEntry {
     /// The process the client speaks for: the peer's, or the one a broker named in `Hello` (I8).
     var pid: Int32
+    /// The peer's uid (`SO_PEERCRED`), which owns the apps with no manifest of their own its `Hello` makes (F20).
+    var uid: UInt32?
     /// The handle of the app it said `Hello` for.
     var app: Int?
     var streams: [CallID] = []

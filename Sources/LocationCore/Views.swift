@@ -42,6 +42,8 @@ package struct AppView: Hashable, Codable, Sendable {
     package var authorization: AuthorizationView
     package var clients: Int
     package var sessions: Int
+    /// Who made the app, for an app with no manifest of its own; `nil` for one with a manifest of its own (F20).
+    package var owner: AppOwner?
 }
 
 /// The core's part of `Admin.Status`; the shell adds version, pid, uptime, provider and store.

@@ -168,9 +168,36 @@ package enum CallDecoder {
             case "Watch":
                 try p.only([])
                 return .watch
+            case "ForgetApps":
+                return try forgetApps(p)
             default:
                 throw VarlinkError.methodNotFound("io.locd.Admin.\(name)")
             }
+        }
+    }
+}
+
+extension CallDecoder {
+    /// `ForgetApps`: exactly one of `owner` (a uid) and `ownerUnknown: true` (F20).
+    fileprivate static func forgetApps(_ p: ParameterReader) throws(VarlinkError) -> Call {
+        try p.only(["owner", "ownerUnknown"])
+        // (uid_t) -1 is no uid: setresuid reads it as "unchanged", and no process runs as it.
+        let uid = try p.optionalInt("owner", in: 0...Int64(UInt32.max - 1))
+        let unknown = try p.optionalBool("ownerUnknown") ?? false
+        switch (uid, unknown) {
+        case (let uid?, false): return .forgetApps(owner: .uid(UInt32(uid)))
+        case (nil, true): return .forgetApps(owner: .unknown)
+        case (_?, true):
+            throw .invalidParameter(
+                "ownerUnknown",
+                message: "give owner (a uid) or ownerUnknown: true, not both"
+            )
+        case (nil, false):
+            throw .invalidParameter(
+                "owner",
+                message: "missing: give owner, the uid whose apps to forget (locctl apps shows it), or "
+                    + "ownerUnknown: true for the apps whose maker is unknown"
+            )
         }
     }
 }

@@ -10,6 +10,8 @@ struct RefusalLog {
         var method: String
         /// The app of a refused `Hello`, else empty.
         var app: String
+        /// The limit a call was refused at (`max-apps-per-uid`, F20), empty for a `PermissionDenied`.
+        var limit = ""
     }
 
     /// How long the refusals after a logged one are counted before their summary.

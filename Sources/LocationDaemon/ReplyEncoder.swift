@@ -28,6 +28,8 @@ struct ReplyEncoder {
             parameters = ["apps": .array(apps.map(\.json))]
         case .status(let core):
             parameters = ["status": status(core)]
+        case .forgotten(let count):
+            parameters = ["forgotten": .int(Int64(count))]
         }
         return VarlinkEncodedReply(VarlinkReply(parameters: parameters))
     }

@@ -75,12 +75,13 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
 
     func opened(_ connection: VarlinkConnection) {
         connections[connection.id] = connection
-        run(.connected(ClientID(connection.id), pid: connection.credentials?.pid ?? 0))
+        let peer = connection.credentials
+        run(.connected(ClientID(connection.id), pid: peer?.pid ?? 0, uid: peer?.uid))
     }
 
     func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
         if call.method == "io.locd.Admin.Reload" { return reloadCalled(call, serial: serial, on: connection) }
-        let decoded: Call
+        var decoded: Call
         switch CallDecoder.decode(call) {
         case .failure(let error): return connection.fail(serial, error)
         case .success(let method): decoded = method
@@ -97,7 +98,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         {
             return refuse(call, serial: serial, on: connection, refusal)
         }
-        if case .brokeredHello(let appID, _, let process, _) = decoded {
+        if case .brokeredHello(let appID, let state, let process, let description, _) = decoded {
             let checked = identity.check(
                 broker: appID,
                 manifest: manifests[appID],
@@ -114,6 +115,14 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                     connection.fail(serial, limit)
                     return connection.close()
                 }
+                // The app a broker's Hello makes is the process's uid's, never the broker's (F20).
+                decoded = .brokeredHello(
+                    appID: appID,
+                    state: state,
+                    process: process,
+                    description: description,
+                    uid: uid
+                )
             }
         }
         if writeBehind.pendingWrites >= writeBehind.limits.maxPendingWrites && !decoded.writesNothing {
@@ -187,8 +196,9 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// The summary of a window of refusals (I6).
     private func logRefusals(_ key: RefusalLog.Key, count: Int) {
         guard count > 0 else { return }
+        let limit = key.limit.isEmpty ? "" : " at \(key.limit)"
         logger.warning(
-            "refused \(key.method) \(count) more times for uid \(key.uid) in the last \(RefusalLog.window) s",
+            "refused \(key.method)\(limit) \(count) more times for uid \(key.uid) in the last \(RefusalLog.window) s",
             metadata: MessageID.permissionDenied.metadata.merging([
                 "locd.uid": "\(key.uid)", "locd.app": "\(key.app)", "locd.refusals": "\(count)",
             ]) { $1 }
@@ -201,10 +211,50 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// - Parameter early: whether a call's session goes out ahead of the reply that waits for it to be stored (R11).
     func run(_ event: Event, early: Bool = false) {
         let actions = core.handle(event, at: clock.now())
-        if case .call(let call, _) = event {
+        if case .call(let call, let method) = event {
+            if method.makesApps { logAppLimit(actions, call: call, method: method) }
             perform(actions, answersCall: true, early: early ? call : nil)
         } else {
             perform(actions, answersCall: false)
+        }
+    }
+
+    /// F20: a `Hello` refused at `max-apps-per-uid` is logged as refusals are (I6): in full once per uid per 10 s,
+    /// then as a count, so that a flood of invented app ids writes two lines per window.
+    private func logAppLimit(_ actions: [Action], call: CallID, method: Call) {
+        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
+            case .fail(_, .limitExceeded(let limit, let maximum)) = action, limit == "max-apps-per-uid"
+        else { return }
+        let connection = connections[call.client.raw]
+        let uid: UInt32
+        let appID: String
+        switch method {
+        case .brokeredHello(let app, _, let process, _, let owner):
+            uid = owner ?? UInt32.max
+            appID = "\(app) (process \(process), through a broker)"
+        case .hello(let app, _):
+            uid = connection?.credentials?.uid ?? UInt32.max
+            appID = app
+        default:
+            return
+        }
+        let key = RefusalLog.Key(uid: uid, method: "io.locd.App.Hello", app: "", limit: limit)
+        let (log, opened) = refusals.record(key)
+        if log {
+            let line =
+                "refused io.locd.App.Hello for \(appID): uid \(uid) already owns \(maximum) apps with no manifest of "
+                + "their own (\(limit)); locctl forget --user \(uid) forgets them"
+            logger.warning(
+                "\(line)",
+                metadata: MessageID.permissionDenied.metadata.merging([
+                    "locd.pid": "\(connection?.credentials?.pid ?? 0)", "locd.uid": "\(uid)", "locd.app": "\(appID)",
+                ]) { $1 }
+            )
+        }
+        if opened {
+            eventLoop.assumeIsolated().scheduleTask(in: .seconds(RefusalLog.window)) { [self] in
+                logRefusals(key, count: refusals.close(key))
+            }
         }
     }
 
@@ -374,6 +424,14 @@ extension StreamMessage {
 }
 
 extension Call {
+    /// Whether the call may make an app, and so be refused at `max-apps-per-uid` (F20).
+    fileprivate var makesApps: Bool {
+        switch self {
+        case .hello, .brokeredHello: true
+        default: false
+        }
+    }
+
     /// Whether the call makes or takes back a session, whose decision a caller with `more` hears first (R11).
     fileprivate var makesSession: Bool {
         switch self {

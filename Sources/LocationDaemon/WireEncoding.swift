@@ -139,8 +139,9 @@ extension PromptView {
 }
 
 extension AppView {
+    /// `owner` (a uid) or `ownerUnknown` only for an app with no manifest of its own (F20).
     var json: JSONValue {
-        .object([
+        var object: JSONObject = [
             "appId": .string(appID),
             "manifest": .string(manifest),
             "state": .string(state.rawValue),
@@ -149,7 +150,13 @@ extension AppView {
             "authorization": authorization.json,
             "clients": .int(Int64(clients)),
             "sessions": .int(Int64(sessions)),
-        ])
+        ]
+        switch owner {
+        case .uid(let uid)?: object["owner"] = .int(Int64(uid))
+        case .unknown?: object["ownerUnknown"] = .bool(true)
+        case nil: break
+        }
+        return .object(object)
     }
 }
 

@@ -26,7 +26,8 @@ final class DaemonUnderTest {
         logPath = directory + "/locd.log"
         let apps = directory + "/apps.d"
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
-        // Unknown apps are allowed, so no manifest is read: start-up measures the store, not TOML files.
+        // Unknown apps are allowed, so no manifest is read: start-up measures the store, not TOML files. The
+        // scenarios' thousands of apps are all the bench's uid's, so max-apps-per-uid (F20) is out of their way.
         let config = """
             socket = "\(socketPath)"
             state-dir = "\(directory)/state"
@@ -41,6 +42,7 @@ final class DaemonUnderTest {
             [limits]
             max-sessions-per-app = 128
             max-clients-per-app = 128
+            max-apps-per-uid = 1000000
             max-connections = \(maximumConnections)
             max-write-buffer = 1073741824
             """

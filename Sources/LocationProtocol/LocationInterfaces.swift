@@ -181,6 +181,11 @@ public enum LocationInterfaces {
           remainingSeconds: ?float
         )
 
+        # manifest: the manifest's file, a stand-in's "(allow-unknown-apps)" or "(unknown-brokered-apps)",
+        # or "(none)" for an app kept for what it holds with no manifest at all. owner: the uid whose Hello
+        # made an app with no manifest of its own; ownerUnknown: true for such an app whose maker is not
+        # known (stored before owners were kept, or left without its manifest by a reload). Neither is
+        # given for an app with a manifest of its own.
         type AppEntry (
           appId: string,
           manifest: string,
@@ -189,7 +194,9 @@ public enum LocationInterfaces {
           usingLocationInBackground: bool,
           authorization: Authorization,
           clients: int,
-          sessions: int
+          sessions: int,
+          owner: ?int,
+          ownerUnknown: ?bool
         )
 
         type Prompt (
@@ -273,6 +280,10 @@ public enum LocationInterfaces {
         # Every state change, as it happens.
         method Watch() -> (event: Event)
         method Reload() -> ()
+        # Forgets every app with no manifest of its own that owner (a uid) made, or with ownerUnknown
+        # every such app whose maker is unknown, as if it had never been known: its prompts are withdrawn,
+        # its sessions and streams end, and its record, conditions and connections' Hello go. Give one.
+        method ForgetApps(owner: ?int, ownerUnknown: ?bool) -> (forgotten: int)
 
         error NoSuchApp (appId: string)
         error NoSuchPrompt (id: string)

@@ -26,6 +26,11 @@ extension LocationStore {
         for fields in try rows(db, "SELECT * FROM always_use WHERE used != 0", table: "always_use") {
             snapshot.alwaysUse[try fields.value("app_id")] = Span(nanoseconds: try fields.value("used"))
         }
+        for fields in try rows(db, "SELECT * FROM owners", table: "owners") {
+            let uid: Int64 = try fields.value("uid")
+            // The column CHECKs 0...UInt32.max: the conversion loses nothing.
+            snapshot.owners[try fields.value("app_id")] = UInt32(truncatingIfNeeded: uid)
+        }
         // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
         snapshot.apps.sort { $0.appID < $1.appID }
         snapshot.sessions.sort { $0.id < $1.id }

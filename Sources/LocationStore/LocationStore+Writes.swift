@@ -77,9 +77,14 @@ extension LocationStore {
                 $0.bind(appID)
                 $0.bind(used.nanoseconds)
             }
+        case .owner(let appID, let uid):
+            try run(.upsertOwner, db) {
+                $0.bind(appID)
+                $0.bind(Int64(uid))
+            }
         case .appRemoved(let appID):
             // The core forgets only an app with no session, prompt or condition (F18): those tables hold none.
-            for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse] {
+            for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse, .deleteOwner] {
                 try run(statement, db) { $0.bind(appID) }
             }
         }
@@ -141,9 +146,15 @@ extension LocationStore {
         ON CONFLICT (app_id) DO UPDATE SET used = excluded.used
         """
 
+    fileprivate static let upsertOwner = """
+        INSERT INTO owners (app_id, uid) VALUES (?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET uid = excluded.uid
+        """
+
     fileprivate static let deleteApp = "DELETE FROM apps WHERE app_id = ?"
     fileprivate static let deleteRecord = "DELETE FROM records WHERE app_id = ?"
     fileprivate static let deleteAlwaysUse = "DELETE FROM always_use WHERE app_id = ?"
+    fileprivate static let deleteOwner = "DELETE FROM owners WHERE app_id = ?"
 }
 
 /// The statements the store writes with: each is prepared once on the writer's connection and kept
@@ -153,6 +164,7 @@ enum WriteStatement: Int, CaseIterable {
     case begin, commit
     case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
     case upsertCondition, deleteCondition, upsertAlwaysUse, deleteApp, deleteRecord, deleteAlwaysUse
+    case upsertOwner, deleteOwner
 
     var sql: String {
         switch self {
@@ -171,6 +183,8 @@ enum WriteStatement: Int, CaseIterable {
         case .deleteApp: LocationStore.deleteApp
         case .deleteRecord: LocationStore.deleteRecord
         case .deleteAlwaysUse: LocationStore.deleteAlwaysUse
+        case .upsertOwner: LocationStore.upsertOwner
+        case .deleteOwner: LocationStore.deleteOwner
         }
     }
 }

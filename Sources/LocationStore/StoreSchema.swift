@@ -15,6 +15,9 @@ import GRDB
 /// - `always_use` (v4): each app's background use under Always counted towards re-confirmation (P12), in
 ///   nanoseconds; kept across boots, as the use it counts spans days.
 ///
+/// - `owners` (v5): the uid whose `Hello` made each app with no manifest of its own (SEMANTICS F20); kept across
+///   boots, as the records it is counted for are. Apps stored before v5 have no row: their owner is unknown.
+///
 /// Enum columns hold the enums' raw values, the same strings as on the wire. Instants are `CLOCK_BOOTTIME`
 /// nanoseconds. Ids are their wire spelling (`s3-12`, `p3-4`). Tables are `STRICT` so that a value of the
 /// wrong type is refused when written instead of surprising ``LocationStore/load()``.
@@ -36,6 +39,7 @@ enum StoreSchema {
         ("v2-conditions", v2Conditions),
         ("v3-sessions-by-app", v3SessionsByApp),
         ("v4-always-use", v4AlwaysUse),
+        ("v5-owners", v5Owners),
     ]
 
     private static let v1 = """
@@ -120,6 +124,13 @@ enum StoreSchema {
         CREATE TABLE always_use (
             app_id TEXT NOT NULL PRIMARY KEY,
             used INTEGER NOT NULL CHECK (used >= 0)
+        ) STRICT, WITHOUT ROWID;
+        """
+
+    private static let v5Owners = """
+        CREATE TABLE owners (
+            app_id TEXT NOT NULL PRIMARY KEY,
+            uid INTEGER NOT NULL CHECK (uid BETWEEN 0 AND 4294967295)
         ) STRICT, WITHOUT ROWID;
         """
 }

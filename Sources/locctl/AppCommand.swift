@@ -50,15 +50,21 @@ struct AppCommand: ParsableCommand {
         apps: JSONObject,
         sessions: JSONObject,
         json: Bool,
-        style: Style = .plain
+        style: Style = .plain,
+        userName: (UInt32) -> String? = Users.name(of:)
     ) -> String? {
         guard let app = entry(appID, in: apps) else { return nil }
-        return json
-            ? JSONOutput.line(app) + "\n" : render(app, sessions: sessions["sessions"] ?? .array([]), style: style)
+        if json { return JSONOutput.line(app) + "\n" }
+        return render(app, sessions: sessions["sessions"] ?? .array([]), style: style, userName: userName)
     }
 
     /// The human rendering, separate so it can be tested on fixed replies.
-    static func render(_ app: JSONValue, sessions: JSONValue, style: Style = .plain) -> String {
+    static func render(
+        _ app: JSONValue,
+        sessions: JSONValue,
+        style: Style = .plain,
+        userName: (UInt32) -> String? = Users.name(of:)
+    ) -> String {
         let authorization = app["authorization"]
         let status = authorization?["status"]?.stringValue ?? "?"
         let label = authorization?["settingsLabel"]?.stringValue ?? "?"
@@ -71,6 +77,10 @@ struct AppCommand: ParsableCommand {
         }
         var fields = Fields()
         fields.add("Manifest", app["manifest"]?.stringValue ?? "?")
+        // F20: who made an app with no manifest of its own.
+        if app["owner"] != nil || app["ownerUnknown"] != nil {
+            fields.add("User", AppsCommand.user(app, userName: userName))
+        }
         fields.add("State", "\(state) (\(inUse))")
         fields.add("Status", style.paint(status, .of(status)) + qualifiers(authorization))
         fields.add("Settings", style.paint(label, .of(label)))

@@ -38,6 +38,7 @@ struct Locctl: ParsableCommand {
             AuthCommand.self,
             ServicesCommand.self,
             LocationButtonCommand.self,
+            ForgetCommand.self,
             ReloadCommand.self,
             AgentCommand.self,
             SimulateCommand.self,

@@ -42,6 +42,7 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxHeldMessages == 16_384)
         #expect(configuration.limits.maxPipelinedCalls == 64)
         #expect(configuration.limits.maxConditionsPerApp == 1000)
+        #expect(configuration.limits.maxAppsPerUID == 128)
 
         #expect(configuration.provider.kind == .fixedPoint)
         #expect(configuration.provider.latitude == 35.681236)
@@ -104,6 +105,7 @@ struct DaemonConfigurationTests {
                 max-held-messages = 16
                 max-pipelined-calls = 16
                 max-conditions-per-app = 50
+                max-apps-per-uid = 12
 
                 [provider]
                 kind = "gpsd"
@@ -127,6 +129,7 @@ struct DaemonConfigurationTests {
         #expect(configuration.limits.maxHeldMessages == 16)
         #expect(configuration.limits.maxPipelinedCalls == 16)
         #expect(configuration.limits.maxConditionsPerApp == 50)
+        #expect(configuration.limits.maxAppsPerUID == 12)
         #expect(configuration.provider.kind == .gpsd)
         #expect(configuration.provider.host == "localhost")
         #expect(configuration.provider.port == 2948)
@@ -140,6 +143,7 @@ struct DaemonConfigurationTests {
                     maxSessionsPerApp: 4,
                     maxClientsPerApp: 2,
                     maxConditionsPerApp: 50,
+                    maxAppsPerUID: 12,
                     allowUnknownApps: true,
                     restrictedApps: ["com.ex.kids"]
                 )
@@ -400,6 +404,10 @@ struct DaemonConfigurationTests {
             failure("[limits]\nmax-conditions-per-app = -1")
                 == "/etc/locd/locd.toml:2: key limits.max-conditions-per-app: expected a positive integer, found -1"
         )
+        #expect(
+            failure("[limits]\nmax-apps-per-uid = 0")
+                == "/etc/locd/locd.toml:2: key limits.max-apps-per-uid: expected a positive integer, found 0"
+        )
     }
 
     @Test("F10–F13: the connection limits reject a zero, negative or wrong-typed value, naming file, line and key")
@@ -501,7 +509,7 @@ struct DaemonConfigurationTests {
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
                 + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer, max-pending-writes, "
-                + "max-held-messages, max-pipelined-calls, max-conditions-per-app"
+                + "max-held-messages, max-pipelined-calls, max-conditions-per-app, max-apps-per-uid"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")

@@ -851,6 +851,21 @@ struct PromptTests {
         #expect(h.messages(to: watch) == [.authorization(after)])
     }
 
+    @Test("P10: a connection that repeats RequestAuthorization while its prompt waits is held once")
+    func repeatedRequestsHeldOnce() throws {
+        var h = Harness()
+        let app = h.launch("com.ex.maps")
+        let other = h.launch("com.ex.maps")
+        for _ in 0..<1000 { h.call(app, .requestAuthorization(.whenInUse)) }
+        h.call(other, .requestAuthorization(.whenInUse))
+        #expect(h.prompts("com.ex.maps").map(\.kind) == [.authorization])
+        // One per connection and kind, however many calls: the app's requests are bounded by its clients.
+        #expect(h.core.apps["com.ex.maps"]?.requests.count == 2)
+        // The other connection's request still calls for the prompt once the first connection leaves.
+        h.disconnect(app)
+        #expect(h.prompts("com.ex.maps").map(\.kind) == [.authorization])
+    }
+
     @Test("P10: RequestAuthorization raises no prompt unless the status is notDetermined")
     func requestAuthorizationOnlyWhenNotDetermined() throws {
         var h = Harness()

@@ -293,6 +293,20 @@ struct WireNameTests {
         ),
     ]
 
+    @Test("F20: LimitExceeded at max-apps-per-uid says how to forget a user's apps")
+    func appLimitMessage() {
+        let error = LocationError.limitExceeded(limit: "max-apps-per-uid", maximum: 128)
+        #expect(error.varlinkName == "io.locd.App.LimitExceeded")
+        #expect(
+            Dictionary(uniqueKeysWithValues: error.parameters.map { ($0.name, $0.value) }) == [
+                "limit": .string("max-apps-per-uid"), "maximum": .int(128),
+            ]
+        )
+        for phrase in ["128", "locctl forget --user", "install a manifest", "raise max-apps-per-uid"] {
+            #expect(error.message.contains(phrase), "\(error.message) should mention \(phrase)")
+        }
+    }
+
     @Test("PROTOCOL: every LocationError has its PROTOCOL.md error name and parameters", arguments: errorRows)
     func errorName(row: ErrorRow) {
         #expect(row.error.varlinkName == row.name)

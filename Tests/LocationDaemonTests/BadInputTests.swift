@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import LocationTestSupport
 import Testing
 import Varlink
@@ -96,6 +97,38 @@ struct BadInputTests {
             errorName { try app.call("io.locd.App.ListSessions", ["extra": .bool(true)]) }
                 == "org.varlink.service.InvalidParameter"
         )
+    }
+
+    @Test(
+        "F20: ForgetApps takes owner (a uid) or ownerUnknown: neither, both, or no uid is InvalidParameter saying what to give"
+    )
+    func forgetAppsParameters() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let admin = try daemon.connect()
+        let bad: [(JSONObject, String, String)] = [
+            ([:], "owner", "ownerUnknown: true"),
+            (["ownerUnknown": .bool(false)], "owner", "the uid whose apps to forget"),
+            (["owner": .int(65534), "ownerUnknown": .bool(true)], "ownerUnknown", "not both"),
+            (["owner": .int(-1)], "owner", "expected 0 to 4294967294"),
+            (["owner": .int(4_294_967_295)], "owner", "expected 0 to 4294967294"),
+            (["owner": .string("nobody")], "owner", "expected an integer"),
+        ]
+        for (parameters, parameter, message) in bad {
+            do {
+                try admin.call("io.locd.Admin.ForgetApps", parameters)
+                Issue.record("ForgetApps(\(parameters)) was accepted")
+            } catch let error as VarlinkError {
+                #expect(error.name == "org.varlink.service.InvalidParameter", "\(parameters)")
+                #expect(error.parameters["parameter"] == .string(parameter), "\(parameters)")
+                #expect(error.parameters["message"]?.stringValue?.contains(message) == true, "\(error.parameters)")
+            }
+        }
+        #expect(try admin.call("io.locd.Admin.ForgetApps", ["owner": .int(65534)])["forgotten"] == .int(0))
+        #expect(try admin.call("io.locd.Admin.ForgetApps", ["ownerUnknown": .bool(true)])["forgotten"] == .int(0))
+        // The apps with a manifest of their own are untouched.
+        let apps = try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        #expect(apps.count == DaemonProcess.standardManifests.count)
     }
 
     @Test("PROTOCOL: io.locd.App calls before Hello answer HelloRequired")

@@ -407,4 +407,75 @@ struct BrokerTests {
         try daemon.start()
         #expect(try listed() == before)
     }
+
+    @Test(
+        "F20: a user whose own agent decides every app id it invents is held to max-apps-per-uid; root sees the owner, and locctl forget --user clears them, from the store too",
+        .enabled(if: getuid() == 0, "running the app as another user needs root")
+    )
+    func decidedAppsPerUID() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter, limits: "max-apps-per-uid = 6")
+        let socket = daemon.socketPath
+        func invented() throws -> [JSONValue] {
+            let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+            return apps.filter { $0["appId"]?.stringValue?.hasPrefix("org.invented.") == true }
+        }
+        // nobody's process invents ids; the broker speaks for it and the person's own agent answers each prompt.
+        let lines = try broker(
+            interpreter.path,
+            [socket, "org.invented.app", "decide", "/usr/bin/sleep", "10"],
+            appUID: 65534
+        )
+        #expect(lines.last == #"{"ok": 6, "io.locd.App.LimitExceeded": 4}"#, "\(lines)")
+        let refusal = reply(lines.count == 2 ? lines.first : nil)
+        #expect(refusal?.parameters["limit"]?.stringValue == "max-apps-per-uid", "\(lines)")
+        #expect(refusal?.parameters["maximum"]?.intValue == 6)
+        #expect(refusal?.parameters["message"]?.stringValue?.contains("locctl forget --user") == true)
+        #expect(
+            eventually(timeout: 5) {
+                daemon.logSoFar.contains("uid 65534 already owns 6 apps with no manifest of their own")
+            },
+            "\(daemon.logSoFar)"
+        )
+        // Root's ListApps holds the bound, each app decided and named as nobody's.
+        let held = try invented()
+        #expect(held.count == 6)
+        #expect(held.allSatisfy { $0["owner"]?.intValue == 65534 && $0["ownerUnknown"] == nil })
+        #expect(held.allSatisfy { $0["authorization"]?["status"]?.stringValue == "authorizedWhenInUse" })
+        // Another user's apps are counted apart.
+        let other = try broker(
+            interpreter.path,
+            [socket, "org.invented.other", "decide", "/usr/bin/sleep", "2"],
+            appUID: 65533
+        )
+        #expect(other.last == #"{"ok": 2}"#, "\(other)")
+        let shown = try LocctlBinary.run(["apps", "--user", "nobody", "--no-legend"], socket: socket)
+        #expect(shown.output.split(separator: "\n").count == 6, "\(shown.output)\(shown.errors)")
+        #expect(shown.output.split(separator: "\n").allSatisfy { $0.hasSuffix(" nobody") }, "\(shown.output)")
+
+        // The administrator forgets them: nobody's go, the other user's stay, and nobody has its room back.
+        let forgot = try LocctlBinary.run(["forget", "--user", "nobody"], socket: socket)
+        #expect(forgot.status == 0, "\(forgot.errors)")
+        #expect(forgot.output == "Forgot 6 apps of user nobody (65534).\n")
+        #expect(try invented().compactMap { $0["owner"]?.intValue } == [65533, 65533])
+        let again = try broker(
+            interpreter.path,
+            [socket, "org.invented.again", "decide", "/usr/bin/sleep", "1"],
+            appUID: 65534
+        )
+        #expect(again.last == #"{"ok": 1}"#, "\(again)")
+        _ = try LocctlBinary.run(["forget", "--user", "65534"], socket: socket)
+
+        // Nothing of nobody's apps (org.invented.app.N, org.invented.again.0) is left in the store, and a restart
+        // brings none back; the other user's keep their rows.
+        #expect(daemon.stop() == 0)
+        let stored = try ["apps", "records", "owners"].map {
+            try daemon.storedValue("SELECT count(*) FROM \($0) WHERE app_id LIKE ?", ["org.invented.a%"])
+                + "/"
+                + daemon.storedValue("SELECT count(*) FROM \($0) WHERE app_id LIKE ?", ["org.invented.other.%"])
+        }
+        #expect(stored == ["0/2", "0/2", "0/2"])
+        try daemon.start()
+        #expect(try invented().compactMap { $0["owner"]?.intValue } == [65533, 65533])
+    }
 }

@@ -152,12 +152,14 @@ struct HostileLoadTests {
         "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds (F17: nobody waits)"
     )
     func manyPipelinersNeverReading() throws {
-        // 300 apps (max-clients-per-app bounds one app's connections), all of one uid.
+        // 300 apps (max-clients-per-app bounds one app's connections), all of one uid, which may own them here (F20).
         let settings = DaemonProcess.fastLifecycle.replacingOccurrences(
             of: "allow-unknown-apps = false",
             with: "allow-unknown-apps = true"
         )
-        let daemon = try DaemonProcess(settings: settings + "\n[limits]\nmax-connections-per-uid = 400")
+        let daemon = try DaemonProcess(
+            settings: settings + "\n[limits]\nmax-connections-per-uid = 400\nmax-apps-per-uid = 400"
+        )
         try daemon.start()
         let flooders = try (0..<300).map { try daemon.app("com.ex.flood\($0)") }
         let before = try residentKiB(of: daemon.pid)

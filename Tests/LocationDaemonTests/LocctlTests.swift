@@ -116,9 +116,9 @@ struct LocctlTests {
         let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(rows.count == 3)
         let maps = try #require(rows.first { $0.first == "com.ex.maps" })
-        #expect(maps == ["com.ex.maps", "notRunning", "no", "denied", "never", "full", "0", "0"])
+        #expect(maps == ["com.ex.maps", "notRunning", "no", "denied", "never", "full", "0", "0", "-"])
         let running = try #require(rows.first { $0.first == "com.ex.run" })
-        #expect(running == ["com.ex.run", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1"])
+        #expect(running == ["com.ex.run", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1", "-"])
 
         let legend = try locctl(["apps"], daemon)
         #expect(legend.output.hasPrefix("APP "))

@@ -31,7 +31,7 @@ struct PrivilegeTests {
     }
 
     @Test(
-        "I3: Admin methods refuse a peer that is not root, locd's user or in the admin group",
+        "I3, F20: Admin methods, ForgetApps among them, refuse a peer that is not root, locd's user or in the admin group",
         .enabled(if: getuid() == 0, "running a client as another user needs root")
     )
     func adminRefused() throws {
@@ -45,11 +45,12 @@ struct PrivilegeTests {
                     "method": .string("io.locd.Admin.SetLocationServices"),
                     "parameters": .object(["enabled": .bool(false)]),
                 ]),
+                .object([
+                    "method": .string("io.locd.Admin.ForgetApps"), "parameters": .object(["owner": .int(0)]),
+                ]),
             ]
         )
-        #expect(
-            replies.map(\.error) == ["org.varlink.service.PermissionDenied", "org.varlink.service.PermissionDenied"]
-        )
+        #expect(replies.map(\.error) == Array(repeating: "org.varlink.service.PermissionDenied", count: 3))
         let admin = try daemon.connect()
         #expect(try admin.call("io.locd.Admin.Status")["status"]?["locationServicesEnabled"] == .bool(true))
         #expect(daemon.stop() == 0)
@@ -96,5 +97,51 @@ struct PrivilegeTests {
         #expect(replies.last?.error == "io.locd.App.NoSuchSession")
         let sessions = try maps.call("io.locd.App.ListSessions")["sessions"]?.arrayValue ?? []
         #expect(sessions.map { $0["id"] } == [.string(id)])
+    }
+
+    @Test(
+        "F20: apps with no manifest that a user's own processes make (M3) count against its uid: past max-apps-per-uid Hello is LimitExceeded, another uid's are apart",
+        .enabled(if: getuid() == 0, "running a client as another user needs root")
+    )
+    func appsPerUID() throws {
+        // The apps are kept by their lingering sessions for a minute after their processes leave (L3).
+        let settings =
+            DaemonProcess.lifecycle(relaunchWindow: 60)
+            .replacingOccurrences(of: "allow-unknown-apps = false", with: "allow-unknown-apps = true")
+            + "\n[limits]\nmax-apps-per-uid = 2"
+        let daemon = try DaemonProcess(settings: settings)
+        try daemon.start()
+        func invent(_ appID: String) throws -> [VarlinkReply] {
+            try asNobody(
+                socket: daemon.socketPath,
+                calls: [
+                    .object(["method": .string("io.locd.App.Hello"), "parameters": .object(["appId": .string(appID)])]),
+                    .object([
+                        "method": .string("io.locd.App.CreateSession"),
+                        "parameters": .object(["authorization": .string("whenInUse")]),
+                    ]),
+                ]
+            )
+        }
+        #expect(try invent("org.invented.one").map(\.error) == [nil, nil])
+        #expect(try invent("org.invented.two").map(\.error) == [nil, nil])
+        let refused = try invent("org.invented.three")
+        #expect(refused.first?.error == "io.locd.App.LimitExceeded")
+        #expect(refused.first?.parameters["limit"]?.stringValue == "max-apps-per-uid")
+        // An app nobody already has is not refused: its process may come back.
+        #expect(try invent("org.invented.one").first?.error == nil)
+        // Root's own process is another uid.
+        let own = try daemon.connect()
+        #expect(throws: Never.self) { try own.call("io.locd.App.Hello", ["appId": .string("org.invented.root")]) }
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        let owners = Dictionary(
+            uniqueKeysWithValues: apps.compactMap { app in
+                app["appId"]?.stringValue.map { ($0, app["owner"]?.intValue ?? -1) }
+            }
+        )
+        #expect(owners["org.invented.one"] == 65534 && owners["org.invented.two"] == 65534)
+        #expect(owners["org.invented.root"] == 0)
+        #expect(owners["org.invented.three"] == nil)
+        #expect(owners["com.ex.maps"] == -1, "an app with a manifest of its own has no owner")
     }
 }

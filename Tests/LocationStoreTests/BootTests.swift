@@ -27,6 +27,9 @@ import Testing
                 loaded.records
                     == Samples.expected(after: Samples.everyCase).records.merging(["com.ex.maps": record]) { $1 }
             )
+            // F20: who made each app is kept with its record, across boots.
+            #expect(loaded.owners == Samples.expected(after: Samples.everyCase).owners)
+            #expect(!loaded.owners.isEmpty)
             // Going back to the first boot's id brings nothing back: the stale rows are gone, not hidden.
             #expect(try LocationStore(directory: directory.path, bootID: "boot-a").load().sessions.isEmpty)
         }

@@ -1,8 +1,8 @@
 import GRDB
-import LocationCore
 import LocationTestSupport
 import Testing
 
+@testable import LocationCore
 @testable import LocationStore
 
 /// A store written by an earlier locd opens, migrates and keeps what it held (R2, R4).
@@ -63,6 +63,50 @@ import Testing
             moved.lingerEnds = lingerEnds
             try store.apply([.session(moved), .sessionRemoved(appID: "com.ex.maps", expected[0].id)])
             #expect(try store.load().sessions == [moved])
+        }
+    }
+
+    @Test("F20: a store from before owners were kept migrates with every app's owner unknown, and keeps owners after")
+    func ownersMigration() throws {
+        try TemporaryDirectory.with { directory in
+            let path = directory.path + "/locd.sqlite"
+            let denied = AuthorizationRecord(status: .denied)
+            do {
+                let queue = try DatabaseQueue(path: path)
+                try StoreSchema.migrator.migrate(queue, upTo: "v4-always-use")
+                try queue.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO records (app_id, status, provisional, one_time, accuracy,
+                                temporary_full_accuracy, always_decision)
+                            VALUES ('org.invented.Old', 'denied', 0, 0, 'fullAccuracy', 0, 'undecided')
+                            """
+                    )
+                }
+            }
+            let store = try LocationStore(directory: directory.path, bootID: "boot-a")
+            let loaded = try store.load()
+            #expect(loaded.records == ["org.invented.Old": denied])
+            #expect(loaded.owners.isEmpty)
+
+            // The core restores the app with an unknown owner: listed as such, counted against no uid.
+            let core = LocationCore(
+                configuration: CoreConfiguration(maxAppsPerUID: 1),
+                manifests: [],
+                restoring: loaded,
+                epoch: 2,
+                at: .seconds(10)
+            )
+            #expect(core.apps["org.invented.Old"]?.owner == nil)
+            #expect(core.ownedApps.isEmpty)
+            #expect(core.appViews().map(\.owner) == [.unknown])
+
+            // Owners written after the migration are kept and go with their app.
+            try store.apply([.owner(appID: "org.invented.New", uid: 65534), .record(appID: "org.invented.New", denied)])
+            #expect(try store.load().owners == ["org.invented.New": 65534])
+            try store.apply([.appRemoved(appID: "org.invented.New")])
+            #expect(try store.load().owners.isEmpty)
+            #expect(try store.load().records == ["org.invented.Old": denied])
         }
     }
 

@@ -96,11 +96,11 @@ extension CoreDriver {
         return last
     }
 
-    /// Opens a connection from process `pid` (a fresh pid per client unless given).
-    package mutating func connect(pid: Int32? = nil) throws(Failure) -> ClientID {
+    /// Opens a connection from process `pid` (a fresh pid per client unless given) of `uid` (unknown unless given).
+    package mutating func connect(pid: Int32? = nil, uid: UInt32? = nil) throws(Failure) -> ClientID {
         let client = ClientID(nextClient)
         nextClient += 1
-        try send(.connected(client, pid: pid ?? Int32(1000 + client.raw)))
+        try send(.connected(client, pid: pid ?? Int32(1000 + client.raw), uid: uid))
         return client
     }
 

@@ -111,6 +111,28 @@ struct ParsingTests {
         #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["session"]) }
     }
 
+    @Test("F20: locctl forget takes --user NAME|UID or --unknown-owner, one of them; locctl apps takes --user")
+    func forgetOptions() throws {
+        let byUser = try #require(try Locctl.parseAsRoot(["forget", "--user", "nobody"]) as? ForgetCommand)
+        #expect(byUser.user == "nobody" && !byUser.unknownOwner)
+        let unknown = try #require(try Locctl.parseAsRoot(["forget", "--unknown-owner"]) as? ForgetCommand)
+        #expect(unknown.user == nil && unknown.unknownOwner)
+        for bad in [["forget"], ["forget", "--user", "65534", "--unknown-owner"]] {
+            do {
+                _ = try Locctl.parseAsRoot(bad)
+                Issue.record("\(bad) parsed")
+            } catch {
+                #expect(Locctl.exitCode(for: error) == .validationFailure)
+                #expect(Locctl.fullMessage(for: error).contains("--user NAME|UID or --unknown-owner"))
+            }
+        }
+        #expect((try Locctl.parseAsRoot(["apps", "--user", "65534"]) as? AppsCommand)?.user == "65534")
+        #expect(Users.uid(of: "root") == 0)
+        #expect(Users.uid(of: "4242") == 4242)
+        #expect(Users.uid(of: "4294967295") == nil)
+        #expect(Users.uid(of: "no such user here") == nil)
+    }
+
     @Test("locctl agent --answer takes the wire option names; --precise needs --answer")
     func agentOptions() throws {
         let agent = try #require(
@@ -163,7 +185,7 @@ struct ParsingTests {
         let commands: [ParsableCommand.Type] = [
             StatusCommand.self, AppsCommand.self, AppCommand.self, SessionsCommand.self, SessionCommand.self,
             WatchCommand.self, AuthCommand.self, ServicesCommand.self, LocationButtonCommand.self,
-            ReloadCommand.self, AgentCommand.self,
+            ReloadCommand.self, AgentCommand.self, ForgetCommand.self,
         ]
         for command in commands {
             let configuration = command.configuration

@@ -62,16 +62,74 @@ struct RenderingTests {
         #expect(StatusCommand.output(["other": .int(1)], json: false, now: now) == nil)
     }
 
+    /// User names as a fixed system would give them: 65534 is nobody, 4242 names no one.
+    static func users(_ uid: UInt32) -> String? { uid == 65534 ? "nobody" : nil }
+
     @Test("A2: locctl apps shows each app's status and Settings label side by side")
     func appsHuman() throws {
-        let text = AppsCommand.output(try Golden.reply("apps.json"), options: try OutputOptions.parse([]))
+        let text = AppsCommand.output(
+            try Golden.reply("apps.json"),
+            options: try OutputOptions.parse([]),
+            userName: Self.users
+        )
         try Golden.check(text, "apps.txt")
+    }
+
+    @Test(
+        "F20: locctl apps shows the user that made each app with no manifest of its own, the uid where no name resolves"
+    )
+    func appsUser() throws {
+        let text = AppsCommand.output(
+            try Golden.reply("apps.json"),
+            options: try OutputOptions.parse(["--no-legend"]),
+            userName: Self.users
+        )
+        let users = text.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(users == ["-", "-", "-", "-", "nobody", "unknown", "4242"])
+    }
+
+    @Test("F20: locctl apps --user lists only the apps that user made")
+    func appsOfUser() throws {
+        let reply = try Golden.reply("apps.json")
+        let json = AppsCommand.output(reply, options: try OutputOptions.parse(["--json"]), owner: 65534)
+        let listed = JSONValue.parse(Array(json.utf8))?.arrayValue?.compactMap { $0["appId"]?.stringValue }
+        #expect(listed == ["org.invented.Weather"])
+        let none = AppsCommand.output(reply, options: try OutputOptions.parse(["--no-legend"]), owner: 1000)
+        #expect(none.isEmpty)
     }
 
     @Test("locctl apps --no-legend: rows only, for scripts")
     func appsNoLegend() throws {
-        let text = AppsCommand.output(try Golden.reply("apps.json"), options: try OutputOptions.parse(["--no-legend"]))
+        let text = AppsCommand.output(
+            try Golden.reply("apps.json"),
+            options: try OutputOptions.parse(["--no-legend"]),
+            userName: Self.users
+        )
         try Golden.check(text, "apps-no-legend.txt")
+    }
+
+    @Test("F20: locctl app ID names the user that made an app with no manifest of its own")
+    func appOfUser() throws {
+        let apps = try Golden.reply("apps.json")
+        let empty = try Golden.reply("sessions-empty.json")
+        let text = try #require(
+            AppCommand.output("org.invented.Weather", apps: apps, sessions: empty, json: false, userName: Self.users)
+        )
+        try Golden.check(text, "app-invented.txt")
+        let maps = try #require(AppCommand.output("com.ex.denied", apps: apps, sessions: empty, json: false))
+        #expect(!maps.contains("User"))
+    }
+
+    @Test("F20: locctl forget says how many apps went, and whose")
+    func forgetSummary() {
+        #expect(
+            ForgetCommand.summary(["forgotten": .int(3)], whose: "of user nobody (65534)")
+                == "Forgot 3 apps of user nobody (65534)."
+        )
+        #expect(
+            ForgetCommand.summary(["forgotten": .int(1)], whose: "whose maker is unknown")
+                == "Forgot 1 app whose maker is unknown."
+        )
     }
 
     @Test("locctl apps --json: the apps array of ListApps")

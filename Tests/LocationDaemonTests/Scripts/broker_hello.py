@@ -24,6 +24,11 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
   exec-for   as speak-for, but a child forked before Hello keeps the connection while this process, at once after
              writing Hello, execs EXECUTABLE (which sleeps): an impostor that becomes the broker's program. The
              child prints the two replies.
+  decide     ARGUMENT connections in turn, each saying Hello for a new app id (APP_ID.N) as invent does, while
+             this script is also the person's own agent (an Admin.Prompts stream, as locd-geoclue holds for a
+             GeoClue agent, G11): each app's session raises a prompt, the agent answers allowWhileUsing, then the
+             app says Goodbye. Every app so holds a decision. Prints the first refusal of Hello, if any, then one
+             JSON line: the number of Hello replies of each error name.
 Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
 """
 import json
@@ -124,6 +129,72 @@ def invent(count):
     print(json.dumps(replies), flush=True)
 
 
+class Frames:
+    """The frames of a connection that streams: a reply and the bytes after it are kept for the next read."""
+
+    def __init__(self, connection):
+        self.connection = connection
+        self.buffer = b""
+
+    def next(self):
+        while b"\0" not in self.buffer:
+            chunk = self.connection.recv(65536)
+            if not chunk:
+                sys.exit("connection closed")
+            self.buffer += chunk
+        frame, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(frame.decode())
+
+
+def call(connection, method, parameters=None):
+    message = {"method": method}
+    if parameters is not None:
+        message["parameters"] = parameters
+    connection.sendall(json.dumps(message).encode() + b"\0")
+    return json.loads(first_reply(connection))
+
+
+def decide(count):
+    app_process = start_app()
+    pidfd = os.pidfd_open(app_process.pid)
+    agent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    agent.connect(path)
+    agent.sendall(b'{"method":"io.locd.Admin.Prompts","more":true}\0')
+    prompts = Frames(agent)
+    replies = {}
+    refusal = None
+    for index in range(count):
+        app_id = "%s.%d" % (app, index)
+        frame = json.dumps({"method": "io.locd.App.Hello", "parameters": {"appId": app_id, "process": app_process.pid}})
+        connection = say(frame.encode() + b"\0", [pidfd])
+        answer = json.loads(first_reply(connection))
+        name = answer.get("error", "ok")
+        replies[name] = replies.get(name, 0) + 1
+        if name != "ok":
+            refusal = refusal or answer
+            connection.close()
+            continue
+        call(connection, "io.locd.App.CreateSession", {"authorization": "whenInUse"})
+        while True:
+            prompt = prompts.next()["parameters"].get("prompt")
+            if prompt and prompt["appId"] == app_id:
+                break
+        admin = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        admin.connect(path)
+        call(admin, "io.locd.Admin.AnswerPrompt", {"id": prompt["id"], "answer": "allowWhileUsing"})
+        admin.close()
+        call(connection, "io.locd.App.Goodbye")
+        connection.close()
+    agent.close()
+    app_process.kill()
+    if refusal:
+        print(json.dumps(refusal), flush=True)
+    print(json.dumps(replies), flush=True)
+
+
+if mode == "decide":
+    decide(int(argument))
+    sys.exit(0)
 if mode == "flood":
     flood(int(argument))
     sys.exit(0)

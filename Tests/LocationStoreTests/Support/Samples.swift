@@ -126,7 +126,13 @@ enum Samples {
                 )
             )
         )
-        // A forgotten app (F18) leaves nothing: its record, lifecycle and Always use go; the others stay.
+        // Owners (F20): the extremes of a uid, and a later write wins.
+        writes.append(.owner(appID: "com.ex.app0", uid: 0))
+        writes.append(.owner(appID: "com.ex.app1", uid: UInt32.max - 1))
+        writes.append(.owner(appID: "com.ex.app2", uid: 1000))
+        writes.append(.owner(appID: "com.ex.app2", uid: 65534))
+        writes.append(.owner(appID: "com.ex.app3", uid: 65534))
+        // A forgotten app (F18) leaves nothing: its record, lifecycle, owner and Always use go; the others stay.
         writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5)))
         writes.append(.appRemoved(appID: "com.ex.app3"))
         return writes
@@ -164,10 +170,13 @@ enum Samples {
             case .alwaysUse(let appID, let used):
                 // A count back at zero is no count: the store loads only the apps that have one.
                 snapshot.alwaysUse[appID] = used.nanoseconds == 0 ? nil : used
+            case .owner(let appID, let uid):
+                snapshot.owners[appID] = uid
             case .appRemoved(let appID):
                 snapshot.apps.removeAll { $0.appID == appID }
                 snapshot.records[appID] = nil
                 snapshot.alwaysUse[appID] = nil
+                snapshot.owners[appID] = nil
             }
         }
         snapshot.apps.sort { $0.appID < $1.appID }
