@@ -36,7 +36,9 @@ struct ForgettingTests {
         #expect(!views.map(\.appID).contains("org.invented.A"))
         // The next Hello makes it again, as new: it asks again.
         let again = h.connect(pid: 51)
-        #expect(h.error(of: h.call(again, brokered("org.invented.A", process: 4001))) == nil)
+        // The call first, then its error: in one expression `h` would be read before the call's actions existed.
+        let hello = h.call(again, brokered("org.invented.A", process: 4001))
+        #expect(h.error(of: hello) == nil)
         #expect(h.status("org.invented.A") == .notDetermined)
         #expect(h.create(again, .whenInUse) != nil)
         #expect(h.prompts("org.invented.A").count == 1)
