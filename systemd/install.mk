@@ -27,9 +27,10 @@ FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 # The units name /usr/bin/locd: the copies follow PREFIX. The configuration belongs to the
 # administrator once installed, so an existing /etc/locd/locd.toml is never overwritten, nor the drop-in
-# /etc/locd/locd.toml.d/geoclue.toml that names locd-geoclue's user in a [[broker]] (installed with it:
-# the bridge is a broker or it turns every GeoClue client away; locd.toml itself names none, SEMANTICS I8, I13). Manifests
-# shipped with locd go to $(PREFIX)/share/locd/apps.d; administrators add theirs in /etc/locd/apps.d.
+# /etc/locd/locd.toml.d/geoclue.toml that names locd-geoclue's user in a [[broker]] (installed with
+# it: the bridge is a broker or it turns every GeoClue client away; locd.toml itself names none,
+# SEMANTICS I8, I13). Manifests shipped with locd go to $(PREFIX)/share/locd/apps.d; administrators
+# add theirs in /etc/locd/apps.d.
 install:
 	install -D -m 0755 $(BUILD)/locd $(DESTDIR)$(PREFIX)/bin/locd
 	if [ -e $(BUILD)/locctl ]; then \
