@@ -201,8 +201,13 @@ import Varlink
     @Test("U12: each bad answer is a lost naming the problem, and locd-network goes on serving")
     func badAnswers() async throws {
         let scene = try await NetworkScene.start()
+        let wifi = try #require(scene.wifi)
         let watch = try await scene.watch(interval: 1)
         _ = try #require(try await watch.position(), "\(watch.ending)\n\(scene.daemon.log)")
+        // A set of access points answered already is answered from what was kept (U25): the bad answers come to a
+        // set never answered, and none of them is kept, so each interval asks again.
+        try await offPool { try scene.service.set(.notJSON) }
+        try await offPool { try wifi.add(.init("00:11:22:33:44:04", "Library", -45)) }
         let cases: [(StandInGeolocate.Mode, String)] = [
             (.notJSON, "not JSON"), (.missing, "no \"location\""), (.latitude, "latitude 123.0 is outside"),
             (.huge, "larger than 1048576 bytes"), (.loop, "redirects in a loop"),
