@@ -24,15 +24,17 @@ public struct AccessPoint: Sendable, Hashable {
     /// The suffix by which an access point's owner opts out of geolocation services (U7).
     static let optOut = Array("_nomap".utf8)
 
-    /// Why this access point is never sent (U7), or `nil` when it may be: its SSID ends in `_nomap`; its BSSID is
-    /// not six octets, all zero (hidden or unknown), a group address, or locally administered (randomised, as
-    /// phones' hotspots are: it moves, and it says nothing of where the machine is).
+    /// Why this access point is never sent (U7, U20), or `nil` when it may be: its SSID ends in `_nomap`; its BSSID
+    /// is not six octets, all zero (hidden or unknown), a group address, or locally administered (randomised, as
+    /// phones' hotspots are: it moves, and it says nothing of where the machine is); its SSID is hidden (empty, or
+    /// zero bytes only, as wpa_supplicant reports some hidden networks).
     public var withheld: String? {
         if ssid.count >= Self.optOut.count, Array(ssid.suffix(Self.optOut.count)) == Self.optOut { return "_nomap" }
         guard bssid.count == 6 else { return "not a 6-octet BSSID" }
         if bssid.allSatisfy({ $0 == 0 }) { return "zero BSSID" }
         if bssid[0] & 0x01 != 0 { return "group BSSID" }
         if bssid[0] & 0x02 != 0 { return "locally administered BSSID" }
+        if ssid.allSatisfy({ $0 == 0 }) { return "hidden SSID" }
         return nil
     }
 

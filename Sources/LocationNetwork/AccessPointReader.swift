@@ -10,22 +10,45 @@ import Glibc
 /// at the start, then again whenever wpa_supplicant or NetworkManager signals anything (a BSS added or removed, a
 /// property changed, the service appearing or leaving the bus), at most twice a second. Each reading that differs
 /// from the one before goes to `changed`. No polling: between signals the thread sleeps in poll(2). A bus that
-/// cannot be reached, or goes away, is reported and connected to again every few seconds.
+/// cannot be reached, or goes away, is reported and connected to again every few seconds. A scan asked for with
+/// ``requestScan()`` is asked of the supplicant on the same thread and bus (U24).
 public final class AccessPointReader: Sendable {
     private let source: NetworkSettings.AccessPointSource
     private let changed: @Sendable (AccessPointSnapshot) -> Void
+    private let scanned: @Sendable (String?) -> Void
     private let stopEvent: Int32
+    /// Written by ``requestScan()``: the thread asks for a scan when it next wakes (U24).
+    private let scanEvent: Int32
     private let stopping = Atomic<Bool>(false)
     /// The least time between two readings, in seconds.
     static let readingGap = 0.5
 
-    public init(source: NetworkSettings.AccessPointSource, changed: @escaping @Sendable (AccessPointSnapshot) -> Void) {
+    /// - Parameters:
+    ///   - changed: each reading that differs from the one before.
+    ///   - scanned: the outcome of each scan asked for with ``requestScan()``: `nil` once the supplicant took it,
+    ///     else why it did not.
+    public init(
+        source: NetworkSettings.AccessPointSource,
+        changed: @escaping @Sendable (AccessPointSnapshot) -> Void,
+        scanned: @escaping @Sendable (String?) -> Void = { _ in }
+    ) {
         self.source = source
         self.changed = changed
+        self.scanned = scanned
         stopEvent = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        scanEvent = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
     }
 
-    deinit { close(stopEvent) }
+    deinit {
+        close(stopEvent)
+        close(scanEvent)
+    }
+
+    /// Asks the supplicant for a scan, on the reader's thread, soon (U24); requests made before it is done are one.
+    public func requestScan() {
+        var one: UInt64 = 1
+        _ = write(scanEvent, &one, 8)
+    }
 
     /// Starts the thread.
     public func start() {
@@ -126,6 +149,10 @@ public final class AccessPointReader: Sendable {
             let wait =
                 signalled.dirty ? max(0, Int32(left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000) + 1) : -1
             if !waitForEvents(bus, timeout: wait) { return }
+            var count: UInt64 = 0
+            if read(scanEvent, &count, 8) == 8, count > 0 {
+                scanned(AccessPointScan.requestScan(source, on: bus))
+            }
         }
     }
 
@@ -135,8 +162,9 @@ public final class AccessPointReader: Sendable {
         var descriptors = [
             pollfd(fd: sd_bus_get_fd(bus.bus), events: Int16(max(0, events)), revents: 0),
             pollfd(fd: stopEvent, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: scanEvent, events: Int16(POLLIN), revents: 0),
         ]
-        _ = poll(&descriptors, 2, timeout)
+        _ = poll(&descriptors, 3, timeout)
         return descriptors[1].revents & Int16(POLLIN) == 0 && !isStopping
     }
 }

@@ -1,4 +1,5 @@
-/// When to ask the geolocation service (SEMANTICS U9, U11): a pure schedule, given the time and what would be sent.
+/// When to ask the geolocation service (SEMANTICS U9, U11, U21, U24, U26): a pure schedule, given the time, what
+/// would be sent and how old the list of access points is.
 ///
 /// Times are seconds on any monotonic clock the caller picks; nothing here reads a clock. The caller asks
 /// ``decide(now:sending:considerIp:)`` whenever the access points change, a request ends or a wait it was told
@@ -13,6 +14,11 @@ public struct AskingPolicy: Sendable, Hashable {
         case wait(until: Double)
         /// There is nothing to send (no access point, and considerIp is false): ask nothing; the watch has no fix.
         case nothingToSend
+        /// The list is older than `interval`: ask the supplicant for a scan, and decide again once the list is read
+        /// again or at this time, whichever comes first (U24).
+        case scan(waitUntil: Double)
+        /// The service refused the key: ask nothing, ever, in this schedule (U21).
+        case stopped
     }
 
     public let interval: Double
@@ -24,32 +30,52 @@ public struct AskingPolicy: Sendable, Hashable {
     /// Requests that failed in a row since the last answer with a position.
     public private(set) var failures = 0
 
+    /// Nothing is asked before this time, which the service named (`Retry-After`, the next UTC day; U21).
+    public private(set) var notBefore: Double?
+    /// Whether the service refused the key (U21).
+    public private(set) var keyRefused = false
+    /// Whether connectivity returned since the last failure: the backoff no longer holds (U26).
+    public private(set) var resumed = false
+    /// When a scan was last asked for (U24).
+    public private(set) var lastScan: Double?
+
     /// How many of the strongest access points count on their own for a material change.
     public static let strongest = 5
+    /// How long to wait for a scan asked for before asking with the list as it is, in seconds (U24).
+    public static let scanWait = 10.0
 
     public init(interval: Double, minimumInterval: Double) {
         self.interval = interval
         self.minimumInterval = minimumInterval
     }
 
-    /// What to do at `now`, when a request would carry `sending` (BSSIDs, strongest first).
-    public func decide(now: Double, sending: [String], considerIp: Bool) -> Decision {
+    /// What to do at `now`, when a request would carry `sending` (BSSIDs, strongest first), the list having been
+    /// last scanned at `scanned` (`nil`: not known, taken as fresh).
+    public func decide(now: Double, sending: [String], considerIp: Bool, scanned: Double? = nil) -> Decision {
+        if keyRefused { return .stopped }
         if sending.isEmpty && !considerIp { return .nothingToSend }
-        guard let lastAsked else { return .ask }
-        let earliest = lastAsked + pause
-        let due: Double
-        if failures > 0 || Self.materiallyChanged(from: lastSent, to: sending) {
-            due = earliest
-        } else {
-            due = max(earliest, lastAsked + interval)
+        var due = -Double.infinity
+        if let lastAsked {
+            let earliest = lastAsked + pause
+            if failures > 0 || Self.materiallyChanged(from: lastSent, to: sending) {
+                due = earliest
+            } else {
+                due = max(earliest, lastAsked + interval)
+            }
         }
-        return now >= due ? .ask : .wait(until: due)
+        if let notBefore { due = max(due, notBefore) }
+        if now < due { return .wait(until: due) }
+        if let scanned, now - scanned > interval {
+            guard let lastScan, now - lastScan < interval else { return .scan(waitUntil: now + Self.scanWait) }
+            if now < lastScan + Self.scanWait, scanned < lastScan { return .wait(until: lastScan + Self.scanWait) }
+        }
+        return .ask
     }
 
     /// The least time between two requests: `minimumInterval`, or after failures the backoff, which doubles from
-    /// `minimumInterval` with each failure in a row up to `interval` (U11).
+    /// `minimumInterval` with each failure in a row up to `interval` (U11), unless connectivity returned (U26).
     public var pause: Double {
-        guard failures > 0 else { return minimumInterval }
+        guard failures > 0, !resumed else { return minimumInterval }
         var wait = minimumInterval
         for _ in 1..<min(failures, 64) where wait < interval { wait *= 2 }
         return min(wait, interval)
@@ -64,6 +90,27 @@ public struct AskingPolicy: Sendable, Hashable {
     /// The request ended: with a position, or without one (unreachable, refused, a bad answer).
     public mutating func answered(success: Bool) {
         failures = success ? 0 : failures + 1
+        resumed = false
+    }
+
+    /// The service named a time before which it is not to be asked (`Retry-After`, the next UTC day; U21).
+    public mutating func wait(until time: Double) {
+        notBefore = max(notBefore ?? time, time)
+    }
+
+    /// The service refused the key: nothing more is asked (U21).
+    public mutating func refuseKey() {
+        keyRefused = true
+    }
+
+    /// The machine is connected again: a backoff after failures no longer holds, the service's own waits do (U26).
+    public mutating func connectivityReturned() {
+        if failures > 0 { resumed = true }
+    }
+
+    /// A scan was asked for at `now` (U24).
+    public mutating func scanRequested(at now: Double) {
+        lastScan = now
     }
 
     /// There was nothing to send: the next access points in view are a change, whatever was sent before.

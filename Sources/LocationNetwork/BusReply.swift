@@ -68,6 +68,12 @@ final class BusReply {
         case "n":
             var value: Int16 = 0
             return sd_bus_message_read_basic(message, Self.code("n"), &value) > 0 ? .integer(Int(value)) : .other
+        case "u":
+            var value: UInt32 = 0
+            return sd_bus_message_read_basic(message, Self.code("u"), &value) > 0 ? .integer(Int(value)) : .other
+        case "x":
+            var value: Int64 = 0
+            return sd_bus_message_read_basic(message, Self.code("x"), &value) > 0 ? .integer(Int(value)) : .other
         case "y":
             var value: UInt8 = 0
             return sd_bus_message_read_basic(message, Self.code("y"), &value) > 0 ? .integer(Int(value)) : .other

@@ -20,14 +20,45 @@ public struct GeolocateAnswer: Sendable, Hashable {
     public static let maximumAccuracy = 20_037_509.0
 
     /// Reads an answer with HTTP status `status` and body `body`, or says what is wrong with it.
-    public static func decode(status: Int, body: [UInt8]) -> Result<GeolocateAnswer, GeolocateFailure> {
+    /// - Parameter retryAfter: the delay the answer's `Retry-After` asked for, in seconds (``RetryAfter``), if any.
+    public static func decode(
+        status: Int,
+        body: [UInt8],
+        retryAfter: Double? = nil
+    ) -> Result<GeolocateAnswer, GeolocateFailure> {
         let value = JSONValue.parse(body)
         guard (200..<300).contains(status) else {
             let message = value?["error"]?["message"]?.stringValue.map { ": " + String($0.prefix(200)) } ?? ""
-            if status == 404 {
-                return .failure(.refused("the service knows no position for what was sent (HTTP 404\(message))"))
+            let reasons = (value?["error"]?["errors"]?.arrayValue ?? []).prefix(16).compactMap {
+                $0["reason"]?.stringValue
             }
-            return .failure(.refused("the service answered HTTP \(status)\(message)"))
+            if status == 403, reasons.contains("dailyLimitExceeded") {
+                return .failure(
+                    .dailyLimitExceeded(
+                        "the service's daily limit is reached (HTTP 403 dailyLimitExceeded\(message)): "
+                            + "asking nothing more until the next UTC day"
+                    )
+                )
+            }
+            if status == 400, reasons.contains("keyInvalid") {
+                return .failure(
+                    .keyInvalid(
+                        "the service refuses the API key (HTTP 400 keyInvalid\(message)): put a valid key in the url "
+                            + "of locd's network provider (?key=…) and reload locd; nothing more is asked of this url "
+                            + "until it changes or locd-network restarts"
+                    )
+                )
+            }
+            let wait = retryAfter.map { "; it asks to wait \(Int($0.rounded(.up))) s (Retry-After)" } ?? ""
+            if status == 404 {
+                return .failure(
+                    .refused(
+                        "the service knows no position for what was sent (HTTP 404\(message))\(wait)",
+                        retryAfter: retryAfter
+                    )
+                )
+            }
+            return .failure(.refused("the service answered HTTP \(status)\(message)\(wait)", retryAfter: retryAfter))
         }
         guard let value else { return .failure(.badAnswer("the answer is not JSON")) }
         guard case .object = value else { return .failure(.badAnswer("the answer is not a JSON object")) }

@@ -14,19 +14,29 @@ public final class NetworkLocationServer {
     private let logger: Logger
 
     /// - Parameters:
-    ///   - requestDeadline: how long one request to the geolocation service may take in all.
+    ///   - requestDeadline: how long one request to the geolocation service may take in all (U22).
     ///   - idleTimeout: how long a connection may stay open without a call (F13).
-    public init(requestDeadline: Duration, idleTimeout: TimeAmount = .seconds(10), logger: Logger) {
+    ///   - userAgent: the `User-Agent` of every request (U19).
+    ///   - proxy: the proxy the environment names, and the hosts reached without it (U23).
+    ///   - caFile: the certificates that replace the system's trust store (U23).
+    public init(
+        requestDeadline: Duration,
+        idleTimeout: TimeAmount = .seconds(10),
+        userAgent: String = UserAgent.make(osRelease: nil),
+        proxy: ProxySettings = ProxySettings(server: nil),
+        caFile: CAFile? = nil,
+        logger: Logger
+    ) {
         let loop = group.next()
-        client = GeolocateClient(deadline: requestDeadline)
+        client = GeolocateClient(deadline: requestDeadline, userAgent: userAgent, proxy: proxy, caFile: caFile)
         self.logger = logger
         let service = NetworkLocationService(loop: loop, client: client, logger: logger)
         server = VarlinkServer(
             info: VarlinkServiceInfo(
                 vendor: "locd",
                 product: "locd-network",
-                version: "0.1.0",
-                url: "https://github.com/locd/locd"
+                version: UserAgent.version,
+                url: UserAgent.projectURL
             ),
             interfaces: [("io.locd.NetworkLocation", LocationInterfaces.networkLocation)],
             limits: VarlinkLimits(

@@ -13,6 +13,7 @@ public final class NetworkLocationService: VarlinkServerDelegate {
     private let client: GeolocateClient
     private let logger: Logger
     private var groups: [NetworkSettings: WatchGroup] = [:]
+    private let refusedKeys = RefusedKeys()
     /// The settings of each connection's open Watch, by connection id.
     private var watching: [UInt64: NetworkSettings] = [:]
 
@@ -58,7 +59,8 @@ public final class NetworkLocationService: VarlinkServerDelegate {
         connection.reply(serial, WatchEvent.started, continues: true)
         watching[connection.id] = settings
         let group =
-            groups[settings] ?? WatchGroup(settings: settings, loop: loop, client: client, logger: logger)
+            groups[settings]
+            ?? WatchGroup(settings: settings, loop: loop, client: client, refusedKeys: refusedKeys, logger: logger)
         groups[settings] = group
         group.add(connection, serial: serial)
     }

@@ -46,10 +46,55 @@ final class SystemBusClient {
             result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
             guard result >= 0 else { throw BusError("cannot make a call to \(destination): \(Self.describe(result))") }
         }
+        return try send(message, destination, path, interface, member)
+    }
+
+    /// Calls `member` with one `a{sv}` argument of string values, as wpa_supplicant's `Scan` and NetworkManager's
+    /// `RequestScan` take their options.
+    @discardableResult
+    func call(
+        _ destination: String,
+        _ path: String,
+        _ interface: String,
+        _ member: String,
+        options: [String: String]
+    ) throws(BusError) -> BusReply {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard result >= 0, let message else {
+            throw BusError("cannot make a call to \(destination): \(Self.describe(result))")
+        }
+        defer { sd_bus_message_unref(message) }
+        _ = sd_bus_message_set_auto_start(message, 0)
+        let (array, entry, variant, string) = (code("a"), code("e"), code("v"), code("s"))
+        result = sd_bus_message_open_container(message, array, "{sv}")
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) where result >= 0 {
+            result = sd_bus_message_open_container(message, entry, "sv")
+            if result >= 0 { result = key.withCString { sd_bus_message_append_basic(message, string, $0) } }
+            if result >= 0 { result = sd_bus_message_open_container(message, variant, "s") }
+            if result >= 0 { result = value.withCString { sd_bus_message_append_basic(message, string, $0) } }
+            if result >= 0 { result = sd_bus_message_close_container(message) }
+            if result >= 0 { result = sd_bus_message_close_container(message) }
+        }
+        if result >= 0 { result = sd_bus_message_close_container(message) }
+        guard result >= 0 else { throw BusError("cannot make a call to \(destination): \(Self.describe(result))") }
+        return try send(message, destination, path, interface, member)
+    }
+
+    private func code(_ character: Character) -> CChar { CChar(bitPattern: character.asciiValue ?? 0) }
+
+    /// Sends `message` and waits for its reply.
+    private func send(
+        _ message: OpaquePointer,
+        _ destination: String,
+        _ path: String,
+        _ interface: String,
+        _ member: String
+    ) throws(BusError) -> BusReply {
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
-        result = sd_bus_call(bus, message, Self.callTimeout, &error, &reply)
+        let result = sd_bus_call(bus, message, Self.callTimeout, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) } ?? Self.describe(result)
             throw BusError(

@@ -4,9 +4,9 @@ import Logging
 import NIOCore
 import Varlink
 
-/// One schedule of asking (SEMANTICS U9–U12): the Watches with the same settings, the access points they share, the
-/// policy, the request under way. It exists while one of its Watches is open, and reads and asks nothing once
-/// it is stopped. Loop-bound: used on the server's event loop only.
+/// One schedule of asking (SEMANTICS U9–U12, U21, U24–U26): the Watches with the same settings, the access points
+/// they share, the policy, the answers kept, the request under way. It exists while one of its Watches is open,
+/// and reads and asks nothing once it is stopped. Loop-bound: used on the server's event loop only.
 final class WatchGroup {
     let settings: NetworkSettings
     private let loop: any EventLoop
@@ -21,13 +21,28 @@ final class WatchGroup {
     /// The last position or lost sent, for Watches that join later, and so that a lost is not repeated.
     private var lastEvent: JSONObject?
     private var stopped = false
+    private var cache = AnswerCache()
+    private let refusedKeys: RefusedKeys
+    /// Whether a refused scan was logged already: it is logged once per schedule (U24).
+    private var scanRefusalLogged = false
 
-    init(settings: NetworkSettings, loop: any EventLoop, client: GeolocateClient, logger: Logger) {
+    init(
+        settings: NetworkSettings,
+        loop: any EventLoop,
+        client: GeolocateClient,
+        refusedKeys: RefusedKeys,
+        logger: Logger
+    ) {
         self.settings = settings
         self.loop = loop
         self.client = client
+        self.refusedKeys = refusedKeys
         self.logger = logger
         policy = AskingPolicy(interval: settings.interval, minimumInterval: settings.minimumInterval)
+        if let reason = refusedKeys.reason(for: settings.url) {
+            policy.refuseKey()
+            lastEvent = WatchEvent.lost(reason)
+        }
     }
 
     var isEmpty: Bool { watchers.isEmpty }
@@ -39,9 +54,11 @@ final class WatchGroup {
         guard reader == nil else { return }
         let bound = NIOLoopBound(self, eventLoop: loop)
         let loop = self.loop
-        let reader = AccessPointReader(source: settings.accessPoints) { snapshot in
-            loop.execute { bound.value.received(snapshot) }
-        }
+        let reader = AccessPointReader(
+            source: settings.accessPoints,
+            changed: { snapshot in loop.execute { bound.value.received(snapshot) } },
+            scanned: { refusal in loop.execute { bound.value.scanned(refusal) } }
+        )
         self.reader = reader
         logger.info("reading the access points (\(settings.accessPoints.rawValue)) for \(settings.loggedURL)")
         reader.start()
@@ -61,11 +78,29 @@ final class WatchGroup {
     private func received(_ snapshot: AccessPointSnapshot) {
         guard !stopped else { return }
         if snapshot.note != self.snapshot?.note, let note = snapshot.note { logger.notice("access points: \(note)") }
+        if snapshot.connected == true, self.snapshot?.connected == false {
+            logger.info("connected again: asking \(settings.loggedURL) without waiting out the backoff")
+            policy.connectivityReturned()
+        }
         self.snapshot = snapshot
         evaluate()
     }
 
-    private static func now() -> Double { Double(NIODeadline.now().uptimeNanoseconds) / 1e9 }
+    private func scanned(_ refusal: String?) {
+        guard let refusal, !scanRefusalLogged else { return }
+        scanRefusalLogged = true
+        let advice =
+            "see locd-network.conf (wpa_supplicant) or polkit's org.freedesktop.NetworkManager.wifi.scan (NetworkManager)"
+        logger.notice(
+            "the access points were last scanned more than \(Int(settings.interval)) s ago and a scan was refused (\(refusal)): asking with the list as it is; \(advice)"
+        )
+    }
+
+    private static func now() -> Double { AccessPointScan.monotonicNow() }
+
+    /// The most seconds after the start of the next UTC day that a schedule stopped by the daily limit waits, chosen
+    /// at random, so that the service's clients do not all come back at midnight (U21).
+    static let dailySpread = 600.0
 
     /// Asks, waits or reports that there is nothing to send, as the policy says.
     private func evaluate() {
@@ -74,18 +109,46 @@ final class WatchGroup {
         timer = nil
         let sending = AccessPoint.sendable(snapshot.points)
         let now = Self.now()
-        switch policy.decide(now: now, sending: sending.map(\.macAddress), considerIp: settings.considerIp) {
+        let bssids = sending.map(\.macAddress)
+        switch policy.decide(now: now, sending: bssids, considerIp: settings.considerIp, scanned: snapshot.scanned) {
         case .ask:
-            ask(sending, at: now)
-        case .wait(let until):
-            let bound = NIOLoopBound(self, eventLoop: loop)
-            timer = loop.scheduleTask(in: .nanoseconds(Int64(max(0, until - now) * 1e9) + 1_000_000)) {
-                bound.value.evaluate()
+            if let kept = cache.answer(for: bssids, now: now) {
+                policy.asked(at: now, sending: bssids)
+                policy.answered(success: true)
+                logger.debug("the same \(bssids.count) access points as an answer kept: no request (U25)")
+                send(
+                    WatchEvent.position(
+                        kept,
+                        request: GeolocateRequest(considerIp: settings.considerIp, accessPoints: sending),
+                        timestamp: Date().timeIntervalSince1970
+                    )
+                )
+                evaluate()
+            } else {
+                ask(sending, at: now)
             }
+        case .wait(let until):
+            schedule(at: until, now: now)
+        case .scan(let until):
+            policy.scanRequested(at: now)
+            logger.debug(
+                "the access points were last scanned \(Int(now - (snapshot.scanned ?? now))) s ago: asking for a scan"
+            )
+            reader?.requestScan()
+            schedule(at: until, now: now)
+        case .stopped:
+            break
         case .nothingToSend:
             policy.noneInView()
             let why = snapshot.note.map { " (\($0))" } ?? ""
             lose("no Wi-Fi access point in view and considerIp is false\(why)")
+        }
+    }
+
+    private func schedule(at until: Double, now: Double) {
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        timer = loop.scheduleTask(in: .nanoseconds(Int64(min(max(0, until - now), 2 * 86_400) * 1e9) + 1_000_000)) {
+            bound.value.evaluate()
         }
     }
 
@@ -109,6 +172,7 @@ final class WatchGroup {
         switch result {
         case .success(let answer):
             policy.answered(success: true)
+            cache.keep(answer, for: request.accessPoints.map(\.macAddress), now: Self.now())
             let timestamp = Date().timeIntervalSince1970
             logger.info(
                 "\(settings.loggedURL) answered a position from \(request.accessPoints.count) access points, ±\(Int(answer.accuracy)) m"
@@ -116,9 +180,29 @@ final class WatchGroup {
             send(WatchEvent.position(answer, request: request, timestamp: timestamp))
         case .failure(let failure):
             policy.answered(success: false)
-            logger.warning(
-                "no position from \(settings.loggedURL): \(failure); asking again in \(Int(policy.pause)) s at the earliest"
-            )
+            let now = Self.now()
+            switch failure {
+            case .keyInvalid(let reason):
+                policy.refuseKey()
+                if refusedKeys.refuse(settings.url, reason: reason) {
+                    logger.error("no position from \(settings.loggedURL): \(reason)")
+                }
+            case .dailyLimitExceeded:
+                let spread = Double.random(in: 0...Self.dailySpread)
+                let wait = RetryAfter.untilNextUTCDay(from: Date()) + spread
+                policy.wait(until: now + wait)
+                logger.warning("no position from \(settings.loggedURL): \(failure); asking again in \(Int(wait)) s")
+            case .refused(_, let retryAfter?):
+                policy.wait(until: now + retryAfter)
+                let wait = max(retryAfter, policy.pause)
+                logger.warning(
+                    "no position from \(settings.loggedURL): \(failure); asking again in \(Int(wait)) s at the earliest"
+                )
+            default:
+                logger.warning(
+                    "no position from \(settings.loggedURL): \(failure); asking again in \(Int(policy.pause)) s at the earliest"
+                )
+            }
             send(WatchEvent.lost(failure.description))
         }
         evaluate()

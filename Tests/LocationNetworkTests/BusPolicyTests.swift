@@ -3,8 +3,8 @@ import LocationTestSupport
 import Testing
 
 /// The D-Bus policy `systemd/locd-network.conf`, read by a real dbus-daemon beside a policy shaped as wpa_supplicant's
-/// own (only root may call it): the policy's user reads wpa_supplicant's access points and can call nothing else of
-/// it. The test names `nobody` as that user, since the test cannot create `locd-network`.
+/// own (only root may call it): the policy's user reads wpa_supplicant's access points, asks it for a scan, and can
+/// call nothing else of it. The test names `nobody` as that user, since the test cannot create `locd-network`.
 @Suite("locd-network's D-Bus policy", .serialized)
 struct BusPolicyTests {
     /// wpa_supplicant's policy as Debian ships it, less the group: only root may call it.
@@ -30,7 +30,7 @@ struct BusPolicyTests {
     }
 
     @Test(
-        "U6: the policy lets locd-network's user read wpa_supplicant's access points, and call nothing else of it",
+        "U6, U24: the policy lets locd-network's user read wpa_supplicant's access points and ask for a scan, and call nothing else of it",
         .enabled(if: getuid() == 0, "needs root to run busctl as another user")
     )
     func policyAllowsReadingOnly() throws {
@@ -76,6 +76,16 @@ struct BusPolicyTests {
             ]
         )
         #expect(all.status == 0 && all.output.contains("BSSs"), "\(all.output)")
+        // A scan, asked when the list is older than interval (U24): let through, and taken by the stand-in.
+        let passive = try Self.busctlAsNobody(
+            bus.address,
+            [
+                "call", "fi.w1.wpa_supplicant1", "/fi/w1/wpa_supplicant1/Interfaces/0",
+                "fi.w1.wpa_supplicant1.Interface", "Scan", "a{sv}", "1", "Type", "s", "passive",
+            ]
+        )
+        #expect(passive.status == 0, "\(passive.output)")
+        #expect(try wifi.scans().count == 1)
         // A method that changes Wi-Fi: refused by the bus, before wpa_supplicant could be asked.
         let scan = try Self.busctlAsNobody(
             bus.address,

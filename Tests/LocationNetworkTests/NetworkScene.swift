@@ -15,7 +15,9 @@ final class NetworkScene: @unchecked Sendable {
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
         points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
         selfSigned: Bool = false,
-        idleTimeout: Double = 120
+        idleTimeout: Double = 120,
+        requestTimeout: Double = 2,
+        options: (StandInGeolocate) throws -> (arguments: [String], environment: [String: String]) = { _ in ([], [:]) }
     ) throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")
         let bus = try PrivateSystemBus(directory: directory.path)
@@ -23,7 +25,15 @@ final class NetworkScene: @unchecked Sendable {
         self.bus = bus
         wifi = try kind.map { try StandInWifi($0, points: points, bus: bus, directory: directory.path) }
         service = try StandInGeolocate(directory: directory.path, selfSigned: selfSigned)
-        daemon = try NetworkLocationProcess(directory: directory.path, bus: bus, idleTimeout: idleTimeout)
+        let (arguments, environment) = try options(service)
+        daemon = try NetworkLocationProcess(
+            directory: directory.path,
+            bus: bus,
+            requestTimeout: requestTimeout,
+            idleTimeout: idleTimeout,
+            arguments: arguments,
+            environment: environment
+        )
     }
 
     /// Starts the scene on a thread of its own (``offPool(_:)``).
@@ -31,10 +41,20 @@ final class NetworkScene: @unchecked Sendable {
         wifi kind: StandInWifi.Kind? = .wpaSupplicant,
         points: [StandInWifi.Point] = StandInWifi.threeWithNomap,
         selfSigned: Bool = false,
-        idleTimeout: Double = 120
+        idleTimeout: Double = 120,
+        requestTimeout: Double = 2,
+        options: @escaping @Sendable (StandInGeolocate) throws -> (arguments: [String], environment: [String: String]) =
+            { _ in ([], [:]) }
     ) async throws -> NetworkScene {
         try await offPool {
-            try NetworkScene(wifi: kind, points: points, selfSigned: selfSigned, idleTimeout: idleTimeout)
+            try NetworkScene(
+                wifi: kind,
+                points: points,
+                selfSigned: selfSigned,
+                idleTimeout: idleTimeout,
+                requestTimeout: requestTimeout,
+                options: options
+            )
         }
     }
 

@@ -30,31 +30,50 @@ package final class NetworkLocationProcess: @unchecked Sendable {
     ///   - idleTimeout: `--idle-timeout`, long unless a test of it sets one: the suite runs hundreds of tests side
     ///     by side on two cores, where a client's first call can wait behind other tests for longer than the
     ///     default 10 s (as ``DaemonProcess/withPatientIdleTimeout(_:)`` has it for locd).
+    ///   - arguments: more options (`--user-agent`, `--ca-file`).
+    ///   - environment: more environment (`https_proxy`, `no_proxy`).
     package convenience init(
         directory: String,
         bus: PrivateSystemBus?,
         requestTimeout: Double = 2,
-        idleTimeout: Double = 120
+        idleTimeout: Double = 120,
+        arguments: [String] = [],
+        environment: [String: String] = [:]
     ) throws {
         try self.init(
             directory: directory,
             busAddress: bus?.address,
             requestTimeout: requestTimeout,
-            idleTimeout: idleTimeout
+            idleTimeout: idleTimeout,
+            arguments: arguments,
+            environment: environment
         )
     }
 
     /// Starts it on the bus at `busAddress` (none: an address where no bus listens) and waits for its `READY=1`.
-    package init(directory: String, busAddress: String?, requestTimeout: Double = 2, idleTimeout: Double = 120) throws {
+    package init(
+        directory: String,
+        busAddress: String?,
+        requestTimeout: Double = 2,
+        idleTimeout: Double = 120,
+        arguments: [String] = [],
+        environment extra: [String: String] = [:]
+    ) throws {
         socketPath = directory + "/network.sock"
         logPath = directory + "/locd-network.log"
         notify = try NotifySocket(path: directory + "/network-notify")
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = [
-            "--socket", socketPath, "--log-level", "debug", "--request-timeout", String(requestTimeout),
-            "--idle-timeout", String(idleTimeout),
-        ]
+        process.arguments =
+            [
+                "--socket", socketPath, "--log-level", "debug", "--request-timeout", String(requestTimeout),
+                "--idle-timeout", String(idleTimeout),
+            ] + arguments
         var environment = ProcessInfo.processInfo.environment
+        // The test's own proxy only: one the machine names would not reach the stand-ins.
+        for name in ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "http_proxy", "HTTP_PROXY"] {
+            environment.removeValue(forKey: name)
+        }
+        environment.merge(extra) { $1 }
         environment["NOTIFY_SOCKET"] = notify.path
         environment.removeValue(forKey: "LISTEN_FDS")
         environment.removeValue(forKey: "LISTEN_PID")

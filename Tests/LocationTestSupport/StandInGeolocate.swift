@@ -25,6 +25,10 @@ package final class StandInGeolocate: @unchecked Sendable {
         case drip
         /// HTTP 503.
         case status
+        /// HTTP 403 with ichnaea's `dailyLimitExceeded` body.
+        case daily
+        /// HTTP 400 with ichnaea's `keyInvalid` body.
+        case keyInvalid = "keyinvalid"
     }
 
     private let script: ScriptProcess
@@ -32,6 +36,8 @@ package final class StandInGeolocate: @unchecked Sendable {
 
     /// Whether it speaks HTTPS, with a self-signed certificate no client should trust.
     package let selfSigned: Bool
+    /// The self-signed certificate (for 127.0.0.1 and `geolocate.test`), a PEM file, when it speaks HTTPS.
+    package let certificatePath: String?
 
     /// - Parameter selfSigned: speak HTTPS with a certificate made for 127.0.0.1 by `openssl` and signed by
     ///   itself, which a client that checks certificates refuses before it sends anything.
@@ -42,7 +48,8 @@ package final class StandInGeolocate: @unchecked Sendable {
             let openssl = try ScriptProcess(
                 [
                     "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
-                    certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1,DNS:geolocate.test",
                 ],
                 logPath: directory + "/openssl.log"
             )
@@ -51,6 +58,9 @@ package final class StandInGeolocate: @unchecked Sendable {
                 throw StandInFailure("openssl could not make a certificate: \(openssl.log)")
             }
             arguments += ["--tls", certificate, key]
+            certificatePath = certificate
+        } else {
+            certificatePath = nil
         }
         self.selfSigned = selfSigned
         script = try ScriptProcess(arguments, logPath: directory + "/geolocate.log")
@@ -66,6 +76,11 @@ package final class StandInGeolocate: @unchecked Sendable {
     /// Every well-formed request so far, in order: `{"considerIp": …, "wifiAccessPoints": [...]}`.
     package var requests: [JSONObject] { script.objects.compactMap { $0["request"]?.objectValue } }
 
+    /// The `User-Agent` of every well-formed request so far, in order.
+    package var userAgents: [String?] {
+        script.objects.filter { $0["request"] != nil }.map { $0["userAgent"]?.stringValue }
+    }
+
     /// Requests that were not what an ichnaea client sends, and why.
     package var badRequests: [String] { script.objects.compactMap { $0["badRequest"]?.stringValue } }
 
@@ -80,6 +95,28 @@ package final class StandInGeolocate: @unchecked Sendable {
     /// Answers this position from now on.
     package func answer(latitude: Double, longitude: Double, accuracy: Double) throws {
         try command("position \(latitude) \(longitude) \(accuracy)", expect: "position")
+    }
+
+    /// Answers HTTP 429 with this `Retry-After` from now on (seconds, or an HTTP date).
+    package func rateLimit(retryAfter: String) throws {
+        try command("ratelimit \(retryAfter.replacingOccurrences(of: " ", with: "_"))", expect: "ratelimit")
+    }
+
+    /// Answers the position from now on, `seconds` after the request.
+    package func answerSlowly(after seconds: Double) throws { try command("slow \(seconds)", expect: "slow") }
+
+    /// How many TCP connections it accepted so far (each counted before any TLS handshake).
+    package func connections() throws -> Int {
+        let before = script.objects.filter { $0["connections"] != nil }.count
+        script.send("connections")
+        var answer: Int?
+        _ = eventually(timeout: 20, every: 0.02) {
+            let answers = script.objects.compactMap { $0["connections"]?.intValue }
+            if answers.count > before { answer = Int(answers[before]) }
+            return answer != nil
+        }
+        guard let answer else { throw StandInFailure("the stand-in did not count its connections: \(script.log)") }
+        return answer
     }
 
     /// Stops listening: connections are refused.

@@ -83,6 +83,40 @@ package final class StandInWifi: @unchecked Sendable {
         return answer
     }
 
+    /// How many scans it was asked for so far, and the `Type` of wpa_supplicant's last (`nil` for none or nm).
+    package func scans() throws -> (count: Int, type: String?) {
+        let before = script.objects.filter { $0["scans"] != nil }.count
+        script.send("scans")
+        var answer: JSONObject?
+        _ = eventually(timeout: 20, every: 0.02) {
+            let answers = script.objects.filter { $0["scans"] != nil }
+            if answers.count > before { answer = answers[before] }
+            return answer != nil
+        }
+        guard let answer, let count = answer["scans"]?.intValue else {
+            throw StandInFailure("the stand-in did not count its scans: \(script.log)")
+        }
+        return (Int(count), answer["type"]?.stringValue)
+    }
+
+    /// The list was last scanned `seconds` ago (wpa: every BSS's `Age`; nm: `LastScan`), silently, as the real
+    /// services let it age.
+    package func setAge(_ seconds: Int) throws {
+        script.send("age \(seconds)")
+        guard script.waitFor({ $0["age"]?.intValue == Int64(seconds) }) != nil else {
+            throw StandInFailure("the stand-in did not take the age: \(script.log)")
+        }
+    }
+
+    /// Sets the connection state, signalled as the real service does: wpa_supplicant's interface `State`
+    /// (`completed`, `disconnected`), or NetworkManager's `State` (`70` connected, `20` disconnected).
+    package func setState(_ state: String) throws {
+        script.send("state \(state)")
+        guard script.waitFor({ $0["state"]?.stringValue == state }) != nil else {
+            throw StandInFailure("the stand-in did not take the state \(state): \(script.log)")
+        }
+    }
+
     /// Ends the stand-in: its name leaves the bus.
     package func stop() { script.kill9() }
 }

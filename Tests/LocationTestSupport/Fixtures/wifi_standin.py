@@ -10,11 +10,19 @@ standard input change the access points, with the signals the real services send
   add BSSID,SSID,SIGNAL   a new access point (wpa: BSSAdded and Interface.BSSs changed; nm: AccessPointAdded)
   remove BSSID            an access point gone (wpa: BSSRemoved; nm: AccessPointRemoved)
   reads                   prints how many property reads and method calls it answered so far
+  scans                   prints how many scans it was asked for (wpa: Interface.Scan; nm: RequestScan), and the
+                          Type of wpa's last ({"scans": N, "type": T})
+  age SECONDS             the list was last scanned that long ago (wpa: every BSS's Age; nm: LastScan)
+  state STATE             wpa: the interface's State (completed, disconnected, ...); nm: NetworkManager's State
+                          (70 connected, 20 disconnected); with PropertiesChanged (nm: and StateChanged)
+A scan asked for makes the list fresh (age 0) and is signalled as the real services do (wpa: ScanDone; nm:
+LastScan changed).
 The end of its input ends it. It prints one JSON object a line: {"ready": true} once it owns its name, then one
-answer per command ({"added": BSSID}, {"removed": BSSID}, {"reads": N}).
+answer per command ({"added": BSSID}, {"removed": BSSID}, {"reads": N}, {"age": N}, {"state": S}).
 """
 import json
 import sys
+import time
 
 from gi.repository import Gio, GLib
 
@@ -25,7 +33,10 @@ WPA_XML = """
 <node>
   <interface name="fi.w1.wpa_supplicant1"><property name="Interfaces" type="ao" access="read"/></interface>
   <interface name="fi.w1.wpa_supplicant1.Interface">
+    <method name="Scan"><arg name="args" type="a{sv}" direction="in"/></method>
     <property name="BSSs" type="ao" access="read"/>
+    <property name="State" type="s" access="read"/>
+    <signal name="ScanDone"><arg name="success" type="b"/></signal>
     <signal name="BSSAdded"><arg name="path" type="o"/><arg name="properties" type="a{sv}"/></signal>
     <signal name="BSSRemoved"><arg name="path" type="o"/></signal>
   </interface>
@@ -33,6 +44,7 @@ WPA_XML = """
     <property name="BSSID" type="ay" access="read"/>
     <property name="SSID" type="ay" access="read"/>
     <property name="Signal" type="n" access="read"/>
+    <property name="Age" type="u" access="read"/>
   </interface>
 </node>
 """
@@ -42,9 +54,13 @@ NM_XML = """
   <interface name="org.freedesktop.NetworkManager">
     <method name="GetDevices"><arg name="devices" type="ao" direction="out"/></method>
     <property name="Devices" type="ao" access="read"/>
+    <property name="State" type="u" access="read"/>
+    <signal name="StateChanged"><arg name="state" type="u"/></signal>
   </interface>
   <interface name="org.freedesktop.NetworkManager.Device.Wireless">
+    <method name="RequestScan"><arg name="options" type="a{sv}" direction="in"/></method>
     <property name="AccessPoints" type="ao" access="read"/>
+    <property name="LastScan" type="x" access="read"/>
     <signal name="AccessPointAdded"><arg name="access_point" type="o"/></signal>
     <signal name="AccessPointRemoved"><arg name="access_point" type="o"/></signal>
   </interface>
@@ -80,6 +96,10 @@ class StandIn:
         self.ids = {}  # path -> registration id
         self.next = 0
         self.reads = 0
+        self.scans = 0
+        self.scan_type = None
+        self.scanned = time.clock_gettime(time.CLOCK_BOOTTIME)
+        self.state = "completed" if kind == "wpa" else 70
         if kind == "wpa":
             self.root, self.device = "/fi/w1/wpa_supplicant1", "/fi/w1/wpa_supplicant1/Interfaces/0"
             self.register(self.root, 0)
@@ -94,10 +114,39 @@ class StandIn:
     def register(self, path, index):
         return self.bus.register_object(path, self.node.interfaces[index], self.method, self.get_property, None)
 
-    def method(self, _connection, _sender, _path, _interface, name, _parameters, invocation):
+    def method(self, _connection, _sender, _path, _interface, name, parameters, invocation):
         self.reads += 1
         if name == "GetDevices":
             invocation.return_value(GLib.Variant("(ao)", ([self.device],)))
+        elif name in ("Scan", "RequestScan"):
+            self.scans += 1
+            options = parameters.unpack()[0]
+            self.scan_type = options.get("Type")
+            invocation.return_value(None)
+            self.scanned = time.clock_gettime(time.CLOCK_BOOTTIME)
+            if self.kind == "wpa":
+                self.bus.emit_signal(None, self.device, WPA + ".Interface", "ScanDone", GLib.Variant("(b)", (True,)))
+            else:
+                self.emit_changed(self.device, NM + ".Device.Wireless", {"LastScan": self.last_scan()})
+
+    def age(self):
+        return max(0, int(time.clock_gettime(time.CLOCK_BOOTTIME) - self.scanned))
+
+    def last_scan(self):
+        return GLib.Variant("x", int(self.scanned * 1000))
+
+    def emit_changed(self, path, interface, values):
+        self.bus.emit_signal(None, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                             GLib.Variant("(sa{sv}as)", (interface, values, [])))
+
+    def set_state(self, text):
+        if self.kind == "wpa":
+            self.state = text
+            self.emit_changed(self.device, WPA + ".Interface", {"State": GLib.Variant("s", text)})
+        else:
+            self.state = int(text)
+            self.bus.emit_signal(None, self.root, NM, "StateChanged", GLib.Variant("(u)", (self.state,)))
+            self.emit_changed(self.root, NM, {"State": GLib.Variant("u", self.state)})
 
     def get_property(self, _connection, _sender, path, _interface, name):
         self.reads += 1
@@ -107,6 +156,10 @@ class StandIn:
             return GLib.Variant("ao", [self.device])
         if name in ("BSSs", "AccessPoints"):
             return GLib.Variant("ao", sorted(self.points))
+        if name == "State":
+            return GLib.Variant("s", self.state) if self.kind == "wpa" else GLib.Variant("u", self.state)
+        if name == "LastScan":
+            return self.last_scan()
         point = self.points.get(path)
         if point is None:
             return None
@@ -115,6 +168,7 @@ class StandIn:
             "BSSID": lambda: GLib.Variant("ay", octets),
             "SSID": lambda: GLib.Variant("ay", point["ssid"].encode()),
             "Signal": lambda: GLib.Variant("n", point["signal"]),
+            "Age": lambda: GLib.Variant("u", self.age()),
             "HwAddress": lambda: GLib.Variant("s", point["bssid"].upper()),
             "Ssid": lambda: GLib.Variant("ay", point["ssid"].encode()),
             "Strength": lambda: GLib.Variant("y", percent(point["signal"])),
@@ -183,6 +237,14 @@ def main(kind, points):
             out({"removed": words[1].lower()} if stand_in.remove(words[1]) else {"unknown": words[1]})
         elif words == ["reads"]:
             out({"reads": stand_in.reads})
+        elif words == ["scans"]:
+            out({"scans": stand_in.scans, "type": stand_in.scan_type})
+        elif len(words) == 2 and words[0] == "age":
+            stand_in.scanned = time.clock_gettime(time.CLOCK_BOOTTIME) - int(words[1])
+            out({"age": int(words[1])})
+        elif len(words) == 2 and words[0] == "state":
+            stand_in.set_state(words[1])
+            out({"state": words[1]})
         return True
 
     GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, line)
