@@ -131,7 +131,7 @@ struct SystemdIntegrationTests {
         }
         let output = Pipe()
         process.standardOutput = output
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
