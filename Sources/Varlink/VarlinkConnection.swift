@@ -163,6 +163,13 @@ public final class VarlinkConnection {
         }
     }
 
+    /// The ``IdentificationHandler`` has passed on every byte it read: NIO reads the socket from now on, unless
+    /// those calls already fill the pipeline (F4), when it waits until half of them have run, as any read would.
+    func identificationFinished() {
+        guard !readingPaused, !isClosed else { return }
+        channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+    }
+
     /// Calls one connection may run in a row while more of its calls wait (F17). A peer that pipelines
     /// thousands of calls in one write gets them answered `callsPerTurn` at a time, each batch after every
     /// other connection's ready work, so 300 such peers delay a newcomer by a few thousand calls, not by
@@ -442,6 +449,14 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         case .failure:
             identification.identified = true
             connection.enqueue(frame)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdentificationHandler.Finished {
+            connection?.identificationFinished()
+        } else {
+            context.fireUserInboundEventTriggered(event)
         }
     }
 

@@ -148,6 +148,40 @@ struct HostileLoadTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("F4: org.varlink.service calls pipelined before any other call stop being read at max-pipelined-calls too")
+    func pipelineBeforeIdentifyingCall() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let flooder = try daemon.connect()
+        let before = try residentKiB(of: daemon.pid)
+        // The connection's first calls are read by locd itself, 16 at most (I4); whatever follows is read by NIO.
+        // Replies nobody reads soon stop the calls running (F5), and then the pipeline must stop the reading.
+        let call = Array(
+            VarlinkCall(
+                method: "org.varlink.service.GetInterfaceDescription",
+                parameters: ["interface": .string("org.varlink.service")]
+            ).serialized.utf8
+        )
+        let chunk = Array([[UInt8]](repeating: call + [0], count: 16_384 / (call.count + 1)).joined())
+        let target = 64 << 20
+        var sent = 0
+        while sent < target {
+            var poller = pollfd(fd: flooder.fileDescriptor, events: Int16(POLLOUT), revents: 0)
+            guard poll(&poller, 1, 1000) > 0 else { break }
+            let written = chunk.withUnsafeBytes {
+                send(flooder.fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if written > 0 { sent += written }
+        }
+        let grown = try residentKiB(of: daemon.pid) - before
+        // Before, the end of identification turned reading on whatever the pipeline held: locd read all 64 MiB
+        // and held every call, gigabytes for a few hundred such connections.
+        #expect(sent < 8 << 20, "locd kept reading a connection whose pipeline was full: \(sent) bytes taken")
+        #expect(grown < 16 << 10, "locd grew by \(grown) KiB holding one connection's pipelined calls")
+        #expect(try answersPromptly(daemon))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test(
         "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds (F17: nobody waits)"
     )
