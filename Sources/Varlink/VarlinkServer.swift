@@ -110,15 +110,33 @@ final class VarlinkServerCore {
 
     func log(_ message: String) { logger(message) }
 
-    /// Rings for the next turn of ``waitingForTurn`` (F17); `nil` until the server listens.
+    /// Rings for the next round of ``turns`` (F17, F19); `nil` until the server listens.
     var turnBell: TurnBell?
-    /// Connections whose waiting calls run at their next turn, in the order they asked.
-    private var waitingForTurn: [VarlinkConnection] = []
+    /// Who runs calls, and how many, in each round of the loop (F17, F19).
+    private var turns = Turns()
+    /// Whether the next round is already asked for.
+    private var bellRung = false
 
-    /// `connection` used up its turn with calls still waiting: they run once the loop has read its sockets.
+    /// Calls run since the server started, on every connection (`org.varlink.service`'s and malformed ones
+    /// included): how busy it is, and, read twice, how many calls ran in between.
+    var callsRun: UInt64 { turns.callsRun }
+
+    /// Counts a call of `connection` if it may run now (F19): its uid has not used its share of this round, and
+    /// the round has room or the connection is an administrator's.
+    func mayRun(_ connection: VarlinkConnection) -> Bool {
+        turns.take(uid: connection.principal) { isAdministrator(connection) }
+    }
+
+    /// `connection` has calls waiting that may not run in this round: they run in a later one, once the loop has
+    /// looked at its sockets (F17, F19).
     func awaitTurn(_ connection: VarlinkConnection) {
-        waitingForTurn.append(connection)
-        guard waitingForTurn.count == 1 else { return }
+        turns.wait(connection.id, uid: connection.principal, administrator: isAdministrator(connection))
+        ringBell()
+    }
+
+    private func ringBell() {
+        guard !bellRung else { return }
+        bellRung = true
         if let turnBell {
             turnBell.ring()
         } else {
@@ -126,11 +144,34 @@ final class VarlinkServerCore {
         }
     }
 
-    /// Gives every connection that waited for a turn its next one.
+    /// The next round (F19): administrators' waiting connections first, then each waiting uid's share, handed to
+    /// its waiting connections in turn, until the round is full. What waits again, or is left, goes on at the next.
     func nextTurn() {
-        let batch = waitingForTurn
-        waitingForTurn.removeAll(keepingCapacity: true)
-        for connection in batch { connection.takeTurn() }
+        bellRung = false
+        let waiting = turns.beginRound()
+        for _ in 0..<waiting.administrators {
+            guard let id = turns.nextAdministrator() else { break }
+            connections[id]?.takeTurn()
+        }
+        for _ in 0..<waiting.uids {
+            guard let uid = turns.nextUID() else { break }
+            for _ in 0..<turns.waiting(of: uid) {
+                guard let id = turns.nextConnection(of: uid) else { break }
+                connections[id]?.takeTurn()
+            }
+            turns.requeue(uid)
+            if heldByUID[uid] == nil { turns.forget(uid) }
+        }
+        if !turns.isEmpty { ringBell() }
+    }
+
+    /// Whether `connection` is an administrator's (F12, F19): from the credentials fixed when it connected, asked
+    /// once, the first time it matters; a broker's connection speaking for a process never is.
+    private func isAdministrator(_ connection: VarlinkConnection) -> Bool {
+        if let known = connection.isAdministrator { return known }
+        let administrator = connection.credentials.map(isPrivileged) ?? false
+        connection.isAdministrator = administrator
+        return administrator
     }
 
     /// Flushes `connection` once, after the tasks and reads already queued on the loop: every frame the
@@ -176,13 +217,14 @@ final class VarlinkServerCore {
         let total = admitted.count
         let ordinary = total < limits.maximumConnections && held < limits.maximumConnectionsPerUID
         if !ordinary {
-            let privileged = connection.credentials.map(isPrivileged) ?? false
+            let privileged = isAdministrator(connection)
             guard privileged && total < limits.maximumConnections + limits.adminReserve else {
                 refuse(connection, uid: uid, held: held, total: total, privileged: privileged)
                 return false
             }
         }
         admitted[connection.id] = uid
+        connection.principal = uid
         heldByUID[uid] = held + 1
         let id = connection.id
         silent[id] = eventLoop.assumeIsolated().scheduleTask(in: limits.idleTimeout) { [self] in
@@ -220,6 +262,8 @@ final class VarlinkServerCore {
         release(uid: current)
         heldByUID[uid] = held + 1
         admitted[connection.id] = uid
+        connection.principal = uid
+        connection.isAdministrator = false
         return nil
     }
 
@@ -309,6 +353,7 @@ final class VarlinkServerCore {
     private func release(uid: UInt32) {
         let held = heldByUID[uid, default: 1] - 1
         heldByUID[uid] = held > 0 ? held : nil
+        if held <= 0 { turns.forget(uid) }
     }
 
     func release(_ connection: VarlinkConnection) {
@@ -403,6 +448,10 @@ public final class VarlinkServer {
         set { core.isPrivileged = newValue }
     }
 
+    /// Calls run since the server started, on every connection (`org.varlink.service`'s and malformed ones
+    /// included). Read on the server's loop.
+    public var callsRun: UInt64 { core.callsRun }
+
     private func bootstrap() -> ServerBootstrap {
         let bound = NIOLoopBound(core, eventLoop: eventLoop)
         let maximum = core.limits.maximumMessageBytes
@@ -416,6 +465,10 @@ public final class VarlinkServer {
         let passPidfd = SocketConstants.pidfdsSupported ? SocketConstants.passPidfd : SocketConstants.passCredentials
         return ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 1024)
+            // A look at the sockets accepts up to 64 waiting connections, not NIO's 4: behind a burst of one user's
+            // connects, an administrator's waits a few looks (each running a share of calls, F19), not one look
+            // for every 4 of them.
+            .serverChannelOption(.maxMessagesPerRead, value: 64)
             .serverChannelOption(.socketOption(.init(rawValue: SocketConstants.passCredentials)), value: 1)
             .serverChannelOption(.socketOption(.init(rawValue: passPidfd)), value: 1)
             .serverChannelInitializer { channel in
@@ -428,8 +481,8 @@ public final class VarlinkServer {
             }
             .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
             .childChannelOption(.autoRead, value: false)
-            // One read per connection per round of the loop, so a connection's turn is one read's worth of
-            // calls at most (F17).
+            // One read per connection per look of the loop at its sockets, so that a connection's turn is one
+            // read's worth of calls at most (F17).
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
