@@ -52,10 +52,11 @@ public final class VarlinkConnection {
     private var readingPaused = false
     private var current: UInt64?
     private var nextSerial: UInt64 = 1
-    /// The uid the connection's calls count against (F19): its peer's, or, for a broker's connection once its
-    /// `Hello` is accepted, the uid of the process it speaks for (F11).
-    var principal = UInt32.max
-    /// Whether it is an administrator's (F12), once the server has asked.
+    /// Whose share the connection's calls count against (F19), once the server has asked: its own if it is an
+    /// administrator's, else its peer's uid, or, for a broker's connection once its `Hello` is accepted, the uid of
+    /// the process it speaks for (F11).
+    var principal: Turns.Principal?
+    /// Whether its peer is an administrator (F12), once the server has asked.
     var isAdministrator: Bool?
     /// Whether the connection waits for its next turn (``VarlinkServerCore/awaitTurn(_:)``).
     private var continuationScheduled = false
@@ -137,7 +138,8 @@ public final class VarlinkConnection {
     /// threshold, not `max-write-buffer` (F5).
     private func dispatchNext() {
         while isRunnable && !queue.isEmpty {
-            // F19: its uid has used its share of the round; the rest wait for the next.
+            // F19: its uid (or, an administrator's, the connection) has used its share of the round; the rest
+            // wait for the next.
             guard server.mayRun(self) else {
                 continueLater()
                 break

@@ -121,16 +121,16 @@ final class VarlinkServerCore {
     /// included): how busy it is, and, read twice, how many calls ran in between.
     var callsRun: UInt64 { turns.callsRun }
 
-    /// Counts a call of `connection` if it may run now (F19): its uid has not used its share of this round, and
-    /// the round has room or the connection is an administrator's.
+    /// Counts a call of `connection` if it may run now (F19): its principal has not used its share of this round,
+    /// and the round has room or the connection is an administrator's.
     func mayRun(_ connection: VarlinkConnection) -> Bool {
-        turns.take(uid: connection.principal) { isAdministrator(connection) }
+        turns.take(principal(of: connection))
     }
 
     /// `connection` has calls waiting that may not run in this round: they run in a later one, once the loop has
     /// looked at its sockets (F17, F19).
     func awaitTurn(_ connection: VarlinkConnection) {
-        turns.wait(connection.id, uid: connection.principal, administrator: isAdministrator(connection))
+        turns.wait(connection.id, as: principal(of: connection))
         ringBell()
     }
 
@@ -144,7 +144,7 @@ final class VarlinkServerCore {
         }
     }
 
-    /// The next round (F19): administrators' waiting connections first, then each waiting uid's share, handed to
+    /// The next round (F19): administrators' waiting connections first, then each waiting user's share, handed to
     /// its waiting connections in turn, until the round is full. What waits again, or is left, goes on at the next.
     func nextTurn() {
         bellRung = false
@@ -153,20 +153,30 @@ final class VarlinkServerCore {
             guard let id = turns.nextAdministrator() else { break }
             connections[id]?.takeTurn()
         }
-        for _ in 0..<waiting.uids {
-            guard let uid = turns.nextUID() else { break }
+        for _ in 0..<waiting.users {
+            guard let uid = turns.nextUser() else { break }
             for _ in 0..<turns.waiting(of: uid) {
                 guard let id = turns.nextConnection(of: uid) else { break }
                 connections[id]?.takeTurn()
             }
             turns.requeue(uid)
-            if heldByUID[uid] == nil { turns.forget(uid) }
+            if heldByUID[uid] == nil { turns.forget(.user(uid)) }
         }
         if !turns.isEmpty { ringBell() }
     }
 
-    /// Whether `connection` is an administrator's (F12, F19): from the credentials fixed when it connected, asked
-    /// once, the first time it matters; a broker's connection speaking for a process never is.
+    /// Whose share `connection`'s calls count against (F19): its own if it is an administrator's (F12, from the
+    /// credentials fixed when it connected; asked once, at its first call), else its uid's. A broker's connection
+    /// speaking for a process counts as that process's uid, never as an administrator's.
+    private func principal(of connection: VarlinkConnection) -> Turns.Principal {
+        if let known = connection.principal { return known }
+        let principal: Turns.Principal =
+            isAdministrator(connection) ? .administrator(connection.id) : .user(admitted[connection.id] ?? .max)
+        connection.principal = principal
+        return principal
+    }
+
+    /// Whether `connection`'s peer is an administrator (F12), asked of `isPrivileged` at most once.
     private func isAdministrator(_ connection: VarlinkConnection) -> Bool {
         if let known = connection.isAdministrator { return known }
         let administrator = connection.credentials.map(isPrivileged) ?? false
@@ -224,7 +234,6 @@ final class VarlinkServerCore {
             }
         }
         admitted[connection.id] = uid
-        connection.principal = uid
         heldByUID[uid] = held + 1
         let id = connection.id
         silent[id] = eventLoop.assumeIsolated().scheduleTask(in: limits.idleTimeout) { [self] in
@@ -262,8 +271,8 @@ final class VarlinkServerCore {
         release(uid: current)
         heldByUID[uid] = held + 1
         admitted[connection.id] = uid
-        connection.principal = uid
-        connection.isAdministrator = false
+        if case .administrator(let id) = connection.principal { turns.forget(.administrator(id)) }
+        connection.principal = .user(uid)
         return nil
     }
 
@@ -353,13 +362,14 @@ final class VarlinkServerCore {
     private func release(uid: UInt32) {
         let held = heldByUID[uid, default: 1] - 1
         heldByUID[uid] = held > 0 ? held : nil
-        if held <= 0 { turns.forget(uid) }
+        if held <= 0 { turns.forget(.user(uid)) }
     }
 
     func release(_ connection: VarlinkConnection) {
         silent.removeValue(forKey: connection.id)?.cancel()
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         guard let uid = admitted.removeValue(forKey: connection.id) else { return }
+        if case .administrator(let id) = connection.principal { turns.forget(.administrator(id)) }
         release(uid: uid)
         delegate?.closed(connection)
     }

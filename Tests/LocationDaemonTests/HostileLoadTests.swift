@@ -220,10 +220,10 @@ struct HostileLoadTests {
         // no more of its calls (F5): about 100 KiB; 300 such connections cost over 1.1 GiB before F4 and F5.
         #expect(sent.allSatisfy { $0 < 4 << 20 }, "locd kept reading a connection that never reads its replies")
         #expect(grown < 96 << 10, "locd grew by \(grown) KiB for 300 connections that never read")
-        // F17, F19: the newcomer is root's, as the flooders are: it waits for its turn among their connections, one
-        // share of 16 calls a round (about 4,800 replies), not for every call they sent (32,000-36,000 before F17).
-        // Counted in their replies, not in seconds, so that a busy machine does not change the verdict: they pile up
-        // unread in the flooders' sockets.
+        // F17: a newcomer is answered after a round or two of the loop, each running at most 16 calls of every
+        // flooder (about 4,800 replies; they are root's, administrators, each held to its own turn, F19), not after
+        // every call the flooders sent (32,000-36,000 before F17). Counted in their replies, not in seconds, so that
+        // a busy machine does not change the verdict: they pile up unread in the flooders' sockets.
         let unreadBefore = unreadBytes(flooders)
         let newcomer = try VarlinkClient(path: daemon.socketPath, timeout: 60)
         #expect(try newcomer.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
