@@ -507,14 +507,34 @@ public final class VarlinkServer {
             }
     }
 
-    /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
-    public func bind(path: String) -> EventLoopFuture<Void> {
+    /// Listens on `path`, replacing a stale socket file, with `mode` (0666 by default: apps must reach it).
+    ///
+    /// The socket never appears at `path` with another mode, whatever the umask: it is bound in a fresh directory
+    /// of mode 0700 beside `path` (``PrivateBind``), given `mode` there, and renamed into place, which also
+    /// replaces a stale socket in one step. Bound at `path` and changed afterwards, a socket meant for one user
+    /// was open to every user for a moment under a permissive umask.
+    public func bind(path: String, mode: mode_t = 0o666) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let bootstrap = bootstrap()
+        let place: PrivateBind
+        do {
+            place = try PrivateBind(target: path)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
         return installTurnBell().assumeIsolated()
-            .flatMap { bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) }
-            .map { [self] channel in
-                chmod(path, 0o666)
+            .flatMap { bootstrap.bind(unixDomainSocketPath: place.temporary, cleanupExistingSocketFile: false) }
+            .flatMapErrorThrowing { error in
+                place.abandon()
+                throw error
+            }
+            .flatMapThrowing { [self] channel in
+                do {
+                    try place.publish(mode: mode)
+                } catch {
+                    channel.close(promise: nil)
+                    throw error
+                }
                 listener = channel
             }.nonisolated()
     }
