@@ -114,6 +114,7 @@ struct DaemonStartup {
                 logger: { logger.warning("\($0)") }
             )
             server.isPrivileged = { [unowned manager] peer in manager.mayAdminister(peer) }
+            manager.callsRun = { [unowned server] in server.callsRun }
             return NIOLoopBound(Running(manager: manager, server: server, provider: provider), eventLoop: loop)
         }.get()
     }

@@ -98,12 +98,14 @@ struct ReplyEncoder {
     ///   - providers: every provider's, ``ProviderSupervisor/statuses(running:)`` (U16).
     ///   - lastFixFrom: the name of the provider that supplied the last fix, if one has.
     ///   - storeHealthy: whether the last commit succeeded (R7).
+    ///   - calls: the calls the server has run since it started (F19).
     func daemonStatus(
         _ status: CoreStatus,
         provider: JSONValue,
         providers: JSONValue,
         lastFixFrom: String?,
-        storeHealthy: Bool
+        storeHealthy: Bool,
+        calls: UInt64
     ) -> JSONValue {
         var object: JSONObject = [
             "version": .string(facts.version),
@@ -118,6 +120,7 @@ struct ReplyEncoder {
             "lingeringSessions": .int(Int64(status.lingeringSessions)),
             "pendingPrompts": .int(Int64(status.pendingPrompts)),
             "agents": .int(Int64(status.agents)),
+            "calls": .int(Int64(clamping: calls)),
             "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
             "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
             "providers": providers,

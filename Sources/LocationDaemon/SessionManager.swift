@@ -139,6 +139,9 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
+    /// The calls the Varlink server has run since it started, for `Admin.Status` (F19).
+    var callsRun: () -> UInt64 = { 0 }
+
     func mayAdminister(_ peer: PeerCredentials) -> Bool {
         identity.refusalToAdminister(peer: peer) == nil
     }
@@ -406,7 +409,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             ),
             providers: provider.statuses(running: core.isProviderRunning),
             lastFixFrom: provider.lastFixSource,
-            storeHealthy: writeBehind.storeHealthy
+            storeHealthy: writeBehind.storeHealthy,
+            calls: callsRun()
         )
     }
 }

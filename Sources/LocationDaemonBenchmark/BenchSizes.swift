@@ -17,6 +17,9 @@ struct BenchSizes {
     /// The GeoClue scenario: rounds, each measuring every service for this long with 1 client and again with 8.
     var geoclueRounds = 3
     var geoclueSeconds = 5.0
+    /// The fairness scenario: nobody's connections pipelining without reading, and root's Admin.Status calls meanwhile.
+    var fairnessConnections = 250
+    var fairnessSamples = 50
 
     static let full = BenchSizes()
 
@@ -33,6 +36,8 @@ struct BenchSizes {
         idleSeconds: 3.0,
         startups: 2,
         geoclueRounds: 1,
-        geoclueSeconds: 0.5
+        geoclueSeconds: 0.5,
+        fairnessConnections: 250,
+        fairnessSamples: 10
     )
 }

@@ -12,7 +12,8 @@ struct LocdBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locd-bench",
         abstract: "Load benchmark of locd: churn against an echo server, fan-out, deadlines, memory, start-up, "
-            + "durable decisions, idle wake-ups and GeoClue2 churn through locd-geoclue, in one table."
+            + "durable decisions, idle wake-ups, GeoClue2 churn through locd-geoclue and the administrator under another "
+            + "user's flood, in one table."
     )
 
     @Flag(
@@ -97,5 +98,5 @@ struct LocdBench: ParsableCommand {
 
 /// The scenarios `--only` can pick.
 enum Scenario: String, CaseIterable, ExpressibleByArgument {
-    case startup, idle, churn, sustained, fanout, durable, deadlines, geoclue
+    case startup, idle, churn, sustained, fanout, durable, deadlines, geoclue, fairness
 }

@@ -64,18 +64,31 @@ public final class NetworkLocationServer {
         logger.info("serving on the socket systemd passed (fd \(descriptor))")
     }
 
-    /// Binds `path` (its directory made if missing) and serves on it.
+    /// Binds `path` (its missing directories made 0755, whatever the umask: no other user may replace the socket)
+    /// and serves on it.
     public func bind(path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        }
+        try Self.makeDirectories(of: path)
         // The server is used on its loop only: the closure runs there.
         nonisolated(unsafe) let server = self.server
-        try server.eventLoop.flatSubmit { server.bind(path: path) }.wait()
-        // Only its own user may connect, as locd-network.socket's SocketMode=0600 has it for locd.
-        chmod(path, 0o600)
+        // Only its own user may connect, as locd-network.socket's SocketMode=0600 has it for locd: the socket
+        // appears with that mode, never with the umask's first (U27).
+        try server.eventLoop.flatSubmit { server.bind(path: path, mode: 0o600) }.wait()
         logger.info("serving on \(path)")
+    }
+
+    /// Makes the missing directories above `path`, each 0755 and no wider: made with the umask's mode, a directory
+    /// anyone may write to would let any user swap the socket for one of their own.
+    private static func makeDirectories(of path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty else { return }
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            guard mkdir(prefix, 0o755) == 0 else {
+                if errno == EEXIST { continue }
+                throw IOError(errnoCode: errno, reason: "cannot create \(prefix)")
+            }
+        }
     }
 
     /// Stops serving and closes the HTTP client.

@@ -237,6 +237,8 @@ public enum LocationInterfaces {
         # (the blue indicator); an app authorized Always is not among them.
         # provider: the provider that supplied the last fix, else the first; providers: every configured
         # one, in configuration order; lastFixFrom: the name of the one that supplied the last fix (U16).
+        # calls: calls locd has run since it started, on every connection: read twice, how many ran in
+        # between (F19).
         type DaemonStatus (
           version: string,
           pid: int,
@@ -250,6 +252,7 @@ public enum LocationInterfaces {
           lingeringSessions: int,
           pendingPrompts: int,
           agents: int,
+          calls: int,
           appsUsingLocation: []string,
           appsUsingLocationInBackground: []string,
           providers: []ProviderStatus,

@@ -13,8 +13,8 @@ import Glibc
 /// to each writer's bytes. So the channel starts with `autoRead` off, and this handler, first in the pipeline,
 /// reads what arrives (woken by ``ReadinessPoller``), passes on each frame with the process that wrote all of
 /// it, and stops after the first frame that is not an `org.varlink.service` call (a Varlink client may ask for
-/// interface descriptions first). Then the bytes it holds go down the pipeline, `autoRead` goes on, and the
-/// handler removes itself: from there NIO reads as it always does, and the hot path pays nothing.
+/// interface descriptions first). Then the bytes it holds go down the pipeline, the connection turns `autoRead`
+/// on (unless those bytes already filled its pipeline, F4), and the handler removes itself: from there NIO reads as it always does, and the hot path pays nothing.
 ///
 /// Descriptors a peer passes with `SCM_RIGHTS` go with the frame that holds the last byte of the read they came
 /// in (the kernel ends a read with the bytes that carried them): those of the identifying call reach the
@@ -207,9 +207,13 @@ final class IdentificationHandler: ChannelInboundHandler, RemovableChannelHandle
         guard context.channel.isActive else { return }
         if !rest.isEmpty { context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: rest))) }
         guard context.channel.isActive else { return }
-        try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+        // The connection turns reading on, unless the calls passed on have already filled its pipeline (F4).
+        context.fireUserInboundEventTriggered(Finished())
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
+
+    /// Identification is over: NIO may read the socket from now on, when the connection wants more calls.
+    struct Finished {}
 
     /// The descriptor of the channel's socket, which NIO does not publish: taken from the channel's description
     /// and accepted only if its socket cookie is the one NIO reads from the channel's own socket, so that a

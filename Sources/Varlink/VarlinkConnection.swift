@@ -52,9 +52,12 @@ public final class VarlinkConnection {
     private var readingPaused = false
     private var current: UInt64?
     private var nextSerial: UInt64 = 1
-    /// How many more calls this connection may run before the others get a turn (F17): refilled when its
-    /// queue runs dry, or at its next turn (``takeTurn()``), after the loop has read every ready socket.
-    private var turnBudget = VarlinkConnection.callsPerTurn
+    /// Whose share the connection's calls count against (F19), once the server has asked: its own if it is an
+    /// administrator's, else its peer's uid, or, for a broker's connection once its `Hello` is accepted, the uid of
+    /// the process it speaks for (F11).
+    var principal: Turns.Principal?
+    /// Whether its peer is an administrator (F12), once the server has asked.
+    var isAdministrator: Bool?
     /// Whether the connection waits for its next turn (``VarlinkServerCore/awaitTurn(_:)``).
     private var continuationScheduled = false
     private var ready = false
@@ -134,8 +137,14 @@ public final class VarlinkConnection {
     /// a peer that lags gets no new reply to leave unread, so a pipeline that never reads costs the lag
     /// threshold, not `max-write-buffer` (F5).
     private func dispatchNext() {
-        while turnBudget > 0 && isRunnable, let (serial, frame, cost) = queue.popFirst() {
-            turnBudget -= 1
+        while isRunnable && !queue.isEmpty {
+            // F19: its uid (or, an administrator's, the connection) has used its share of the round; the rest
+            // wait for the next.
+            guard server.mayRun(self) else {
+                continueLater()
+                break
+            }
+            let (serial, frame, cost) = queue.removeFirst()
             queuedBytes -= cost
             switch VarlinkCall.decode(frame.readableBytesView) {
             case .success(let call):
@@ -150,11 +159,6 @@ public final class VarlinkConnection {
                 write(frame: VarlinkEncodedReply(VarlinkReply(error: error)).frame, final: true)
             }
         }
-        if queue.isEmpty {
-            turnBudget = Self.callsPerTurn
-        } else if turnBudget == 0 && isRunnable {
-            continueLater()
-        }
         if readingPaused && !isClosed && queue.count <= server.limits.maximumPipelinedCalls / 2
             && queuedBytes <= server.limits.maximumMessageBytes / 2
         {
@@ -163,27 +167,27 @@ public final class VarlinkConnection {
         }
     }
 
-    /// Calls one connection may run in a row while more of its calls wait (F17). A peer that pipelines
-    /// thousands of calls in one write gets them answered `callsPerTurn` at a time, each batch after every
-    /// other connection's ready work, so 300 such peers delay a newcomer by a few thousand calls, not by
-    /// every call they sent.
-    static let callsPerTurn = 16
+    /// The ``IdentificationHandler`` has passed on every byte it read: NIO reads the socket from now on, unless
+    /// those calls already fill the pipeline (F4), when it waits until half of them have run, as any read would.
+    func identificationFinished() {
+        guard !readingPaused, !isClosed else { return }
+        channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+    }
 
     /// Whether the next waiting call may run now: the connection is identified and open, no call is being
     /// answered, and the peer reads its replies (F5).
     private var isRunnable: Bool { ready && !isClosed && current == nil && !isLagging }
 
-    /// Runs the waiting calls at the connection's next turn, once the loop has read every socket (F17).
+    /// Runs the waiting calls at the connection's next turn, once the loop has looked at every socket (F17, F19).
     private func continueLater() {
         guard !continuationScheduled else { return }
         continuationScheduled = true
         server.awaitTurn(self)
     }
 
-    /// The connection's next turn: a fresh budget for its waiting calls.
+    /// The connection's next turn: its waiting calls run while its uid's share lasts.
     func takeTurn() {
         continuationScheduled = false
-        turnBudget = Self.callsPerTurn
         dispatchNext()
     }
 
@@ -442,6 +446,14 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         case .failure:
             identification.identified = true
             connection.enqueue(frame)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdentificationHandler.Finished {
+            connection?.identificationFinished()
+        } else {
+            context.fireUserInboundEventTriggered(event)
         }
     }
 

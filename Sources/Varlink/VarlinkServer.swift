@@ -110,15 +110,33 @@ final class VarlinkServerCore {
 
     func log(_ message: String) { logger(message) }
 
-    /// Rings for the next turn of ``waitingForTurn`` (F17); `nil` until the server listens.
+    /// Rings for the next round of ``turns`` (F17, F19); `nil` until the server listens.
     var turnBell: TurnBell?
-    /// Connections whose waiting calls run at their next turn, in the order they asked.
-    private var waitingForTurn: [VarlinkConnection] = []
+    /// Who runs calls, and how many, in each round of the loop (F17, F19).
+    private var turns = Turns()
+    /// Whether the next round is already asked for.
+    private var bellRung = false
 
-    /// `connection` used up its turn with calls still waiting: they run once the loop has read its sockets.
+    /// Calls run since the server started, on every connection (`org.varlink.service`'s and malformed ones
+    /// included): how busy it is, and, read twice, how many calls ran in between.
+    var callsRun: UInt64 { turns.callsRun }
+
+    /// Counts a call of `connection` if it may run now (F19): its principal has not used its share of this round,
+    /// and the round has room or the connection is an administrator's.
+    func mayRun(_ connection: VarlinkConnection) -> Bool {
+        turns.take(principal(of: connection))
+    }
+
+    /// `connection` has calls waiting that may not run in this round: they run in a later one, once the loop has
+    /// looked at its sockets (F17, F19).
     func awaitTurn(_ connection: VarlinkConnection) {
-        waitingForTurn.append(connection)
-        guard waitingForTurn.count == 1 else { return }
+        turns.wait(connection.id, as: principal(of: connection))
+        ringBell()
+    }
+
+    private func ringBell() {
+        guard !bellRung else { return }
+        bellRung = true
         if let turnBell {
             turnBell.ring()
         } else {
@@ -126,11 +144,44 @@ final class VarlinkServerCore {
         }
     }
 
-    /// Gives every connection that waited for a turn its next one.
+    /// The next round (F19): administrators' waiting connections first, then each waiting user's share, handed to
+    /// its waiting connections in turn, until the round is full. What waits again, or is left, goes on at the next.
     func nextTurn() {
-        let batch = waitingForTurn
-        waitingForTurn.removeAll(keepingCapacity: true)
-        for connection in batch { connection.takeTurn() }
+        bellRung = false
+        let waiting = turns.beginRound()
+        for _ in 0..<waiting.administrators {
+            guard let id = turns.nextAdministrator() else { break }
+            connections[id]?.takeTurn()
+        }
+        for _ in 0..<waiting.users {
+            guard let uid = turns.nextUser() else { break }
+            for _ in 0..<turns.waiting(of: uid) {
+                guard let id = turns.nextConnection(of: uid) else { break }
+                connections[id]?.takeTurn()
+            }
+            turns.requeue(uid)
+            if heldByUID[uid] == nil { turns.forget(.user(uid)) }
+        }
+        if !turns.isEmpty { ringBell() }
+    }
+
+    /// Whose share `connection`'s calls count against (F19): its own if it is an administrator's (F12, from the
+    /// credentials fixed when it connected; asked once, at its first call), else its uid's. A broker's connection
+    /// speaking for a process counts as that process's uid, never as an administrator's.
+    private func principal(of connection: VarlinkConnection) -> Turns.Principal {
+        if let known = connection.principal { return known }
+        let principal: Turns.Principal =
+            isAdministrator(connection) ? .administrator(connection.id) : .user(admitted[connection.id] ?? .max)
+        connection.principal = principal
+        return principal
+    }
+
+    /// Whether `connection`'s peer is an administrator (F12), asked of `isPrivileged` at most once.
+    private func isAdministrator(_ connection: VarlinkConnection) -> Bool {
+        if let known = connection.isAdministrator { return known }
+        let administrator = connection.credentials.map(isPrivileged) ?? false
+        connection.isAdministrator = administrator
+        return administrator
     }
 
     /// Flushes `connection` once, after the tasks and reads already queued on the loop: every frame the
@@ -176,7 +227,7 @@ final class VarlinkServerCore {
         let total = admitted.count
         let ordinary = total < limits.maximumConnections && held < limits.maximumConnectionsPerUID
         if !ordinary {
-            let privileged = connection.credentials.map(isPrivileged) ?? false
+            let privileged = isAdministrator(connection)
             guard privileged && total < limits.maximumConnections + limits.adminReserve else {
                 refuse(connection, uid: uid, held: held, total: total, privileged: privileged)
                 return false
@@ -220,6 +271,8 @@ final class VarlinkServerCore {
         release(uid: current)
         heldByUID[uid] = held + 1
         admitted[connection.id] = uid
+        if case .administrator(let id) = connection.principal { turns.forget(.administrator(id)) }
+        connection.principal = .user(uid)
         return nil
     }
 
@@ -309,12 +362,14 @@ final class VarlinkServerCore {
     private func release(uid: UInt32) {
         let held = heldByUID[uid, default: 1] - 1
         heldByUID[uid] = held > 0 ? held : nil
+        if held <= 0 { turns.forget(.user(uid)) }
     }
 
     func release(_ connection: VarlinkConnection) {
         silent.removeValue(forKey: connection.id)?.cancel()
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         guard let uid = admitted.removeValue(forKey: connection.id) else { return }
+        if case .administrator(let id) = connection.principal { turns.forget(.administrator(id)) }
         release(uid: uid)
         delegate?.closed(connection)
     }
@@ -403,6 +458,10 @@ public final class VarlinkServer {
         set { core.isPrivileged = newValue }
     }
 
+    /// Calls run since the server started, on every connection (`org.varlink.service`'s and malformed ones
+    /// included). Read on the server's loop.
+    public var callsRun: UInt64 { core.callsRun }
+
     private func bootstrap() -> ServerBootstrap {
         let bound = NIOLoopBound(core, eventLoop: eventLoop)
         let maximum = core.limits.maximumMessageBytes
@@ -416,6 +475,10 @@ public final class VarlinkServer {
         let passPidfd = SocketConstants.pidfdsSupported ? SocketConstants.passPidfd : SocketConstants.passCredentials
         return ServerBootstrap(group: eventLoop)
             .serverChannelOption(.backlog, value: 1024)
+            // A look at the sockets accepts up to 64 waiting connections, not NIO's 4: behind a burst of one user's
+            // connects, an administrator's waits a few looks (each running a share of calls, F19), not one look
+            // for every 4 of them.
+            .serverChannelOption(.maxMessagesPerRead, value: 64)
             .serverChannelOption(.socketOption(.init(rawValue: SocketConstants.passCredentials)), value: 1)
             .serverChannelOption(.socketOption(.init(rawValue: passPidfd)), value: 1)
             .serverChannelInitializer { channel in
@@ -428,8 +491,8 @@ public final class VarlinkServer {
             }
             .childChannelOption(.writeBufferWaterMark, value: .init(low: max(1, threshold / 2), high: threshold))
             .childChannelOption(.autoRead, value: false)
-            // One read per connection per round of the loop, so a connection's turn is one read's worth of
-            // calls at most (F17).
+            // One read per connection per look of the loop at its sockets, so that a connection's turn is one
+            // read's worth of calls at most (F17).
             .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -444,14 +507,34 @@ public final class VarlinkServer {
             }
     }
 
-    /// Listens on `path`, replacing a stale socket file, with mode 0666 (apps must reach it).
-    public func bind(path: String) -> EventLoopFuture<Void> {
+    /// Listens on `path`, replacing a stale socket file, with `mode` (0666 by default: apps must reach it).
+    ///
+    /// The socket never appears at `path` with another mode, whatever the umask: it is bound in a fresh directory
+    /// of mode 0700 beside `path` (``PrivateBind``), given `mode` there, and renamed into place, which also
+    /// replaces a stale socket in one step. Bound at `path` and changed afterwards, a socket meant for one user
+    /// was open to every user for a moment under a permissive umask.
+    public func bind(path: String, mode: mode_t = 0o666) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let bootstrap = bootstrap()
+        let place: PrivateBind
+        do {
+            place = try PrivateBind(target: path)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
         return installTurnBell().assumeIsolated()
-            .flatMap { bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) }
-            .map { [self] channel in
-                chmod(path, 0o666)
+            .flatMap { bootstrap.bind(unixDomainSocketPath: place.temporary, cleanupExistingSocketFile: false) }
+            .flatMapErrorThrowing { error in
+                place.abandon()
+                throw error
+            }
+            .flatMapThrowing { [self] channel in
+                do {
+                    try place.publish(mode: mode)
+                } catch {
+                    channel.close(promise: nil)
+                    throw error
+                }
                 listener = channel
             }.nonisolated()
     }

@@ -30,6 +30,11 @@ struct HostileLoadTests {
         Int(try admin.call("io.locd.Admin.Status")["status"]?["clients"]?.intValue ?? -1)
     }
 
+    /// `Admin.Status`'s count of the calls locd has run.
+    private func calls(_ admin: VarlinkClient) throws -> Int {
+        Int(try admin.call("io.locd.Admin.Status")["status"]?["calls"]?.intValue ?? -1)
+    }
+
     /// Bytes waiting unread in `clients`' sockets.
     private func unreadBytes(_ clients: [VarlinkClient]) -> Int {
         clients.reduce(0) { total, client in
@@ -148,6 +153,40 @@ struct HostileLoadTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("F4: org.varlink.service calls pipelined before any other call stop being read at max-pipelined-calls too")
+    func pipelineBeforeIdentifyingCall() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let flooder = try daemon.connect()
+        let before = try residentKiB(of: daemon.pid)
+        // The connection's first calls are read by locd itself, 16 at most (I4); whatever follows is read by NIO.
+        // Replies nobody reads soon stop the calls running (F5), and then the pipeline must stop the reading.
+        let call = Array(
+            VarlinkCall(
+                method: "org.varlink.service.GetInterfaceDescription",
+                parameters: ["interface": .string("org.varlink.service")]
+            ).serialized.utf8
+        )
+        let chunk = Array([[UInt8]](repeating: call + [0], count: 16_384 / (call.count + 1)).joined())
+        let target = 64 << 20
+        var sent = 0
+        while sent < target {
+            var poller = pollfd(fd: flooder.fileDescriptor, events: Int16(POLLOUT), revents: 0)
+            guard poll(&poller, 1, 1000) > 0 else { break }
+            let written = chunk.withUnsafeBytes {
+                send(flooder.fileDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if written > 0 { sent += written }
+        }
+        let grown = try residentKiB(of: daemon.pid) - before
+        // Before, the end of identification turned reading on whatever the pipeline held: locd read all 64 MiB
+        // and held every call, gigabytes for a few hundred such connections.
+        #expect(sent < 8 << 20, "locd kept reading a connection whose pipeline was full: \(sent) bytes taken")
+        #expect(grown < 16 << 10, "locd grew by \(grown) KiB holding one connection's pipelined calls")
+        #expect(try answersPromptly(daemon))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test(
         "F4, F5: 300 connections that pipeline and never read hold locd's memory to their bounds (F17: nobody waits)"
     )
@@ -184,8 +223,9 @@ struct HostileLoadTests {
         #expect(sent.allSatisfy { $0 < 4 << 20 }, "locd kept reading a connection that never reads its replies")
         #expect(grown < 96 << 10, "locd grew by \(grown) KiB for 300 connections that never read")
         // F17: a newcomer is answered after a round or two of the loop, each running at most 16 calls of every
-        // flooder (about 4,800 replies), not after every call the flooders sent (32,000-36,000 before F17). Counted in their replies, not in seconds, so that a
-        // busy machine does not change the verdict: they pile up unread in the flooders' sockets.
+        // flooder (about 4,800 replies; they are root's, administrators, each held to its own turn, F19), not after
+        // every call the flooders sent (32,000-36,000 before F17). Counted in their replies, not in seconds, so that
+        // a busy machine does not change the verdict: they pile up unread in the flooders' sockets.
         let unreadBefore = unreadBytes(flooders)
         let newcomer = try VarlinkClient(path: daemon.socketPath, timeout: 60)
         #expect(try newcomer.call("org.varlink.service.GetInfo")["vendor"] == .string("locd"))
@@ -202,6 +242,52 @@ struct HostileLoadTests {
             try eventually(timeout: 10) { try clients(admin) == 0 },
             "locd did not see the end of connections it had stopped reading"
         )
+        #expect(daemon.stop() == 0)
+    }
+
+    /// F19: counted in the calls locd ran, never in seconds, so that a busy machine does not change the verdict;
+    /// `locd-bench --only fairness` prints the time it takes.
+    @Test(
+        "F19: root's Admin.Status waits for a share or two of one user's calls, whatever it pipelines on 250 connections",
+        .enabled(if: getuid() == 0, "running the flood as another user needs root")
+    )
+    func administratorUnderFlood() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // Patient clients, so that a wait is counted rather than cut off.
+        let admin = try VarlinkClient(path: daemon.socketPath, timeout: 120)
+        // nobody's 250 connections (its max-connections-per-uid is 256) each pipeline GetInterfaceDescription, about
+        // 1 KiB of reply each, and read nothing: locd has tens of thousands of calls to run before every one lags.
+        let call = VarlinkCall(
+            method: "org.varlink.service.GetInterfaceDescription",
+            parameters: ["interface": .string("org.varlink.service")]
+        ).serialized
+        let flood = try UnreadFlood(socket: daemon.socketPath, uid: 65534, connections: 250, call: call)
+        try flood.waitFor("flooding")
+        // Each figure: the calls locd ran between root's previous reply and its next one, on root's open connection
+        // and on a fresh one, as locctl status makes. Root's own call is one of them.
+        var waits: [Int] = []
+        var last = try calls(admin)
+        for _ in 0..<10 {
+            let next = try calls(admin)
+            waits.append(next - last - 1)
+            let fresh = try VarlinkClient(path: daemon.socketPath, timeout: 120)
+            let answered = try calls(fresh)
+            waits.append(answered - next - 1)
+            last = answered
+        }
+        let sent = Int(try flood.waitFor("blocked")) ?? 0
+        #expect(sent > 100_000, "the flood sent only \(sent) calls")
+        // The flood was being served while root asked: its calls ran between root's.
+        #expect(waits.reduce(0, +) >= 8 * waits.count, "the flood's calls did not run meanwhile: \(waits)")
+        // With turns by connection (F17 alone) a look ran 16 calls of each of the 250 connections, and a fresh
+        // connection waited for almost all of them (59,424 calls here, seconds; then hundreds each, as the flood
+        // drained). By user, root's call runs at the next look at its socket: after one share (16) of nobody's, or
+        // two, and what the client's own turnaround lets run (16 to 80 here). The largest allowed, 16 shares, is
+        // room for a test process that a loaded machine leaves waiting.
+        let median = waits.sorted()[waits.count / 2]
+        #expect(median <= 4 * 16, "root's Status waited behind \(waits) calls")
+        #expect(waits.max() ?? 0 <= 16 * 16, "root's Status waited behind \(waits) calls")
         #expect(daemon.stop() == 0)
     }
 

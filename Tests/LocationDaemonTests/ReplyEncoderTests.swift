@@ -108,7 +108,8 @@ import Varlink
                 provider: provider,
                 providers: providers,
                 lastFixFrom: "static",
-                storeHealthy: false
+                storeHealthy: false,
+                calls: 77
             )
         }
         let frame = encoder.encode(.status(core)) { encode($0) }
@@ -116,7 +117,7 @@ import Varlink
         #expect(
             status.keys == [
                 "version", "pid", "uptimeSeconds", "locationServicesEnabled", "provider", "storeHealthy", "apps",
-                "clients", "sessions", "lingeringSessions", "pendingPrompts", "agents", "appsUsingLocation",
+                "clients", "sessions", "lingeringSessions", "pendingPrompts", "agents", "calls", "appsUsingLocation",
                 "appsUsingLocationInBackground", "providers", "lastFixFrom",
             ]
         )
@@ -124,7 +125,7 @@ import Varlink
             status["version"] == .string("9.9.9") && status["pid"] == .int(4242)
                 && status["storeHealthy"] == .bool(false)
         )
-        #expect(status["provider"] == provider && status["sessions"] == .int(5))
+        #expect(status["provider"] == provider && status["sessions"] == .int(5) && status["calls"] == .int(77))
         #expect(status["appsUsingLocation"] == .array([.string("com.ex.maps")]))
         #expect(status["providers"] == providers && status["lastFixFrom"] == .string("static"))
         #expect(text(frame).hasPrefix(#"{"parameters":{"status":{"version":"9.9.9","pid":4242,"uptimeSeconds":"#))
