@@ -64,5 +64,3 @@ typedef struct {
 // rest; 0 on success, a negative errno-style code when the call or its reply failed.
 int csdbus_connection_credentials(sd_bus *bus, const char *name, csdbus_credentials *credentials);
 
-// SD_BUS_CREDS_PID, as a constant Swift can read: the pid of a peer, from the bus's credentials of it.
-static const uint64_t CSDBUS_CREDS_PID = SD_BUS_CREDS_PID;
