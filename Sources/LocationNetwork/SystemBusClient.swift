@@ -35,18 +35,13 @@ final class SystemBusClient {
     )
         throws(BusError) -> BusReply
     {
-        var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard result >= 0, let message else {
-            throw BusError("cannot make a call to \(destination): \(Self.describe(result))")
+        try call(destination, path, interface, member) { message in
+            var result: Int32 = 0
+            for argument in arguments where result >= 0 {
+                result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            }
+            return result
         }
-        defer { sd_bus_message_unref(message) }
-        _ = sd_bus_message_set_auto_start(message, 0)
-        for argument in arguments {
-            result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-            guard result >= 0 else { throw BusError("cannot make a call to \(destination): \(Self.describe(result))") }
-        }
-        return try send(message, destination, path, interface, member)
     }
 
     /// Calls `member` with one `a{sv}` argument of string values, as wpa_supplicant's `Scan` and NetworkManager's
@@ -59,15 +54,15 @@ final class SystemBusClient {
         _ member: String,
         options: [String: String]
     ) throws(BusError) -> BusReply {
-        var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard result >= 0, let message else {
-            throw BusError("cannot make a call to \(destination): \(Self.describe(result))")
+        try call(destination, path, interface, member) { message in
+            appendOptions(options, to: message)
         }
-        defer { sd_bus_message_unref(message) }
-        _ = sd_bus_message_set_auto_start(message, 0)
+    }
+
+    /// Appends `options` to `message` as one `a{sv}` of string values; sd-bus's result, negative on failure.
+    private func appendOptions(_ options: [String: String], to message: OpaquePointer) -> Int32 {
         let (array, entry, variant, string) = (code("a"), code("e"), code("v"), code("s"))
-        result = sd_bus_message_open_container(message, array, "{sv}")
+        var result = sd_bus_message_open_container(message, array, "{sv}")
         for (key, value) in options.sorted(by: { $0.key < $1.key }) where result >= 0 {
             result = sd_bus_message_open_container(message, entry, "sv")
             if result >= 0 { result = key.withCString { sd_bus_message_append_basic(message, string, $0) } }
@@ -77,6 +72,26 @@ final class SystemBusClient {
             if result >= 0 { result = sd_bus_message_close_container(message) }
         }
         if result >= 0 { result = sd_bus_message_close_container(message) }
+        return result
+    }
+
+    /// Makes a call of `member` (never starting a service), has `append` write its arguments, sends it and waits for
+    /// its reply.
+    private func call(
+        _ destination: String,
+        _ path: String,
+        _ interface: String,
+        _ member: String,
+        append: (OpaquePointer) -> Int32
+    ) throws(BusError) -> BusReply {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard result >= 0, let message else {
+            throw BusError("cannot make a call to \(destination): \(Self.describe(result))")
+        }
+        defer { sd_bus_message_unref(message) }
+        _ = sd_bus_message_set_auto_start(message, 0)
+        result = append(message)
         guard result >= 0 else { throw BusError("cannot make a call to \(destination): \(Self.describe(result))") }
         return try send(message, destination, path, interface, member)
     }
