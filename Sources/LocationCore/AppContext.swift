@@ -121,7 +121,8 @@ struct AppContext {
             state: state(of: session, mask: mask),
             diagnostic: mask,
             deadline: session.lingerEnds,
-            remaining: session.lingerEnds.map { $0.since(now) }
+            remaining: session.lingerEnds.map { $0.since(now) },
+            user: session.user
         )
     }
 }

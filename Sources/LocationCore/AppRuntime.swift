@@ -119,10 +119,9 @@ struct AppRuntime {
     var endedSessions: Set<SessionID> = []
     /// The authorization last shown, to report changes once.
     var lastAuthorization: AuthorizationView?
-    /// The uid whose `Hello` made the app, kept (and stored) from then on; it counts against that uid only while
-    /// the app has no manifest of its own (F20).
-    var owner: UInt32?
     let appID: String
+    /// The user whose app this is (H1), who owns it (F20); `nil` for the app's entry of no user (H2).
+    let user: UInt32?
     /// Given by ``AppTable`` when the app is added, never to another app: what the session table remembers
     /// an ended session's app by (S3, F9), where a forgotten app's handle may be given again (F18).
     var serial: UInt32 = 0
@@ -130,11 +129,14 @@ struct AppRuntime {
         didSet { declares = Declarations(manifest) }
     }
 
-    init(appID: String, manifest: Manifest?) {
+    init(appID: String, user: UInt32? = nil, manifest: Manifest?) {
         self.appID = appID
+        self.user = user
         self.manifest = manifest
         self.declares = Declarations(manifest)
     }
+
+    var key: AppKey { AppKey(appID, user: user) }
 
     /// The strongest requirement among the app's sessions (S4).
     var effectiveRequirement: Requirement? {

@@ -16,8 +16,12 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var maxClientsPerApp: Int
     /// `[limits] max-conditions-per-app`, default 1000 (F7).
     package var maxConditionsPerApp: Int
-    /// `[limits] max-apps-per-uid`, default 128: apps with no manifest of their own one uid may own (F20).
+    /// `[limits] max-apps-per-uid`, default 128: the apps one user may have (F20, H8).
     package var maxAppsPerUID: Int
+    /// `[limits] max-sessions-per-uid`, default 1024: live sessions of one user's apps together (H8).
+    package var maxSessionsPerUID: Int
+    /// `[limits] max-agents-per-uid`, default 8: `Prompts` and `Watch` streams of one user who may not administer (H8).
+    package var maxAgentsPerUID: Int
     /// `allow-unknown-apps`, default false (M3).
     package var allowUnknownApps: Bool
     /// `unknown-brokered-apps`, default `ask` (I11).
@@ -35,6 +39,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         maxClientsPerApp: Int = 32,
         maxConditionsPerApp: Int = 1000,
         maxAppsPerUID: Int = 128,
+        maxSessionsPerUID: Int = 1024,
+        maxAgentsPerUID: Int = 8,
         allowUnknownApps: Bool = false,
         unknownBrokeredApps: UnknownBrokeredApps = .ask,
         restrictedApps: Set<String> = []
@@ -48,6 +54,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.maxClientsPerApp = maxClientsPerApp
         self.maxConditionsPerApp = maxConditionsPerApp
         self.maxAppsPerUID = maxAppsPerUID
+        self.maxSessionsPerUID = maxSessionsPerUID
+        self.maxAgentsPerUID = maxAgentsPerUID
         self.allowUnknownApps = allowUnknownApps
         self.unknownBrokeredApps = unknownBrokeredApps
         self.restrictedApps = restrictedApps

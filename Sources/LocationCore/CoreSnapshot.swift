@@ -1,27 +1,30 @@
 /// Everything the store keeps of the core, and what a restart restores from (SEMANTICS §10).
 package struct CoreSnapshot: Hashable, Codable, Sendable {
     package var locationServicesEnabled: Bool
-    package var records: [String: AuthorizationRecord]
+    /// Records by user's app (H1).
+    package var records: [AppKey: AuthorizationRecord]
     package var apps: [AppSnapshot]
     package var sessions: [SessionSnapshot]
     package var prompts: [PromptSnapshot]
     /// Monitored conditions, kept across boots like records (U4), in the order they were added.
     package var conditions: [ConditionSnapshot]
     /// Background use under Always counted per app (P12), kept across boots like records; absent is zero.
-    package var alwaysUse: [String: Span]
-    /// The uid whose `Hello` made each app with no manifest of its own (F20), kept across boots like records; an
-    /// app absent here, stored before owners were kept, has an unknown owner.
-    package var owners: [String: UInt32]
+    package var alwaysUse: [AppKey: Span]
+    /// The administrator's settings of apps for every user (H5), by app id.
+    package var policies: [String: AppPolicy]
+    /// The users who turned location services off for themselves (H6).
+    package var usersWithServicesOff: Set<UInt32>
 
     package init(
         locationServicesEnabled: Bool = true,
-        records: [String: AuthorizationRecord] = [:],
+        records: [AppKey: AuthorizationRecord] = [:],
         apps: [AppSnapshot] = [],
         sessions: [SessionSnapshot] = [],
         prompts: [PromptSnapshot] = [],
         conditions: [ConditionSnapshot] = [],
-        alwaysUse: [String: Span] = [:],
-        owners: [String: UInt32] = [:]
+        alwaysUse: [AppKey: Span] = [:],
+        policies: [String: AppPolicy] = [:],
+        usersWithServicesOff: Set<UInt32> = []
     ) {
         self.locationServicesEnabled = locationServicesEnabled
         self.records = records
@@ -30,7 +33,8 @@ package struct CoreSnapshot: Hashable, Codable, Sendable {
         self.prompts = prompts
         self.conditions = conditions
         self.alwaysUse = alwaysUse
-        self.owners = owners
+        self.policies = policies
+        self.usersWithServicesOff = usersWithServicesOff
     }
 }
 
@@ -42,18 +46,23 @@ package struct AppSnapshot: Hashable, Codable, Sendable {
     package var relaunchEnds: Instant?
     package var inUseAtTermination: Bool
 
+    /// The app's user (H1); `nil` for an app of no user.
+    package var user: UInt32?
+
     package init(
         appID: String,
         state: AppState,
         graceEnds: Instant?,
         relaunchEnds: Instant?,
-        inUseAtTermination: Bool
+        inUseAtTermination: Bool,
+        user: UInt32? = nil
     ) {
         self.appID = appID
         self.state = state
         self.graceEnds = graceEnds
         self.relaunchEnds = relaunchEnds
         self.inUseAtTermination = inUseAtTermination
+        self.user = user
     }
 }
 
@@ -67,6 +76,9 @@ package struct SessionSnapshot: Hashable, Codable, Sendable {
     package var ownerPID: Int32
     package var lingerEnds: Instant?
 
+    /// The app's user (H1); `nil` for an app of no user.
+    package var user: UInt32?
+
     package init(
         id: SessionID,
         appID: String,
@@ -74,7 +86,8 @@ package struct SessionSnapshot: Hashable, Codable, Sendable {
         requirement: Requirement,
         purposeKey: String?,
         ownerPID: Int32,
-        lingerEnds: Instant?
+        lingerEnds: Instant?,
+        user: UInt32? = nil
     ) {
         self.id = id
         self.appID = appID
@@ -83,6 +96,7 @@ package struct SessionSnapshot: Hashable, Codable, Sendable {
         self.purposeKey = purposeKey
         self.ownerPID = ownerPID
         self.lingerEnds = lingerEnds
+        self.user = user
     }
 }
 
@@ -94,18 +108,23 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
     package var purposeKey: String?
     package var raisedAt: Instant?
 
+    /// The app's user (H1); `nil` for an app of no user.
+    package var user: UInt32?
+
     package init(
         id: PromptID,
         appID: String,
         kind: PromptKind,
         purposeKey: String?,
-        raisedAt: Instant?
+        raisedAt: Instant?,
+        user: UInt32? = nil
     ) {
         self.id = id
         self.appID = appID
         self.kind = kind
         self.purposeKey = purposeKey
         self.raisedAt = raisedAt
+        self.user = user
     }
 }
 
@@ -124,6 +143,9 @@ package struct ConditionSnapshot: Hashable, Codable, Sendable {
     /// The order of adding across the app's monitors; it decides which 20 are monitored.
     package var position: Int64
 
+    /// The app's user (H1); `nil` for an app of no user.
+    package var user: UInt32?
+
     package init(
         appID: String,
         monitor: String,
@@ -131,7 +153,8 @@ package struct ConditionSnapshot: Hashable, Codable, Sendable {
         condition: CircularCondition,
         state: ConditionState,
         date: Double?,
-        position: Int64
+        position: Int64,
+        user: UInt32? = nil
     ) {
         self.appID = appID
         self.monitor = monitor
@@ -140,5 +163,23 @@ package struct ConditionSnapshot: Hashable, Codable, Sendable {
         self.state = state
         self.date = date
         self.position = position
+        self.user = user
     }
+}
+
+extension AppSnapshot {
+    /// The user's app it is of (H1).
+    package var app: AppKey { AppKey(appID, user: user) }
+}
+
+extension SessionSnapshot {
+    package var app: AppKey { AppKey(appID, user: user) }
+}
+
+extension PromptSnapshot {
+    package var app: AppKey { AppKey(appID, user: user) }
+}
+
+extension ConditionSnapshot {
+    package var app: AppKey { AppKey(appID, user: user) }
 }

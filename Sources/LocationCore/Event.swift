@@ -1,8 +1,9 @@
 /// Everything that can happen to the core; each arrives with the current ``Instant``.
 package enum Event: Sendable {
     /// A connection was accepted; `pid` is the peer's process (from `SO_PEERCRED`), used by `Goodbye`, and `uid`
-    /// its uid, which owns the apps with no manifest of their own its `Hello` makes (F20); `nil` when unknown.
-    case connected(ClientID, pid: Int32, uid: UInt32? = nil)
+    /// its uid, whose apps its `Hello` binds to (H1); `nil` when unknown. `administrator`: whether the peer may
+    /// administer (I3), so that its `io.locd.Admin` calls reach every user's apps, not only its own (H4).
+    case connected(ClientID, pid: Int32, uid: UInt32? = nil, administrator: Bool = true)
     /// A method call on a connection; streaming calls keep their ``CallID`` as the stream's name.
     case call(CallID, Call)
     /// A connection closed (without `Goodbye`, unless it had said it).
@@ -47,14 +48,22 @@ package enum Call: Sendable {
     case addCondition(monitor: String, identifier: String, condition: CircularCondition)
     case removeCondition(monitor: String, identifier: String)
     // io.locd.Admin
+    // Each names the user whose app it means (`user`), which only an administrator may; a caller that may not
+    // administer reaches its own uid's apps (H4).
     case status
     case listApps
-    case adminListSessions(appID: String?)
-    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?)
+    case adminListSessions(appID: String?, user: UInt32? = nil)
+    /// An administrator naming no user sets the app for every user (H5).
+    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32? = nil)
+    /// An administrator's call turns the machine's switch; any other caller's, its own (H6).
     case setLocationServices(Bool)
-    case adminSetAppState(appID: String, state: RunningState)
-    case locationButton(appID: String)
+    case adminSetAppState(appID: String, state: RunningState, user: UInt32? = nil)
+    case locationButton(appID: String, user: UInt32? = nil)
+    /// The caller's own user's prompts (H7).
     case prompts
+    /// An administrator's agent offered every user's prompts, as a broker that hands each to that user's own agent
+    /// is (H7).
+    case promptsOfEveryone
     case answerPrompt(id: String, answer: PromptAnswer, accuracy: PromptAccuracy?)
     case watch
     /// Forgets every app with no manifest of its own that `owner` made (F20).
@@ -63,7 +72,8 @@ package enum Call: Sendable {
     /// Whether the call is answered with a stream (`more`).
     package var isStreaming: Bool {
         switch self {
-        case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .watch: true
+        case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .promptsOfEveryone, .watch:
+            true
         default: false
         }
     }
@@ -72,7 +82,7 @@ package enum Call: Sendable {
     package var needsHello: Bool {
         switch self {
         case .hello, .brokeredHello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
-            .adminSetAppState, .locationButton, .prompts, .answerPrompt, .watch, .forgetApps:
+            .adminSetAppState, .locationButton, .prompts, .promptsOfEveryone, .answerPrompt, .watch, .forgetApps:
             false
         default: true
         }

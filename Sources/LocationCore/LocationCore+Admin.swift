@@ -1,25 +1,28 @@
 // io.locd.Admin: the Settings screen, the global switch, location buttons and observation (§3, §6.4).
 extension LocationCore {
-    func status() -> CoreStatus {
+    /// `Admin.Status`: the machine's figures for an administrator; for any other caller, its own apps and switch,
+    /// with the machine's counts only in aggregate (H4).
+    func status(scope: CallerScope = .everyone) -> CoreStatus {
         var lingering = 0
         for session in sessions.slots where session.isLive && session.owner == nil { lingering += 1 }
         var using: [String] = []
         var background: [String] = []
-        for app in apps.values {
+        for app in apps.values where scope.covers(app.key) {
             guard usesLocation(app) else { continue }
             using.append(app.appID)
             if showsBackgroundIndicator(app) { background.append(app.appID) }
         }
         return CoreStatus(
             locationServicesEnabled: locationServicesEnabled,
-            apps: apps.values.filter { $0.manifest != nil }.count,
+            apps: apps.values.filter { $0.manifest != nil && $0.user == nil }.count,
             clients: clients.values.filter { $0.app != nil }.count,
             sessions: sessions.count,
             lingeringSessions: lingering,
             pendingPrompts: prompts.count,
             agents: agents.count,
             appsUsingLocation: using,
-            appsUsingLocationInBackground: background
+            appsUsingLocationInBackground: background,
+            locationServicesEnabledForUser: scope.administrator ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
         )
     }
 
@@ -55,9 +58,10 @@ extension LocationCore {
     /// Every app the table holds: an app with no manifest at all (a stored app whose broker has not spoken for it
     /// since a restart, or whose manifest a reload removed) is listed too, with what it keeps and who made it, so
     /// that an administrator sees what a user accumulated (F20).
-    func appViews() -> [AppView] {
-        apps.values.map { app in
-            AppView(
+    func appViews(_ scope: CallerScope = .everyone) -> [AppView] {
+        apps.values.compactMap { app in
+            guard scope.covers(app.key) else { return nil }
+            return AppView(
                 appID: app.appID,
                 manifest: app.manifest?.source ?? Manifest.noneSource,
                 state: app.state,
@@ -66,49 +70,58 @@ extension LocationCore {
                 authorization: AuthorizationView(effectiveRecord(app)),
                 clients: app.clients.count,
                 sessions: app.sessionSlots.count,
-                owner: owner(of: app)
+                owner: owner(of: app),
+                user: app.user,
+                policy: policies[app.appID]
             )
         }
     }
 
-    mutating func adminListSessions(_ call: CallID, appID: String?) {
-        guard let appID else {
-            let all = apps.ordered.flatMap { sessionViews(of: $0) }
-            return reply(call, .sessions(all))
-        }
-        guard let app = apps.handle(appID) else { return fail(call, .noSuchApp(appID: appID)) }
-        reply(call, .sessions(sessionViews(of: app)))
+    mutating func listApps(_ call: CallID) {
+        reply(call, .apps(appViews(scope(of: call))))
     }
 
-    /// A3: set the record as a Settings screen would; A1: a restricted app's record does not move.
-    mutating func setAuthorization(_ call: CallID, appID: String, setting: AuthorizationSetting?, precise: Bool?) {
-        guard let app = apps.handle(appID), apps[app].manifest != nil || apps[app].record != AuthorizationRecord()
-        else {
-            return fail(call, .noSuchApp(appID: appID))
+    mutating func adminListSessions(_ call: CallID, appID: String?, user: UInt32?) {
+        let scope = scope(of: call)
+        if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
+        guard let appID else {
+            let all = apps.ordered.filter { scope.covers(apps[$0].key) && (user == nil || apps[$0].user == user) }
+            return reply(call, .sessions(all.flatMap { sessionViews(of: $0) }))
         }
+        let matching = apps(named: appID, user: user, scope: scope)
+        guard !matching.isEmpty else { return fail(call, .noSuchApp(appID: appID)) }
+        reply(call, .sessions(matching.flatMap { sessionViews(of: $0) }))
+    }
+
+    /// A3: set the record as a Settings screen would; A1: a restricted app's record does not move. An
+    /// administrator naming no user sets it for every user (H5); any other caller sets its own app's, within that.
+    mutating func setAuthorization(
+        _ call: CallID,
+        appID: String,
+        setting: AuthorizationSetting?,
+        precise: Bool?,
+        user: UInt32?
+    ) {
+        let scope = scope(of: call)
+        if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
+        if scope.administrator && user == nil {
+            return setPolicy(call, appID: appID, setting: setting, precise: precise)
+        }
+        let key = AppKey(appID, user: scope.administrator ? user : scope.uid)
+        guard let app = appForSetting(key) else { return fail(call, .noSuchApp(appID: appID)) }
         guard !configuration.restrictedApps.contains(appID) else {
             return reply(call, .authorization(authorizationView(app)))
         }
-        var record = apps[app].record
-        switch setting {
-        case .never:
-            record.status = .denied
-            record.provisional = false
-        case .askNextTime:
-            record.status = .notDetermined
-            record.provisional = false
-            record.alwaysDecision = .undecided
-        case .whileUsing:
-            record.status = .authorizedWhenInUse
-            record.provisional = false
-            record.alwaysDecision = .declined
-        case .always:
-            record.status = .authorizedAlways
-            record.provisional = false
-            record.alwaysDecision = .granted
-        case nil:
-            break
+        if key.user != nil, let policy = policies[appID] {
+            if let setting, !policy.allows(setting) {
+                return fail(call, .permissionDenied(reason: Self.policyRefusal(appID, policy)))
+            }
+            if precise == true && !policy.allowsPrecise {
+                return fail(call, .permissionDenied(reason: Self.policyRefusal(appID, policy)))
+            }
         }
+        var record = apps[app].record
+        if let setting { record.apply(setting) }
         if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
         record.oneTime = false
         record.temporaryFullAccuracy = false
@@ -118,6 +131,12 @@ extension LocationCore {
 
     /// A4: the global switch; off withdraws every prompt, on is a prompt evaluation moment for every app.
     mutating func setLocationServices(_ call: CallID, enabled: Bool) {
+        let scope = scope(of: call)
+        if !scope.administrator {
+            guard let uid = scope.uid else { return fail(call, CallerScope.noUser) }
+            setLocationServices(for: uid, enabled: enabled)
+            return reply(call, .empty)
+        }
         if enabled != locationServicesEnabled {
             locationServicesEnabled = enabled
             persist(.locationServices(enabled))
@@ -131,8 +150,10 @@ extension LocationCore {
     }
 
     /// P11: a trusted location button gives a foreground, unauthorized app a one-time grant, no prompt.
-    mutating func locationButton(_ call: CallID, appID: String) {
-        guard let app = apps.handle(appID), apps[app].manifest != nil else {
+    mutating func locationButton(_ call: CallID, appID: String, user: UInt32?) {
+        let scope = scope(of: call)
+        guard scope.administrator else { return fail(call, CallerScope.administratorsOnly("LocationButton")) }
+        guard let app = apps.handle(AppKey(appID, user: user)), apps[app].manifest != nil else {
             return fail(call, .noSuchApp(appID: appID))
         }
         let record = effectiveRecord(app)
@@ -167,18 +188,17 @@ extension LocationCore {
                 apps[app].manifest = nil
             }
             // F18: an app left with no manifest of its own may have nothing else to keep.
-            if apps[app].state == .notRunning && !hasManifestOfItsOwn(app) { idleApps.append(app) }
+            if apps[app].state == .notRunning && !isKeptByManifest(app) { idleApps.append(app) }
         }
-        for (appID, manifest) in byID where apps.handle(appID) == nil {
-            addApp(appID, manifest: manifest)
+        for (appID, manifest) in byID where apps.handle(AppKey(appID)) == nil {
+            addApp(AppKey(appID), manifest: manifest)
         }
-        // F20: an app given a manifest of its own stops counting against its owner; one that lost it counts again.
-        recountOwners()
         for appID in oldRestricted.symmetricDifference(new.restrictedApps) {
-            guard let app = apps.handle(appID) else { continue }
-            apps[app].suppressed.removeAll()
-            pruneprompts(app)
-            evaluatePrompts(app)
+            for app in apps(named: appID, user: nil, scope: .everyone) {
+                apps[app].suppressed.removeAll()
+                pruneprompts(app)
+                evaluatePrompts(app)
+            }
         }
         everythingDirty = true
     }

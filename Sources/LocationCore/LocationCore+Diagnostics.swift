@@ -11,7 +11,8 @@ extension LocationCore {
             optedOut: apps[app].declares.optedOut,
             holdsServiceSession: apps[app].explicitDemanding > 0
                 || (apps[app].explicitNone > 0 && record.status.isAuthorized),
-            queue: apps[app].queue
+            queue: apps[app].queue,
+            user: apps[app].user
         )
     }
 
@@ -23,7 +24,8 @@ extension LocationCore {
             effectiveRequirement: app.effectiveRequirement,
             optedOut: app.optedOutOfImplicitSessions,
             holdsServiceSession: app.explicitDemanding > 0 || (app.explicitNone > 0 && record.status.isAuthorized),
-            queue: app.queue
+            queue: app.queue,
+            user: app.user
         )
     }
 
@@ -33,7 +35,8 @@ extension LocationCore {
         effectiveRequirement: Requirement?,
         optedOut: Bool,
         holdsServiceSession: Bool,
-        queue: [PromptID]
+        queue: [PromptID],
+        user: UInt32?
     ) -> AppContext {
         var context = AppContext(
             record: record,
@@ -44,7 +47,9 @@ extension LocationCore {
             authorizationPending: false,
             upgradePending: false,
             accuracyPending: [],
-            servicesEnabled: locationServicesEnabled,
+            // H6: the user's own switch, under the machine's.
+            servicesEnabled: locationServicesEnabled
+                && (usersWithServicesOff.isEmpty || !(user.map(usersWithServicesOff.contains) ?? false)),
             providerHasFix: providerHasFix,
             providerStationary: stationary.isStationary,
             storeHealthy: storeHealthy

@@ -3,7 +3,7 @@ extension LocationCore {
     /// Notes the apps this event touched that may have nothing left to keep; read before the diagnostics are
     /// flushed, which empties the list of apps the event touched.
     mutating func noteIdleApps() {
-        for app in dirtyApps where apps[app].state == .notRunning && !hasManifestOfItsOwn(app) {
+        for app in dirtyApps where apps[app].state == .notRunning && !isKeptByManifest(app) {
             idleApps.append(app)
         }
     }
@@ -11,10 +11,9 @@ extension LocationCore {
     /// F18: forgets each noted app that still has nothing to keep, from memory and from the store.
     mutating func forgetIdleApps() {
         for app in idleApps where isForgettable(app) {
-            let appID = apps[app].appID
             conditions[app] = nil
-            persist(.appRemoved(appID: appID))
-            if let owner = countedOwner(app) { release(owner) }
+            persist(.appRemoved(appID: apps[app].appID, user: apps[app].user))
+            if let owner = apps[app].user { release(owner) }
             apps.forget(app)
         }
         idleApps.removeAll(keepingCapacity: true)
@@ -24,21 +23,20 @@ extension LocationCore {
     /// (M3, I11).
     func hasManifestOfItsOwn(_ app: Int) -> Bool { apps[app].declares.ownManifest }
 
-    /// F20: the uid the app counts against, while it has no manifest of its own.
-    func countedOwner(_ app: Int) -> UInt32? {
-        hasManifestOfItsOwn(app) ? nil : apps[app].owner
-    }
+    /// H2: only an installed app's entry of no user is kept for its manifest; a user's app of it is forgotten
+    /// like any other when it has nothing left to keep (F18).
+    func isKeptByManifest(_ app: Int) -> Bool { apps[app].user == nil && hasManifestOfItsOwn(app) }
 
-    /// The app's owner as `ListApps` shows it: none for an app with a manifest of its own (F20).
+    /// The app's owner as `ListApps` shows it: its user, and none for an installed app's entry of no user (F20).
     func owner(of app: AppRuntime) -> AppOwner? {
-        app.declares.ownManifest ? nil : AppOwner(app.owner)
+        app.user == nil && app.declares.ownManifest ? nil : AppOwner(app.user)
     }
 
-    /// F20: counts every app against its owner again, after manifests came or went (start, restart, reload).
+    /// F20, H8: counts every app against its user again (start, restart).
     mutating func recountOwners() {
         ownedApps.removeAll(keepingCapacity: true)
         for app in apps.ordered {
-            if let owner = countedOwner(app) { ownedApps[owner, default: 0] += 1 }
+            if let owner = apps[app].user { ownedApps[owner, default: 0] += 1 }
         }
     }
 
@@ -51,7 +49,7 @@ extension LocationCore {
     /// nothing decided: an app a later `Hello` would make again exactly as it is.
     private func isForgettable(_ app: Int) -> Bool {
         // A handle noted twice in one event is forgotten once; by then it names no app.
-        guard apps.handle(apps[app].appID) == app, !hasManifestOfItsOwn(app) else { return false }
+        guard apps.handle(apps[app].key) == app, !isKeptByManifest(app) else { return false }
         let runtime = apps[app]
         return runtime.state == .notRunning && runtime.clients.isEmpty && runtime.sessionSlots.isEmpty
             && runtime.queue.isEmpty && runtime.requests.isEmpty && runtime.locationStreams.isEmpty
@@ -62,12 +60,14 @@ extension LocationCore {
             && conditions[app]?.isEmpty ?? true
     }
 
-    /// `Admin.ForgetApps` (F20): every app with no manifest of its own that `owner` made goes as if it had never
-    /// been known: its prompts are withdrawn, its sessions and streams end, its connections are no longer bound
-    /// to it, and its record, conditions and Always use go, from memory and from the store, when the event ends.
+    /// `Admin.ForgetApps` (F20, H8): every app of the user `owner` (or, for `unknown`, every app of no user with no
+    /// manifest of its own) goes as if it had never been known: its prompts are withdrawn, its sessions and streams
+    /// end, its connections are no longer bound to it, and its record, conditions and Always use go, from memory
+    /// and from the store, when the event ends.
     mutating func forgetApps(_ call: CallID, owner: AppOwner) {
+        guard scope(of: call).administrator else { return fail(call, CallerScope.administratorsOnly("ForgetApps")) }
         var forgotten = 0
-        for app in apps.ordered where !hasManifestOfItsOwn(app) && AppOwner(apps[app].owner) == owner {
+        for app in apps.ordered where !isKeptByManifest(app) && AppOwner(apps[app].user) == owner {
             strip(app)
             idleApps.append(app)
             forgotten += 1
@@ -91,8 +91,9 @@ extension LocationCore {
         for slot in apps[app].sessionSlots { endSession(slot, final: true) }
         cancelPrompts(of: app)
         let appID = apps[app].appID
+        let user = apps[app].user
         for entry in conditions[app]?.entries ?? [] {
-            persist(.conditionRemoved(appID: appID, monitor: entry.monitor, identifier: entry.identifier))
+            persist(.conditionRemoved(appID: appID, monitor: entry.monitor, identifier: entry.identifier, user: user))
         }
         conditions[app] = nil
         apps[app].state = .notRunning

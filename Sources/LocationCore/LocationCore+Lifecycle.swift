@@ -66,13 +66,20 @@ extension LocationCore {
         reply(call, helloReply(app))
     }
 
-    /// The app `Hello` binds to, with the manifest it has, is given by M3, or by I11 for a brokered app;
-    /// `nil` when the call has failed.
+    /// The app `Hello` binds to: the app of the process's user (H1), with the manifest installed for the app id,
+    /// or one M3, or I11 for a brokered app, stands in; `nil` when the call has failed.
     private mutating func appForHello(_ call: CallID, appID: String, broker: BrokeredHello?) -> Int? {
-        let known = apps.handle(appID)
+        let user: UInt32? = if let broker { broker.uid } else { clients[call.client]?.uid }
+        let key = AppKey(appID, user: user)
+        let known = apps.handle(key)
         if let known, let manifest = apps[known].manifest, !manifest.isStandIn { return known }
         let standIn: Manifest
-        if let broker {
+        if user != nil, let installed = apps.handle(AppKey(appID)), let manifest = apps[installed].manifest,
+            !manifest.isStandIn
+        {
+            // H2: the app's entry of no user holds the manifest the administrator installed for every user.
+            standIn = manifest
+        } else if let broker {
             guard configuration.unknownBrokeredApps == .ask else {
                 fail(call, .appUnknown(appID: appID, brokered: true))
                 return nil
@@ -90,18 +97,13 @@ extension LocationCore {
             apps[known].manifest = standIn
             return known
         }
-        // F20: the app this Hello makes is its maker's, who may own max-apps-per-uid of them.
-        let owner: UInt32? = if let broker { broker.uid } else { clients[call.client]?.uid }
-        if let owner, ownedApps[owner, default: 0] >= configuration.maxAppsPerUID {
+        // F20, H8: the app this Hello makes is its user's, who may have max-apps-per-uid of them.
+        if let user, ownedApps[user, default: 0] >= configuration.maxAppsPerUID {
             fail(call, .limitExceeded(limit: "max-apps-per-uid", maximum: configuration.maxAppsPerUID))
             return nil
         }
-        let app = addApp(appID, manifest: standIn)
-        if let owner {
-            apps[app].owner = owner
-            ownedApps[owner, default: 0] += 1
-            persist(.owner(appID: appID, uid: owner))
-        }
+        let app = addApp(key, manifest: standIn)
+        if let user { ownedApps[user, default: 0] += 1 }
         return app
     }
 
@@ -193,8 +195,23 @@ extension LocationCore {
         lifecycleChanged(app, from: old)
     }
 
-    mutating func adminSetAppState(_ call: CallID, appID: String, state: RunningState) {
-        guard let app = apps.handle(appID) else { return fail(call, .noSuchApp(appID: appID)) }
+    /// `Admin.SetAppState`: an administrator's for any user's app, anyone else's for its own (H4); without a user,
+    /// the one running app of the id the caller reaches.
+    mutating func adminSetAppState(_ call: CallID, appID: String, state: RunningState, user: UInt32?) {
+        let scope = scope(of: call)
+        if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
+        let named = apps(named: appID, user: user ?? (scope.administrator ? nil : scope.uid), scope: scope)
+        let running = named.filter { apps[$0].isRunning }
+        guard let app = running.first ?? named.first else { return fail(call, .noSuchApp(appID: appID)) }
+        guard running.count <= 1 else {
+            return fail(
+                call,
+                .invalidParameter(
+                    parameter: "user",
+                    reason: "\(appID) runs for several users: name the user whose app it is"
+                )
+            )
+        }
         guard apps[app].isRunning else {
             return fail(
                 call,
@@ -218,7 +235,8 @@ extension LocationCore {
                     state: state,
                     graceEnds: apps[app].graceEnds,
                     relaunchEnds: apps[app].relaunchEnds,
-                    inUseAtTermination: apps[app].inUseAtTermination
+                    inUseAtTermination: apps[app].inUseAtTermination,
+                    user: apps[app].user
                 )
             )
         )

@@ -56,7 +56,9 @@ extension LocationCore {
     mutating func removeCondition(_ call: CallID, app: Int, monitor: String, identifier: String) {
         let before = overLimitConditions(of: app)
         if conditions[app, default: MonitorConditions()].remove(monitor: monitor, identifier: identifier) {
-            persist(.conditionRemoved(appID: apps[app].appID, monitor: monitor, identifier: identifier))
+            persist(
+                .conditionRemoved(appID: apps[app].appID, monitor: monitor, identifier: identifier, user: apps[app].user)
+            )
         }
         // A removal can bring conditions past the limit back within it: they report the change.
         let after = overLimitConditions(of: app)
@@ -127,7 +129,8 @@ extension LocationCore {
             condition: entry.condition,
             state: entry.state,
             date: entry.date,
-            position: entry.position
+            position: entry.position,
+            user: apps[app].user
         )
     }
 }

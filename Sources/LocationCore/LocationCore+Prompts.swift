@@ -14,7 +14,7 @@ extension LocationCore {
     /// Each rule first checks the app's state and record, which rule out a prompt on almost every call,
     /// and only then looks at the queue and the sessions.
     mutating func evaluatePrompts(_ app: Int) {
-        guard locationServicesEnabled else { return }
+        guard servicesEnabled(for: app) else { return }
         let record = effectiveRecord(app)
         let state = apps[app].state
         let foreground = state == .foreground
@@ -53,7 +53,9 @@ extension LocationCore {
 
     /// Not suppressed, not already queued, and called for (§5.2, P9).
     private func mayRaise(_ key: PromptKey, app: Int) -> Bool {
-        !apps[app].suppressed.contains(key) && !apps[app].queue.contains { prompts[$0]?.key == key }
+        // H5: no temporary full accuracy is asked for where the administrator allows only approximate locations.
+        if case .accuracy = key, !policyAllowsPrecise(app) { return false }
+        return !apps[app].suppressed.contains(key) && !apps[app].queue.contains { prompts[$0]?.key == key }
             && calls(for: key, in: apps[app])
     }
 
@@ -111,7 +113,7 @@ extension LocationCore {
     mutating func raise(_ key: PromptKey, app: Int) {
         let id = PromptID(epoch: epoch, number: nextPromptNumber)
         nextPromptNumber += 1
-        let prompt = PromptEntry(id: id, app: app, appID: apps[app].appID, key: key)
+        let prompt = PromptEntry(id: id, app: app, appID: apps[app].appID, user: apps[app].user, key: key)
         prompts[id] = prompt
         apps[app].queue.append(id)
         if apps[app].queue.count == 1 {
@@ -138,7 +140,8 @@ extension LocationCore {
 
     mutating func announceHead(_ id: PromptID) {
         guard let view = promptView(id) else { return }
-        for agent in agents { emit(agent, .prompt(view)) }
+        let key = AppKey(view.appID, user: view.user)
+        for agent in agents where offers(agent, key) { emit(agent, .prompt(view)) }
         announce(.promptRaised, app: prompts[id]?.app, "\(id) \(view.kind.rawValue)")
     }
 
@@ -151,7 +154,8 @@ extension LocationCore {
         apps[app].requests.removeAll { $0.key == prompt.key }
         persist(.promptRemoved(id))
         if wasHead {
-            for agent in agents { emit(agent, .withdrawn(id)) }
+            let key = AppKey(prompt.appID, user: prompt.user)
+            for agent in agents where offers(agent, key) { emit(agent, .withdrawn(id)) }
             announce(.promptResolved, app: app, "\(id) \(how)")
             showWaitingHead(app)
         }
@@ -189,7 +193,9 @@ extension LocationCore {
     }
 
     /// Stores a record change and follows it: withdraw, lift suppression, re-evaluate (A3, A4).
-    mutating func changeRecord(_ app: Int, to record: AuthorizationRecord, by change: RecordChange) {
+    mutating func changeRecord(_ app: Int, to wanted: AuthorizationRecord, by change: RecordChange) {
+        // H5: no answer or grant goes beyond the administrator's setting for every user.
+        let record = withinPolicy(app, wanted)
         switch change {
         case .admin, .locationButton, .reload:
             // Even a setting that leaves the record as it was is a person's decision: ask again (A3).
@@ -204,7 +210,7 @@ extension LocationCore {
         if record.status != .authorizedAlways || record.provisional { restartAlwaysUse(app) }
         guard record != apps[app].record else { return }
         apps[app].record = record
-        persist(.record(appID: apps[app].appID, record))
+        persist(.record(appID: apps[app].appID, record, user: apps[app].user))
         markDirty(app)
         pruneprompts(app)
         evaluatePrompts(app)
@@ -249,20 +255,30 @@ extension LocationCore {
         }
     }
 
-    mutating func startAgent(_ call: CallID) {
+    /// H7: an agent is offered its own user's prompts; an administrator's that asks, every user's.
+    mutating func startAgent(_ call: CallID, everyone: Bool) {
+        let scope = scope(of: call)
+        if everyone && !scope.administrator { return fail(call, CallerScope.administratorsOnly("Prompts(everyone)")) }
+        if let refusal = streamLimitRefusal(scope) { return fail(call, refusal) }
         agents.append(call)
+        if everyone { everyoneAgents.insert(call) }
         openStream(call, StreamEntry(kind: .prompts))
-        for view in pendingPromptViews { emit(call, .prompt(view)) }
+        for view in pendingPromptViews where offers(call, AppKey(view.appID, user: view.user)) {
+            emit(call, .prompt(view))
+        }
     }
 
     mutating func startWatch(_ call: CallID) {
+        if let refusal = streamLimitRefusal(scope(of: call)) { return fail(call, refusal) }
         watchers.append(call)
         openStream(call, StreamEntry(kind: .watch))
     }
 
     mutating func answerPrompt(_ call: CallID, id text: String, answer: PromptAnswer, accuracy: PromptAccuracy?) {
+        // H7: a prompt not offered to the caller is, to it, no prompt at all.
         guard let id = PromptID(text), let prompt = prompts[id], apps[prompt.app].queue.first == id,
-            prompt.raisedAt != nil, let view = promptView(id)
+            prompt.raisedAt != nil, let view = promptView(id),
+            scope(of: call).administrator || clients[call.client]?.uid == prompt.user
         else { return fail(call, .noSuchPrompt(id: text)) }
         guard view.options.contains(answer) else {
             return fail(call, .invalidAnswer(id: text, answer: answer.rawValue))
@@ -333,7 +349,7 @@ extension LocationCore {
 
     func promptView(_ id: PromptID) -> PromptView? {
         guard let prompt = prompts[id], let manifest = apps[prompt.app].manifest else { return nil }
-        let reduced = manifest.defaultAccuracyReduced
+        let reduced = manifest.defaultAccuracyReduced || !policyAllowsPrecise(prompt.app)
         let options: [PromptAnswer]
         let description: String
         switch prompt.key {
@@ -359,7 +375,8 @@ extension LocationCore {
             options: options,
             defaultAccuracy: reduced ? .reduced : .full,
             accuracyToggle: prompt.key == .authorization && !reduced,
-            raisedAt: prompt.raisedAt ?? now
+            raisedAt: prompt.raisedAt ?? now,
+            user: prompt.user
         )
     }
 }

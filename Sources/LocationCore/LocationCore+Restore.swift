@@ -15,22 +15,19 @@ extension LocationCore {
         self.init(configuration: configuration, manifests: manifests, epoch: epoch)
         self.now = now
         locationServicesEnabled = snapshot.locationServicesEnabled
+        usersWithServicesOff = snapshot.usersWithServicesOff
+        policies = snapshot.policies
         let window = now.adding(configuration.relaunchWindow)
         restoreApps(snapshot, window: window)
         restoreSessions(snapshot.sessions, window: window)
         restorePrompts(snapshot.prompts)
         restoreConditions(snapshot.conditions)
-        // F20: the owners of the apps restored; an app whose manifest is its own keeps its owner, counting for none.
-        // An owner whose app kept nothing else (its state was an earlier boot's) makes the app, which F18 then
-        // forgets, from the store too.
-        for (appID, uid) in snapshot.owners {
-            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
-            apps[app].owner = uid
-        }
+        // F20, H8: every user's apps and sessions count against the user again.
         recountOwners()
+        recountSessions()
         for app in apps.ordered {
             // F18: a stored app with nothing left to keep is forgotten, from the store too, at the first event.
-            if apps[app].state == .notRunning && !hasManifestOfItsOwn(app) { idleApps.append(app) }
+            if apps[app].state == .notRunning && !isKeptByManifest(app) { idleApps.append(app) }
             apps[app].inUse = computeInUse(app)
             apps[app].lastAuthorization = authorizationView(app)
             let context = context(of: app)
@@ -43,18 +40,18 @@ extension LocationCore {
 
     /// Restores the apps' records, Always use and lifecycle; a running app waits for a client until `window`.
     private mutating func restoreApps(_ snapshot: CoreSnapshot, window: Instant) {
-        for (appID, record) in snapshot.records {
-            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
+        for (key, record) in snapshot.records {
+            let app = restoredApp(key)
             apps[app].record = record
             // P11: a one-time grant of an app that could never be prompted came from a location button.
             apps[app].buttonGrant = record.oneTime && apps[app].manifest?.whenInUseUsageDescription == nil
         }
-        for (appID, used) in snapshot.alwaysUse {
-            let app = apps.handle(appID) ?? addApp(appID, manifest: nil)
+        for (key, used) in snapshot.alwaysUse {
+            let app = restoredApp(key)
             apps[app].alwaysUse = used
         }
         for stored in snapshot.apps {
-            let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
+            let app = restoredApp(stored.app)
             if apps[app].manifest == nil && configuration.allowUnknownApps {
                 apps[app].manifest = .unknownApp(stored.appID)
             }
@@ -75,11 +72,12 @@ extension LocationCore {
     /// Restores the explicit sessions of known apps, each lingering until `window` (R3).
     private mutating func restoreSessions(_ snapshots: [SessionSnapshot], window: Instant) {
         for stored in snapshots.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
-            guard let app = apps.handle(stored.appID) else { continue }
+            guard let app = apps.handle(stored.app) else { continue }
             let session = SessionEntry(
                 id: stored.id,
                 app: app,
                 appID: stored.appID,
+                user: stored.user,
                 kind: stored.kind,
                 requirement: stored.requirement,
                 purposeKey: stored.purposeKey,
@@ -100,11 +98,12 @@ extension LocationCore {
     /// Restores the prompts of apps with a manifest, in their queues' order; a head keeps its timeout (R2).
     private mutating func restorePrompts(_ snapshots: [PromptSnapshot]) {
         for stored in snapshots.sorted(by: { $0.id < $1.id }) {
-            guard let app = apps.handle(stored.appID), apps[app].manifest != nil else { continue }
+            guard let app = apps.handle(stored.app), apps[app].manifest != nil else { continue }
             var prompt = PromptEntry(
                 id: stored.id,
                 app: app,
                 appID: stored.appID,
+                user: stored.user,
                 key: PromptKey(kind: stored.kind, purposeKey: stored.purposeKey)
             )
             if let raisedAt = stored.raisedAt, apps[app].queue.isEmpty {
@@ -121,7 +120,7 @@ extension LocationCore {
     /// Restores the monitored conditions in the order they were added.
     private mutating func restoreConditions(_ snapshots: [ConditionSnapshot]) {
         for stored in snapshots.sorted(by: { $0.position < $1.position }) {
-            let app = apps.handle(stored.appID) ?? addApp(stored.appID, manifest: nil)
+            let app = restoredApp(stored.app)
             conditions[app, default: MonitorConditions()].restore(
                 MonitorConditions.Entry(
                     monitor: stored.monitor,
@@ -140,14 +139,15 @@ extension LocationCore {
     package var snapshot: CoreSnapshot {
         CoreSnapshot(
             locationServicesEnabled: locationServicesEnabled,
-            records: apps.values.reduce(into: [:]) { $0[$1.appID] = $1.record },
+            records: apps.values.reduce(into: [:]) { $0[$1.key] = $1.record },
             apps: apps.values.map {
                 AppSnapshot(
                     appID: $0.appID,
                     state: $0.state,
                     graceEnds: $0.graceEnds,
                     relaunchEnds: $0.relaunchEnds,
-                    inUseAtTermination: $0.inUseAtTermination
+                    inUseAtTermination: $0.inUseAtTermination,
+                    user: $0.user
                 )
             },
             sessions: sessions.values.filter { $0.kind != .implicit }.sorted { $0.id < $1.id }.map(\.snapshot),
@@ -155,11 +155,18 @@ extension LocationCore {
             conditions: conditions.flatMap { app, monitored in monitored.entries.map { snapshot(of: $0, app: app) } }
                 .sorted { $0.position < $1.position },
             alwaysUse: apps.values.reduce(into: [:]) { stored, app in
-                if app.alwaysUse.nanoseconds != 0 { stored[app.appID] = app.alwaysUse }
+                if app.alwaysUse.nanoseconds != 0 { stored[app.key] = app.alwaysUse }
             },
-            owners: apps.values.reduce(into: [:]) { stored, app in
-                if let owner = app.owner { stored[app.appID] = owner }
-            }
+            policies: policies,
+            usersWithServicesOff: usersWithServicesOff
         )
+    }
+
+    /// The app a stored row names, made if the restore has not made it yet: a user's app of an installed app gets
+    /// its manifest (H2); any other app none, until a manifest or a broker gives it one.
+    private mutating func restoredApp(_ key: AppKey) -> Int {
+        if let app = apps.handle(key) { return app }
+        let installed = key.user == nil ? nil : apps.handle(AppKey(key.appID)).flatMap { apps[$0].manifest }
+        return addApp(key, manifest: installed?.isStandIn == false ? installed : nil)
     }
 }

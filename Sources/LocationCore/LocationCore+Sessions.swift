@@ -30,6 +30,12 @@ extension LocationCore {
             fail(call, .limitExceeded(limit: "max-sessions-per-app", maximum: configuration.maxSessionsPerApp))
             return nil
         }
+        let user = apps[app].user
+        // H8: one user's apps together hold at most max-sessions-per-uid.
+        if let user, sessionsByUser[user, default: 0] >= configuration.maxSessionsPerUID {
+            fail(call, .limitExceeded(limit: "max-sessions-per-uid", maximum: configuration.maxSessionsPerUID))
+            return nil
+        }
         let id = SessionID(epoch: epoch, number: nextSessionNumber)
         nextSessionNumber += 1
         // The caller's connection was looked up when the call arrived.
@@ -46,7 +52,8 @@ extension LocationCore {
                         requirement: requirement,
                         purposeKey: purposeKey,
                         ownerPID: pid,
-                        lingerEnds: nil
+                        lingerEnds: nil,
+                        user: user
                     )
                 )
             )
@@ -55,6 +62,7 @@ extension LocationCore {
             id: id,
             app: app,
             appID: appID,
+            user: user,
             kind: kind,
             requirement: requirement,
             purposeKey: purposeKey,
@@ -65,6 +73,7 @@ extension LocationCore {
         let slot = sessions.insert(consume session, serial: apps[app].serial)
         apps[app].sessionSlots.append(slot)
         apps[app].count(kind, requirement, 1)
+        if let user { sessionsByUser[user, default: 0] += 1 }
         if requirement >= .whenInUse { demandingSessions += 1 }
         announce(.sessionCreated, app: app, session: id, "\(kind.rawValue) \(requirement.rawValue)")
         cover(by: slot)
@@ -175,7 +184,10 @@ extension LocationCore {
         }
         if let stream = session.implicitStream { closeStream(stream, final: final) }
         for stream in session.boundStreams { closeStream(stream, final: true) }
-        if session.kind != .implicit { persist(.sessionRemoved(appID: session.appID, session.id)) }
+        if session.kind != .implicit {
+            persist(.sessionRemoved(appID: session.appID, session.id, user: session.user))
+        }
+        if let user = session.user { releaseSession(of: user) }
         announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
         if session.kind == .backgroundActivity { refreshInUse(app) }
         // P12: the session may have been the app's use of location in the background.
@@ -385,6 +397,7 @@ extension LocationCore {
             markDirty(app)
         case .prompts:
             if !pruned { agents.removeAll { $0 == call } }
+            everyoneAgents.remove(call)
             if final { messages.append(.end(call, nil)) }
         case .watch:
             if !pruned { watchers.removeAll { $0 == call } }
@@ -392,10 +405,12 @@ extension LocationCore {
         }
     }
 
-    func sessionViews(of appID: String) -> [SessionView] {
-        guard let app = apps.handle(appID) else { return [] }
+    func sessionViews(of key: AppKey) -> [SessionView] {
+        guard let app = apps.handle(key) else { return [] }
         return sessionViews(of: app)
     }
+
+    func sessionViews(of appID: String) -> [SessionView] { sessionViews(of: AppKey(appID)) }
 
     func sessionViews(of app: Int) -> [SessionView] {
         let context = context(of: app)
@@ -429,7 +444,8 @@ extension LocationCore {
             state: context.state(owned: sessions[slot].owner != nil, requirement: requirement, mask: mask),
             diagnostic: mask,
             deadline: lingerEnds,
-            remaining: lingerEnds.map { $0.since(now) }
+            remaining: lingerEnds.map { $0.since(now) },
+            user: sessions[slot].user
         )
     }
 

@@ -12,14 +12,24 @@ package struct LocationCore {
 
     /// Apps by handle and sessions by slot: a call hashes a name once, then reaches state by integer.
     var apps = AppTable()
-    /// How many apps with no manifest of their own each uid owns (F20); a uid that owns none is absent.
+    /// How many apps each uid has (F20, H8); a uid that has none is absent.
     var ownedApps: [UInt32: Int] = [:]
+    /// An administrator's setting of an app for every user, by app id (H5).
+    var policies: [String: AppPolicy] = [:]
+    /// The users who turned location services off for themselves (H6).
+    var usersWithServicesOff: Set<UInt32> = []
+    /// How many live sessions each user's apps hold together (H8); a user with none is absent.
+    var sessionsByUser: [UInt32: Int] = [:]
     var sessions: SessionTable
     var prompts: [PromptID: PromptEntry] = [:]
     var clients: [ClientID: ClientEntry] = [:]
     var streams: [CallID: StreamEntry] = [:]
+    /// `Prompts` streams, each with the scope of its caller: it is offered the prompts of the apps in it (H7).
     var agents: [CallID] = []
+    /// `Watch` streams; each sees the events of its caller's scope (H4).
     var watchers: [CallID] = []
+    /// The agents of administrators that asked for every user's prompts (H7).
+    var everyoneAgents: Set<CallID> = []
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
@@ -72,18 +82,22 @@ package struct LocationCore {
         self.epoch = epoch
         self.sessions = SessionTable(epoch: epoch)
         for manifest in manifests {
-            if let app = apps.handle(manifest.appID) {
+            if let app = apps.handle(AppKey(manifest.appID)) {
                 apps[app].manifest = manifest
             } else {
-                addApp(manifest.appID, manifest: manifest)
+                addApp(AppKey(manifest.appID), manifest: manifest)
             }
         }
     }
 
-    /// Adds an app the core has not seen, with the authorization it shows so far; returns its handle.
+    /// Adds an app the core has not seen, with the authorization it shows so far; returns its handle. A user's app
+    /// starts with the administrator's setting for every user, if there is one (H5).
     @discardableResult
-    mutating func addApp(_ appID: String, manifest: Manifest?) -> Int {
-        let app = apps.add(AppRuntime(appID: appID, manifest: manifest))
+    mutating func addApp(_ key: AppKey, manifest: Manifest?) -> Int {
+        let app = apps.add(AppRuntime(appID: key.appID, user: key.user, manifest: manifest))
+        if key.user != nil, let policy = policies[key.appID] {
+            apps[app].record = policy.applied(to: apps[app].record)
+        }
         apps[app].lastAuthorization = authorizationView(app)
         return app
     }
@@ -92,8 +106,8 @@ package struct LocationCore {
     package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         begin(at: now)
         switch event {
-        case .connected(let client, let pid, let uid):
-            clients[client] = ClientEntry(pid: pid, uid: uid)
+        case .connected(let client, let pid, let uid, let administrator):
+            clients[client] = ClientEntry(pid: pid, uid: uid, administrator: administrator)
         case .call(let call, let method):
             dispatch(call, method)
         case .disconnected(let client):
@@ -156,8 +170,9 @@ package struct LocationCore {
 
     private mutating func dispatch(_ call: CallID, _ method: Call) {
         guard let index = clients.index(forKey: call.client) else {
-            // A call on a connection the core never saw: treat it as a fresh one with unknown pid.
-            clients[call.client] = ClientEntry(pid: 0)
+            // A call on a connection the core never saw: treat it as a fresh one with unknown pid and user, which
+            // administers nothing.
+            clients[call.client] = ClientEntry(pid: 0, administrator: false)
             return dispatch(call, method)
         }
         caller = (call.client, clients.values[index].pid)
@@ -205,15 +220,17 @@ package struct LocationCore {
         case .brokeredHello(let appID, let state, let process, let description, let uid):
             let broker = BrokeredHello(process: process, description: description, uid: uid)
             hello(call, appID: appID, state: state, broker: broker)
-        case .status: reply(call, .status(status()))
-        case .listApps: reply(call, .apps(appViews()))
-        case .adminListSessions(let appID): adminListSessions(call, appID: appID)
-        case .setAuthorization(let appID, let setting, let precise):
-            setAuthorization(call, appID: appID, setting: setting, precise: precise)
+        case .status: reply(call, .status(status(scope: scope(of: call))))
+        case .listApps: listApps(call)
+        case .adminListSessions(let appID, let user): adminListSessions(call, appID: appID, user: user)
+        case .setAuthorization(let appID, let setting, let precise, let user):
+            setAuthorization(call, appID: appID, setting: setting, precise: precise, user: user)
         case .setLocationServices(let enabled): setLocationServices(call, enabled: enabled)
-        case .adminSetAppState(let appID, let state): adminSetAppState(call, appID: appID, state: state)
-        case .locationButton(let appID): locationButton(call, appID: appID)
-        case .prompts: startAgent(call)
+        case .adminSetAppState(let appID, let state, let user):
+            adminSetAppState(call, appID: appID, state: state, user: user)
+        case .locationButton(let appID, let user): locationButton(call, appID: appID, user: user)
+        case .prompts: startAgent(call, everyone: false)
+        case .promptsOfEveryone: startAgent(call, everyone: true)
         case .answerPrompt(let id, let answer, let accuracy):
             answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
         case .watch: startWatch(call)
@@ -263,9 +280,12 @@ package struct LocationCore {
         _ detail: @autoclosure () -> String
     ) {
         guard !watchers.isEmpty else { return }
-        let appID = app.map { apps[$0].appID }
-        let event = AdminEvent(kind: kind, appID: appID, sessionID: session, detail: detail(), at: now)
-        for watcher in watchers { emit(watcher, .event(event)) }
+        let key = app.map { apps[$0].key }
+        let event = AdminEvent(kind: kind, appID: key?.appID, sessionID: session, detail: detail(), at: now, user: key?.user)
+        // H4: a user's watcher sees their own apps' events, and the events of no app (the switch, the provider).
+        for watcher in watchers where key.map({ scope(of: watcher).covers($0) }) ?? true {
+            emit(watcher, .event(event))
+        }
     }
 
     /// Marks an app for re-evaluation when the event ends (``flushDiagnostics()``).
@@ -291,24 +311,24 @@ package struct LocationCore {
         !configuration.restrictedApps.isEmpty && configuration.restrictedApps.contains(appID)
     }
 
-    package func authorizationView(_ appID: String) -> AuthorizationView {
-        guard let app = apps.handle(appID) else { return AuthorizationView(AuthorizationRecord()) }
+    package func authorizationView(_ key: AppKey) -> AuthorizationView {
+        guard let app = apps.handle(key) else { return AuthorizationView(AuthorizationRecord()) }
         return authorizationView(app)
     }
 
     func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
 
-    /// The app `client` said `Hello` for, if it did.
-    package func appID(of client: ClientID) -> String? {
-        clients[client]?.app.map { apps[$0].appID }
+    /// The user's app `client` said `Hello` for, if it did (H1).
+    package func app(of client: ClientID) -> AppKey? {
+        clients[client]?.app.map { apps[$0].key }
     }
 
     /// The stored (not overlaid) record of an app, as the store holds it.
-    package func storedRecord(_ appID: String) -> AuthorizationRecord? { apps.handle(appID).map { apps[$0].record } }
+    package func storedRecord(_ key: AppKey) -> AuthorizationRecord? { apps.handle(key).map { apps[$0].record } }
 
     /// The app's lifecycle state and whether it is in use (L2).
-    package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? {
-        apps.handle(appID).map { (apps[$0].state, apps[$0].inUse) }
+    package func appState(_ key: AppKey) -> (state: AppState, inUse: Bool)? {
+        apps.handle(key).map { (apps[$0].state, apps[$0].inUse) }
     }
 
     /// Ids of every live session, in order.
@@ -328,10 +348,16 @@ package struct LocationCore {
     }
 
     /// Every pending prompt of an app, head first.
-    package func queuedPrompts(of appID: String) -> [PromptView] {
-        guard let app = apps.handle(appID) else { return [] }
+    package func queuedPrompts(of key: AppKey) -> [PromptView] {
+        guard let app = apps.handle(key) else { return [] }
         return apps[app].queue.compactMap { promptView($0) }
     }
+
+    // The app of no user by its id alone: the one person of a core driven without uids, as the seeds' rules are.
+    package func authorizationView(_ appID: String) -> AuthorizationView { authorizationView(AppKey(appID)) }
+    package func storedRecord(_ appID: String) -> AuthorizationRecord? { storedRecord(AppKey(appID)) }
+    package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? { appState(AppKey(appID)) }
+    package func queuedPrompts(of appID: String) -> [PromptView] { queuedPrompts(of: AppKey(appID)) }
 
     package var isProviderRunning: Bool { providerRunning }
 

@@ -4,6 +4,8 @@ struct SessionEntry {
     /// Its app's handle in ``AppTable``.
     let app: Int
     let appID: String
+    /// Its app's user (H1).
+    let user: UInt32?
     let kind: SessionKind
     let requirement: Requirement
     let purposeKey: String?
@@ -29,6 +31,7 @@ struct SessionEntry {
         id: SessionID(epoch: 0, number: 0),
         app: -1,
         appID: "",
+        user: nil,
         kind: .explicit,
         requirement: .noAuthorization,
         purposeKey: nil,
@@ -53,7 +56,8 @@ struct SessionEntry {
             requirement: requirement,
             purposeKey: purposeKey,
             ownerPID: ownerPID,
-            lingerEnds: lingerEnds
+            lingerEnds: lingerEnds,
+            user: user
         )
     }
 
@@ -71,6 +75,8 @@ struct PromptEntry {
     /// Its app's handle in ``AppTable``.
     let app: Int
     let appID: String
+    /// Its app's user (H1), whose agents are offered it (H7).
+    let user: UInt32?
     let key: PromptKey
     /// Set when it becomes the head of its queue (S9).
     var raisedAt: Instant?
@@ -82,7 +88,8 @@ struct PromptEntry {
             appID: appID,
             kind: key.kind,
             purposeKey: key.purposeKey,
-            raisedAt: raisedAt
+            raisedAt: raisedAt,
+            user: user
         )
     }
 }
@@ -115,8 +122,11 @@ struct StreamEntry {
 struct ClientEntry {
     /// The process the client speaks for: the peer's, or the one a broker named in `Hello` (I8).
     var pid: Int32
-    /// The peer's uid (`SO_PEERCRED`), which owns the apps with no manifest of their own its `Hello` makes (F20).
+    /// The peer's uid (`SO_PEERCRED`): whose apps its `Hello` binds to (H1), and whose apps its `io.locd.Admin`
+    /// calls reach when it may not administer (H4).
     var uid: UInt32?
+    /// Whether the peer may administer (I3): its `io.locd.Admin` calls reach every user's apps (H4).
+    var administrator: Bool
     /// The handle of the app it said `Hello` for.
     var app: Int?
     var streams: [CallID] = []

@@ -30,6 +30,8 @@ package struct SessionView: Hashable, Codable, Sendable {
     package var deadline: Instant?
     /// Time left until ``deadline`` at the moment of the reply.
     package var remaining: Span?
+    /// Its app's user (H1).
+    package var user: UInt32? = nil
 }
 
 /// An app as `Admin.ListApps` shows it.
@@ -44,6 +46,10 @@ package struct AppView: Hashable, Codable, Sendable {
     package var sessions: Int
     /// Who made the app, for an app with no manifest of its own; `nil` for one with a manifest of its own (F20).
     package var owner: AppOwner?
+    /// The user whose app this is (H1); `nil` for an app's entry of no user (H2).
+    package var user: UInt32? = nil
+    /// The administrator's setting of the app for every user, if any (H5).
+    package var policy: AppPolicy? = nil
 }
 
 /// The core's part of `Admin.Status`; the shell adds version, pid, uptime, provider and store.
@@ -57,6 +63,9 @@ package struct CoreStatus: Hashable, Codable, Sendable {
     package var agents: Int
     package var appsUsingLocation: [String]
     package var appsUsingLocationInBackground: [String]
+    /// For a caller that may not administer (H4): whether it turned location services off for itself (H6);
+    /// `nil` for an administrator, whose counts are the machine's.
+    package var locationServicesEnabledForUser: Bool? = nil
 }
 
 /// The kinds of prompt (SEMANTICS §6).
@@ -97,6 +106,8 @@ package struct PromptView: Hashable, Codable, Sendable {
     package var defaultAccuracy: PromptAccuracy
     package var accuracyToggle: Bool
     package var raisedAt: Instant
+    /// The user whose app asks (H1): their agents are offered the prompt (H7).
+    package var user: UInt32? = nil
 }
 
 /// The kinds of `Admin.Watch` event.
@@ -118,4 +129,6 @@ package struct AdminEvent: Hashable, Codable, Sendable {
     package var sessionID: SessionID?
     package var detail: String
     package var at: Instant
+    /// The user whose app the event is about (H1), if it is about a user's app.
+    package var user: UInt32? = nil
 }

@@ -137,27 +137,32 @@ package enum CallDecoder {
                 try p.only([])
                 return .listApps
             case "ListSessions":
-                try p.only(["appId"])
-                return .adminListSessions(appID: try p.optionalString("appId"))
+                try p.only(["appId", "user"])
+                return .adminListSessions(appID: try p.optionalString("appId"), user: try user(p))
             case "SetAuthorization":
-                try p.only(["appId", "setting", "precise"])
+                try p.only(["appId", "setting", "precise", "user"])
                 return .setAuthorization(
                     appID: try p.string("appId"),
                     setting: try p.optionalEnum("setting"),
-                    precise: try p.optionalBool("precise")
+                    precise: try p.optionalBool("precise"),
+                    user: try user(p)
                 )
             case "SetLocationServices":
                 try p.only(["enabled"])
                 return .setLocationServices(try p.bool("enabled"))
             case "SetAppState":
-                try p.only(["appId", "state"])
-                return .adminSetAppState(appID: try p.string("appId"), state: try p.enumeration("state"))
+                try p.only(["appId", "state", "user"])
+                return .adminSetAppState(
+                    appID: try p.string("appId"),
+                    state: try p.enumeration("state"),
+                    user: try user(p)
+                )
             case "LocationButton":
-                try p.only(["appId"])
-                return .locationButton(appID: try p.string("appId"))
+                try p.only(["appId", "user"])
+                return .locationButton(appID: try p.string("appId"), user: try user(p))
             case "Prompts":
-                try p.only([])
-                return .prompts
+                try p.only(["everyone"])
+                return try p.optionalBool("everyone") == true ? .promptsOfEveryone : .prompts
             case "AnswerPrompt":
                 try p.only(["id", "answer", "accuracy"])
                 return .answerPrompt(
@@ -178,6 +183,12 @@ package enum CallDecoder {
 }
 
 extension CallDecoder {
+    /// The `user` an `io.locd.Admin` call names (H4): a uid, which only an administrator may give for another user.
+    fileprivate static func user(_ p: ParameterReader) throws(VarlinkError) -> UInt32? {
+        // (uid_t) -1 is no uid: setresuid reads it as "unchanged", and no process runs as it.
+        try p.optionalInt("user", in: 0...Int64(UInt32.max - 1)).map { UInt32($0) }
+    }
+
     /// `ForgetApps`: exactly one of `owner` (a uid) and `ownerUnknown: true` (F20).
     fileprivate static func forgetApps(_ p: ParameterReader) throws(VarlinkError) -> Call {
         try p.only(["owner", "ownerUnknown"])

@@ -25,19 +25,20 @@ struct LifecycleJournal {
     mutating func record(_ write: Persist) {
         guard journals else { return }
         switch write {
-        case .record(let appID, let record):
+        case .record(let appID, let record, let user):
+            let app = AppKey(appID, user: user)
             logger.info(
-                "authorization of \(appID): \(record.status.rawValue) (\(record.settingsLabel.rawValue))",
-                metadata: MessageID.authorizationChanged.metadata.merging(["locd.app": "\(appID)"]) { $1 }
+                "authorization of \(app): \(record.status.rawValue) (\(record.settingsLabel.rawValue))",
+                metadata: MessageID.authorizationChanged.metadata.merging(Self.fields(of: app)) { $1 }
             )
         case .session(let session) where loggedSessions.insert(session.id).inserted:
             logger.info(
-                "session \(session.id) of \(session.appID): \(session.kind.rawValue) \(session.requirement.rawValue)",
+                "session \(session.id) of \(session.app): \(session.kind.rawValue) \(session.requirement.rawValue)",
                 metadata: MessageID.sessionCreated.metadata.merging([
-                    "locd.app": "\(session.appID)", "locd.session": "\(session.id)",
-                ]) { $1 }
+                    "locd.session": "\(session.id)"
+                ]) { $1 }.merging(Self.fields(of: session.app)) { $1 }
             )
-        case .sessionRemoved(_, let id):
+        case .sessionRemoved(_, let id, _):
             loggedSessions.remove(id)
             logger.info(
                 "session \(id) ended",
@@ -45,16 +46,24 @@ struct LifecycleJournal {
             )
         case .prompt(let prompt) where prompt.raisedAt != nil && loggedPrompts.insert(prompt.id).inserted:
             logger.info(
-                "prompt \(prompt.id) (\(prompt.kind.rawValue)) shown for \(prompt.appID)",
-                metadata: MessageID.promptRaised.metadata.merging(["locd.app": "\(prompt.appID)"]) { $1 }
+                "prompt \(prompt.id) (\(prompt.kind.rawValue)) shown for \(prompt.app)",
+                metadata: MessageID.promptRaised.metadata.merging(Self.fields(of: prompt.app)) { $1 }
             )
         case .promptRemoved(let id):
             loggedPrompts.remove(id)
             logger.info("prompt \(id) resolved", metadata: MessageID.promptResolved.metadata)
         case .locationServices(let enabled):
             logger.notice("location services \(enabled ? "on" : "off")")
+        case .userLocationServices(let uid, let enabled):
+            logger.notice("location services \(enabled ? "on" : "off") for uid \(uid)", metadata: ["locd.uid": "\(uid)"])
         default:
             break
         }
+    }
+
+    /// The journal fields naming a user's app: `LOCD_APP`, and `LOCD_UID` for a user's (H1).
+    private static func fields(of app: AppKey) -> Logger.Metadata {
+        guard let user = app.user else { return ["locd.app": "\(app.appID)"] }
+        return ["locd.app": "\(app.appID)", "locd.uid": "\(user)"]
     }
 }

@@ -126,7 +126,22 @@ struct ReplyEncoder {
             "providers": providers,
         ]
         if let lastFixFrom { object["lastFixFrom"] = .string(lastFixFrom) }
+        object["administrator"] = .bool(status.locationServicesEnabledForUser == nil)
+        if let own = status.locationServicesEnabledForUser {
+            // H4: where the machine is, is no business of a caller that may not administer: its apps learn it
+            // through their own grants.
+            object["locationServicesEnabledForUser"] = .bool(own)
+            object["provider"] = Self.withoutPlace(provider)
+            if case .array(let each) = providers { object["providers"] = .array(each.map(Self.withoutPlace)) }
+        }
         return .object(object)
+    }
+
+    /// A `ProviderStatus` without the point of its last fix, nor its source (a static provider's source is a point).
+    private static func withoutPlace(_ provider: JSONValue) -> JSONValue {
+        guard case .object(var fields) = provider else { return provider }
+        for key in ["lastLatitude", "lastLongitude", "lastAccuracy", "source"] { fields[key] = nil }
+        return .object(fields)
     }
 }
 

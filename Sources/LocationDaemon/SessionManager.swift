@@ -76,7 +76,9 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     func opened(_ connection: VarlinkConnection) {
         connections[connection.id] = connection
         let peer = connection.credentials
-        run(.connected(ClientID(connection.id), pid: peer?.pid ?? 0, uid: peer?.uid))
+        // H4: whether its io.locd.Admin calls reach every user's apps is fixed by the credentials of connect (I3).
+        let administrator = peer.map(mayAdminister) ?? false
+        run(.connected(ClientID(connection.id), pid: peer?.pid ?? 0, uid: peer?.uid, administrator: administrator))
     }
 
     func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
@@ -85,9 +87,6 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         switch CallDecoder.decode(call) {
         case .failure(let error): return connection.fail(serial, error)
         case .success(let method): decoded = method
-        }
-        if call.interface == "io.locd.Admin", let refusal = identity.refusalToAdminister(peer: connection.credentials) {
-            return refuse(call, serial: serial, on: connection, refusal)
         }
         if case .hello(let appID, _) = decoded, let manifest = manifests[appID],
             let refusal = identity.refusal(
@@ -386,8 +385,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         connections[client]?.close()
     }
 
-    func appID(of client: ClientID) -> String? {
-        core.appID(of: client)
+    func app(of client: ClientID) -> AppKey? {
+        core.app(of: client)
     }
 
     func storeHealthChanged(healthy: Bool) {

@@ -53,9 +53,10 @@ extension SessionView {
     /// and setting them one by one searched the fields so far for each key and grew the array twice.
     var json: JSONValue {
         var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(9)
+        fields.reserveCapacity(10)
         fields.append(("id", .string(id.description)))
         fields.append(("appId", .string(appID)))
+        if let user { fields.append(("user", .int(Int64(user)))) }
         fields.append(("kind", .string(kind.rawValue)))
         fields.append(("authorization", .string(requirement.rawValue)))
         if let purposeKey { fields.append(("fullAccuracyPurposeKey", .string(purposeKey))) }
@@ -80,6 +81,10 @@ extension SessionView {
             appendQuoted(id, to: &bytes)
             bytes.append(contentsOf: ",\"appId\":".utf8)
             JSONValue.writeString(appID, into: &bytes)
+            if let user {
+                bytes.append(contentsOf: ",\"user\":".utf8)
+                appendDecimal(UInt64(user), to: &bytes)
+            }
             bytes.append(contentsOf: ",\"kind\":".utf8)
             JSONValue.writeString(kind.rawValue, into: &bytes)
             bytes.append(contentsOf: ",\"authorization\":".utf8)
@@ -134,6 +139,7 @@ extension PromptView {
         object["defaultAccuracy"] = .string(defaultAccuracy.rawValue)
         object["accuracyToggle"] = .bool(accuracyToggle)
         object["raisedAt"] = .double(clock.unixTime(of: raisedAt))
+        if let user { object["user"] = .int(Int64(user)) }
         return .object(object)
     }
 }
@@ -156,6 +162,13 @@ extension AppView {
         case .unknown?: object["ownerUnknown"] = .bool(true)
         case nil: break
         }
+        if let user { object["user"] = .int(Int64(user)) }
+        if let policy {
+            var fields: JSONObject = [:]
+            if let setting = policy.setting { fields["setting"] = .string(setting.rawValue) }
+            if let precise = policy.precise { fields["precise"] = .bool(precise) }
+            object["policy"] = .object(fields)
+        }
         return .object(object)
     }
 }
@@ -166,9 +179,10 @@ extension AdminEvent {
     /// - Parameter timestamp: the Unix time of ``at``, ``DaemonClock/unixTime(of:)``.
     func json(timestamp: Double) -> JSONValue {
         var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(5)
+        fields.reserveCapacity(6)
         fields.append(("kind", .string(kind.rawValue)))
         if let appID { fields.append(("appId", .string(appID))) }
+        if let user { fields.append(("user", .int(Int64(user)))) }
         if let sessionID { fields.append(("sessionId", .string(sessionID.description))) }
         fields.append(("detail", .string(detail)))
         fields.append(("timestamp", .double(timestamp)))
@@ -186,6 +200,10 @@ extension AdminEvent {
             if let appID {
                 bytes.append(contentsOf: ",\"appId\":".utf8)
                 JSONValue.writeString(appID, into: &bytes)
+            }
+            if let user {
+                bytes.append(contentsOf: ",\"user\":".utf8)
+                appendDecimal(UInt64(user), to: &bytes)
             }
             if let sessionID {
                 bytes.append(contentsOf: ",\"sessionId\":".utf8)

@@ -10,7 +10,7 @@ protocol WriteBehindDelegate: AnyObject {
     /// Closes a connection that let more than `max-held-messages` pile up (R13).
     func close(_ client: UInt64)
     /// The app a connection speaks for, if it said `Hello`: its messages wait for that app's decisions (R12).
-    func appID(of client: ClientID) -> String?
+    func app(of client: ClientID) -> AppKey?
     /// The store failed, or is writable again (U4: monitors report `persistenceUnavailable`).
     func storeHealthChanged(healthy: Bool)
 }
@@ -39,7 +39,7 @@ final class WriteBehind {
     private var held = HeldMessages()
     /// The newest turn with a decision about an app (or the global switch) that is not stored yet: until
     /// it is, that app's connections see nothing newer than the stored decision (R12).
-    private var undurableDecisions: [String: UInt64] = [:]
+    private var undurableDecisions: [AppKey: UInt64] = [:]
     private var undurableSwitch: UInt64 = 0
     /// ``finishCommits()`` calls waiting for the last batch.
     private var drains: [EventLoopPromise<Void>] = []
@@ -147,8 +147,9 @@ final class WriteBehind {
             }
             for write in writes {
                 switch write {
-                case .record(let appID, _): undurableDecisions[appID] = lastTurn
-                case .locationServices: undurableSwitch = lastTurn
+                case .record(let appID, _, let user): undurableDecisions[AppKey(appID, user: user)] = lastTurn
+                // A user's own switch (H6) holds every app's messages, as the machine's does: it is rare.
+                case .locationServices, .userLocationServices: undurableSwitch = lastTurn
                 default: break
                 }
             }
@@ -177,8 +178,8 @@ final class WriteBehind {
         for (action, waitsForTurn) in zip(messages, waits) {
             guard let client = action.client else { continue }
             var message = HeldMessage(turn: waitsForTurn ? turn : 0, decision: 0, action: action)
-            if appsWait, let appID = delegate?.appID(of: client) {
-                message.decision = max(undurableDecisions[appID] ?? 0, undurableSwitch)
+            if appsWait, let app = delegate?.app(of: client) {
+                message.decision = max(undurableDecisions[app] ?? 0, undurableSwitch)
             }
             let waiting = held.count(of: client.raw)
             if waiting == 0 && isReleased(message) {

@@ -356,7 +356,7 @@ package struct Simulator {
         switch event.kind {
         case .authorizationChanged:
             guard let app = event.appID else { return }
-            let view = core.authorizationView(app)
+            let view = core.authorizationView(AppKey(app, user: event.user))
             var extras: [String] = []
             if view.oneTime { extras.append("one-time") }
             if view.provisional { extras.append("provisional") }
@@ -503,7 +503,7 @@ package struct Simulator {
         guard let app = event.appID, let idText = event.detail.split(separator: " ").first,
             let id = PromptID(String(idText))
         else { return }
-        let view = promptViews[id] ?? core.queuedPrompts(of: app).first { $0.id == id }
+        let view = promptViews[id] ?? core.queuedPrompts(of: AppKey(app, user: event.user)).first { $0.id == id }
         guard let view else { return }
         promptViews[id] = view
         var what = "\(view.kind.rawValue) raised"
@@ -568,7 +568,7 @@ package struct Simulator {
     private mutating func noteInUse(after first: Int, appMoved: [String: Int]) {
         var anchored: [Int: [TimelineEntry]] = [:]
         for app in appIDs {
-            let current = core.appState(app)?.inUse ?? false
+            let current = core.appState(AppKey(app))?.inUse ?? false
             guard current != (inUse[app] ?? false) else { continue }
             inUse[app] = current
             var entry = TimelineEntry(

@@ -9,8 +9,7 @@ extension LocationStore {
         snapshot.locationServicesEnabled =
             try Bool.fetchOne(db, sql: "SELECT location_services_enabled FROM settings WHERE id = 1") ?? true
         for fields in try rows(db, "SELECT * FROM records", table: "records") {
-            let appID: String = try fields.value("app_id")
-            snapshot.records[appID] = AuthorizationRecord(
+            snapshot.records[try fields.app()] = AuthorizationRecord(
                 status: try fields.enumValue("status"),
                 provisional: try fields.value("provisional"),
                 oneTime: try fields.value("one_time"),
@@ -24,15 +23,20 @@ extension LocationStore {
         snapshot.prompts = try readPrompts(db)
         snapshot.conditions = try readConditions(db)
         for fields in try rows(db, "SELECT * FROM always_use WHERE used != 0", table: "always_use") {
-            snapshot.alwaysUse[try fields.value("app_id")] = Span(nanoseconds: try fields.value("used"))
+            snapshot.alwaysUse[try fields.app()] = Span(nanoseconds: try fields.value("used"))
         }
-        for fields in try rows(db, "SELECT * FROM owners", table: "owners") {
-            let uid: Int64 = try fields.value("uid")
-            // The column CHECKs 0...UInt32.max: the conversion loses nothing.
-            snapshot.owners[try fields.value("app_id")] = UInt32(truncatingIfNeeded: uid)
+        for fields in try rows(db, "SELECT * FROM policies", table: "policies") {
+            let precise: Int64? = try fields.value("precise")
+            snapshot.policies[try fields.value("app_id")] = AppPolicy(
+                setting: try fields.optionalEnumValue("setting"),
+                precise: precise.map { $0 != 0 }
+            )
+        }
+        for fields in try rows(db, "SELECT * FROM user_settings WHERE location_services_enabled = 0", table: "users") {
+            if let uid = try fields.user("uid") { snapshot.usersWithServicesOff.insert(uid) }
         }
         // The order `LocationCore.snapshot` uses; ids sort by number, which their text does not.
-        snapshot.apps.sort { $0.appID < $1.appID }
+        snapshot.apps.sort { $0.app < $1.app }
         snapshot.sessions.sort { $0.id < $1.id }
         snapshot.prompts.sort { $0.id < $1.id }
         return snapshot
@@ -50,7 +54,8 @@ extension LocationStore {
                 state: try fields.enumValue("state"),
                 graceEnds: try fields.instant("grace_ends"),
                 relaunchEnds: try fields.instant("relaunch_ends"),
-                inUseAtTermination: try fields.value("in_use_at_termination")
+                inUseAtTermination: try fields.value("in_use_at_termination"),
+                user: try fields.user("uid")
             )
         }
     }
@@ -64,7 +69,8 @@ extension LocationStore {
                 requirement: try fields.enumValue("requirement"),
                 purposeKey: try fields.value("purpose_key"),
                 ownerPID: try fields.value("owner_pid"),
-                lingerEnds: try fields.instant("linger_ends")
+                lingerEnds: try fields.instant("linger_ends"),
+                user: try fields.user("uid")
             )
         }
     }
@@ -76,7 +82,8 @@ extension LocationStore {
                 appID: try fields.value("app_id"),
                 kind: try fields.enumValue("kind"),
                 purposeKey: try fields.value("purpose_key"),
-                raisedAt: try fields.instant("raised_at")
+                raisedAt: try fields.instant("raised_at"),
+                user: try fields.user("uid")
             )
         }
     }
@@ -85,7 +92,7 @@ extension LocationStore {
         // Monitor names and identifiers are the clients' own text, which may hold NUL: read as blobs, by length,
         // as text would be read as a C string and cut at its first NUL (two conditions then merged at a start).
         let conditions = """
-            SELECT app_id, CAST(monitor AS BLOB) AS monitor, CAST(identifier AS BLOB) AS identifier, latitude,
+            SELECT app_id, uid, CAST(monitor AS BLOB) AS monitor, CAST(identifier AS BLOB) AS identifier, latitude,
                 longitude, radius, state, state_date, position
             FROM conditions ORDER BY position
             """
@@ -101,7 +108,8 @@ extension LocationStore {
                 ),
                 state: try fields.enumValue("state"),
                 date: try fields.value("state_date"),
-                position: try fields.value("position")
+                position: try fields.value("position"),
+                user: try fields.user("uid")
             )
         }
     }
@@ -132,6 +140,26 @@ private struct StoredRow {
         let bytes: Data = try value(column)
         guard let text = String(bytes: bytes, encoding: .utf8) else { throw unreadable(column, "not UTF-8") }
         return text
+    }
+
+    /// A `uid` column: the user's uid, `nil` for the app of no user (`-1`, H2).
+    func user(_ column: String) throws -> UInt32? {
+        let uid: Int64 = try value(column)
+        if uid == StoreSchema.noUser { return nil }
+        guard let user = UInt32(exactly: uid) else { throw unreadable(column, "\(uid) is not a uid") }
+        return user
+    }
+
+    /// The user's app a row of a table keyed by app and user names.
+    func app() throws -> AppKey {
+        AppKey(try value("app_id"), user: try user("uid"))
+    }
+
+    func optionalEnumValue<Value: RawRepresentable>(_ column: String) throws -> Value? where Value.RawValue == String {
+        let raw: String? = try value(column)
+        guard let raw else { return nil }
+        guard let value = Value(rawValue: raw) else { throw unreadable(column, "unknown \(Value.self) \"\(raw)\"") }
+        return value
     }
 
     func instant(_ column: String) throws -> Instant? {

@@ -6,9 +6,9 @@ import LocationCore
 extension LocationStore {
     func apply(_ write: Persist, _ db: Database) throws {
         switch write {
-        case .record(let appID, let record):
+        case .record(let appID, let record, let user):
             try run(.upsertRecord, db) {
-                $0.bind(appID)
+                $0.bind(AppKey(appID, user: user))
                 $0.bind(record.status.rawValue)
                 $0.bind(record.provisional)
                 $0.bind(record.oneTime)
@@ -18,10 +18,23 @@ extension LocationStore {
             }
         case .locationServices(let enabled):
             try run(.updateLocationServices, db) { $0.bind(enabled) }
+        case .userLocationServices(let uid, let enabled):
+            try run(.upsertUserSettings, db) {
+                $0.bind(Int64(uid))
+                $0.bind(enabled)
+            }
+        case .policy(let appID, let policy?):
+            try run(.upsertPolicy, db) {
+                $0.bind(appID)
+                $0.bind(policy.setting?.rawValue)
+                $0.bind(policy.precise.map { Int64($0 ? 1 : 0) })
+            }
+        case .policy(let appID, nil):
+            try run(.deletePolicy, db) { $0.bind(appID) }
         case .session(let session):
             try run(.upsertSession, db) {
+                $0.bind(session.app)
                 $0.bind(session.id.description)
-                $0.bind(session.appID)
                 $0.bind(session.kind.rawValue)
                 $0.bind(session.requirement.rawValue)
                 $0.bind(session.purposeKey)
@@ -29,14 +42,14 @@ extension LocationStore {
                 $0.bind(session.lingerEnds?.nanoseconds)
                 $0.bind(bootID)
             }
-        case .sessionRemoved(let appID, let id):
+        case .sessionRemoved(let appID, let id, let user):
             try run(.deleteSession, db) {
-                $0.bind(appID)
+                $0.bind(AppKey(appID, user: user))
                 $0.bind(id.description)
             }
         case .app(let app):
             try run(.upsertApp, db) {
-                $0.bind(app.appID)
+                $0.bind(app.app)
                 $0.bind(app.state.rawValue)
                 $0.bind(app.graceEnds?.nanoseconds)
                 $0.bind(app.relaunchEnds?.nanoseconds)
@@ -46,7 +59,7 @@ extension LocationStore {
         case .prompt(let prompt):
             try run(.upsertPrompt, db) {
                 $0.bind(prompt.id.description)
-                $0.bind(prompt.appID)
+                $0.bind(prompt.app)
                 $0.bind(prompt.kind.rawValue)
                 $0.bind(prompt.purposeKey)
                 $0.bind(prompt.raisedAt?.nanoseconds)
@@ -56,7 +69,7 @@ extension LocationStore {
             try run(.deletePrompt, db) { $0.bind(id.description) }
         case .condition(let stored):
             try run(.upsertCondition, db) {
-                $0.bind(stored.appID)
+                $0.bind(stored.app)
                 $0.bind(stored.monitor)
                 $0.bind(stored.identifier)
                 $0.bind(stored.condition.latitude)
@@ -66,34 +79,31 @@ extension LocationStore {
                 $0.bind(stored.date)
                 $0.bind(stored.position)
             }
-        case .conditionRemoved(let appID, let monitor, let identifier):
+        case .conditionRemoved(let appID, let monitor, let identifier, let user):
             try run(.deleteCondition, db) {
-                $0.bind(appID)
+                $0.bind(AppKey(appID, user: user))
                 $0.bind(monitor)
                 $0.bind(identifier)
             }
-        case .alwaysUse(let appID, let used):
+        case .alwaysUse(let appID, let used, let user):
             try run(.upsertAlwaysUse, db) {
-                $0.bind(appID)
+                $0.bind(AppKey(appID, user: user))
                 $0.bind(used.nanoseconds)
             }
-        case .owner(let appID, let uid):
-            try run(.upsertOwner, db) {
-                $0.bind(appID)
-                $0.bind(Int64(uid))
-            }
-        case .appRemoved(let appID):
+        case .appRemoved(let appID, let user):
             // The core forgets only an app with no session, prompt or condition (F18): those tables hold none.
-            for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse, .deleteOwner] {
-                try run(statement, db) { $0.bind(appID) }
+            for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse] {
+                try run(statement, db) { $0.bind(AppKey(appID, user: user)) }
             }
         }
     }
 
     fileprivate static let upsertRecord = """
-        INSERT INTO records (app_id, status, provisional, one_time, accuracy, temporary_full_accuracy, always_decision)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (app_id) DO UPDATE SET
+        INSERT INTO records (
+            app_id, uid, status, provisional, one_time, accuracy, temporary_full_accuracy, always_decision
+        )
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id, uid) DO UPDATE SET
             status = excluded.status, provisional = excluded.provisional, one_time = excluded.one_time,
             accuracy = excluded.accuracy, temporary_full_accuracy = excluded.temporary_full_accuracy,
             always_decision = excluded.always_decision
@@ -101,60 +111,68 @@ extension LocationStore {
 
     fileprivate static let updateLocationServices = "UPDATE settings SET location_services_enabled = ? WHERE id = 1"
 
+    fileprivate static let upsertUserSettings = """
+        INSERT INTO user_settings (uid, location_services_enabled) VALUES (?, ?)
+        ON CONFLICT (uid) DO UPDATE SET location_services_enabled = excluded.location_services_enabled
+        """
+
+    fileprivate static let upsertPolicy = """
+        INSERT INTO policies (app_id, setting, precise) VALUES (?, ?, ?)
+        ON CONFLICT (app_id) DO UPDATE SET setting = excluded.setting, precise = excluded.precise
+        """
+
+    fileprivate static let deletePolicy = "DELETE FROM policies WHERE app_id = ?"
+
     fileprivate static let upsertSession = """
-        INSERT INTO sessions (id, app_id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (app_id, id) DO UPDATE SET
+        INSERT INTO sessions (app_id, uid, id, kind, requirement, purpose_key, owner_pid, linger_ends, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id, uid, id) DO UPDATE SET
             kind = excluded.kind, requirement = excluded.requirement,
             purpose_key = excluded.purpose_key, owner_pid = excluded.owner_pid, linger_ends = excluded.linger_ends,
             boot_id = excluded.boot_id
         """
 
-    fileprivate static let deleteSession = "DELETE FROM sessions WHERE app_id = ? AND id = ?"
+    fileprivate static let deleteSession = "DELETE FROM sessions WHERE app_id = ? AND uid = ? AND id = ?"
 
     fileprivate static let upsertApp = """
-        INSERT INTO apps (app_id, state, grace_ends, relaunch_ends, in_use_at_termination, boot_id)
-        VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (app_id) DO UPDATE SET
+        INSERT INTO apps (app_id, uid, state, grace_ends, relaunch_ends, in_use_at_termination, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id, uid) DO UPDATE SET
             state = excluded.state, grace_ends = excluded.grace_ends, relaunch_ends = excluded.relaunch_ends,
             in_use_at_termination = excluded.in_use_at_termination, boot_id = excluded.boot_id
         """
 
     fileprivate static let upsertPrompt = """
-        INSERT INTO prompts (id, app_id, kind, purpose_key, raised_at, boot_id)
-        VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO prompts (id, app_id, uid, kind, purpose_key, raised_at, boot_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET
-            app_id = excluded.app_id, kind = excluded.kind, purpose_key = excluded.purpose_key,
+            app_id = excluded.app_id, uid = excluded.uid, kind = excluded.kind, purpose_key = excluded.purpose_key,
             raised_at = excluded.raised_at, boot_id = excluded.boot_id
         """
 
     fileprivate static let deletePrompt = "DELETE FROM prompts WHERE id = ?"
 
     fileprivate static let upsertCondition = """
-        INSERT INTO conditions (app_id, monitor, identifier, latitude, longitude, radius, state, state_date, position)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (app_id, monitor, identifier) DO UPDATE SET
+        INSERT INTO conditions (
+            app_id, uid, monitor, identifier, latitude, longitude, radius, state, state_date, position
+        )
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (app_id, uid, monitor, identifier) DO UPDATE SET
             latitude = excluded.latitude, longitude = excluded.longitude, radius = excluded.radius,
             state = excluded.state, state_date = excluded.state_date, position = excluded.position
         """
 
     fileprivate static let deleteCondition =
-        "DELETE FROM conditions WHERE app_id = ? AND monitor = ? AND identifier = ?"
+        "DELETE FROM conditions WHERE app_id = ? AND uid = ? AND monitor = ? AND identifier = ?"
 
     fileprivate static let upsertAlwaysUse = """
-        INSERT INTO always_use (app_id, used) VALUES (?, ?)
-        ON CONFLICT (app_id) DO UPDATE SET used = excluded.used
+        INSERT INTO always_use (app_id, uid, used) VALUES (?, ?, ?)
+        ON CONFLICT (app_id, uid) DO UPDATE SET used = excluded.used
         """
 
-    fileprivate static let upsertOwner = """
-        INSERT INTO owners (app_id, uid) VALUES (?, ?)
-        ON CONFLICT (app_id) DO UPDATE SET uid = excluded.uid
-        """
-
-    fileprivate static let deleteApp = "DELETE FROM apps WHERE app_id = ?"
-    fileprivate static let deleteRecord = "DELETE FROM records WHERE app_id = ?"
-    fileprivate static let deleteAlwaysUse = "DELETE FROM always_use WHERE app_id = ?"
-    fileprivate static let deleteOwner = "DELETE FROM owners WHERE app_id = ?"
+    fileprivate static let deleteApp = "DELETE FROM apps WHERE app_id = ? AND uid = ?"
+    fileprivate static let deleteRecord = "DELETE FROM records WHERE app_id = ? AND uid = ?"
+    fileprivate static let deleteAlwaysUse = "DELETE FROM always_use WHERE app_id = ? AND uid = ?"
 }
 
 /// The statements the store writes with: each is prepared once on the writer's connection and kept
@@ -164,7 +182,7 @@ enum WriteStatement: Int, CaseIterable {
     case begin, commit
     case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
     case upsertCondition, deleteCondition, upsertAlwaysUse, deleteApp, deleteRecord, deleteAlwaysUse
-    case upsertOwner, deleteOwner
+    case upsertUserSettings, upsertPolicy, deletePolicy
 
     var sql: String {
         switch self {
@@ -183,8 +201,9 @@ enum WriteStatement: Int, CaseIterable {
         case .deleteApp: LocationStore.deleteApp
         case .deleteRecord: LocationStore.deleteRecord
         case .deleteAlwaysUse: LocationStore.deleteAlwaysUse
-        case .upsertOwner: LocationStore.upsertOwner
-        case .deleteOwner: LocationStore.deleteOwner
+        case .upsertUserSettings: LocationStore.upsertUserSettings
+        case .upsertPolicy: LocationStore.upsertPolicy
+        case .deletePolicy: LocationStore.deletePolicy
         }
     }
 }

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import LocationCore
 
 /// Binds a write statement's parameters, in order, straight from Swift values.
 ///
@@ -64,6 +65,12 @@ struct StatementBinder {
     mutating func bind(_ value: Int64?) {
         guard let value else { return bindNull() }
         bind(value)
+    }
+
+    /// A user's app as two parameters: its id, then its user's uid, `-1` for the app of no user (H2).
+    mutating func bind(_ app: AppKey) {
+        bind(app.appID)
+        bind(app.user.map(Int64.init) ?? StoreSchema.noUser)
     }
 
     mutating func bind(_ value: Int32) { bind(Int64(value)) }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import LocationCore
 
-/// SEMANTICS F20 in the core: apps with no manifest of their own belong to the uid that made them, one uid owns at
-/// most `max-apps-per-uid` of them, and an administrator forgets a user's.
+/// SEMANTICS F20 and H8 in the core: every app belongs to its user (H1), one uid has at most `max-apps-per-uid` of
+/// them, and an administrator forgets a user's.
 @Suite("App owners")
 struct AppOwnerTests {
     private static let nobody: UInt32 = 65534
@@ -34,7 +34,7 @@ struct AppOwnerTests {
             let error = error(&h, broker, brokered(appID, process: 4000 + Int32(index), uid: uid))
             if error == nil {
                 #expect(h.create(broker, .whenInUse) != nil)
-                #expect(h.answer(appID, .allowWhileUsing) == nil)
+                #expect(h.answer(AppKey(appID, user: uid), .allowWhileUsing) == nil)
             }
             h.call(broker, .goodbye)
             h.disconnect(broker)
@@ -73,10 +73,13 @@ struct AppOwnerTests {
         // An app that exists is never refused: nobody's own app comes back.
         let back = h.connect(pid: 50, uid: 0)
         #expect(error(&h, back, brokered("org.invented.nobody.0", process: 4100, uid: Self.nobody)) == nil)
-        // And an app with a manifest of its own counts for no one.
+        // H8: an installed app is the user's too, and counts: the user is at the bound.
         let maps = h.connect(uid: Self.nobody)
-        #expect(error(&h, maps, .hello(appID: "com.ex.maps", state: nil)) == nil)
+        #expect(error(&h, maps, .hello(appID: "com.ex.maps", state: nil)) == .limitExceeded(limit: "max-apps-per-uid", maximum: 8))
         #expect(h.core.ownedApps[Self.nobody] == 8)
+        // Another user may use it.
+        let alicesMaps = h.connect(uid: Self.alice)
+        #expect(error(&h, alicesMaps, .hello(appID: "com.ex.maps", state: nil)) == nil)
     }
 
     @Test("F20, F18: an app F18 forgets frees its place in its owner's count")
@@ -91,7 +94,7 @@ struct AppOwnerTests {
             h.disconnect(broker)
         }
         #expect(h.core.ownedApps.isEmpty)
-        #expect(h.written.contains(.appRemoved(appID: "org.invented.4")))
+        #expect(h.written.contains(.appRemoved(appID: "org.invented.4", user: Self.nobody)))
     }
 
     @Test(
@@ -102,25 +105,26 @@ struct AppOwnerTests {
         invent(&h, "org.invented.nobody", count: 7, uid: Self.nobody)
         invent(&h, "org.invented.alice", count: 2, uid: Self.alice)
         // Nobody's eighth app is running: a session, a pending prompt shown to an agent, a live stream.
-        let prompts = h.call(h.connect(uid: 0), .prompts)
+        let prompts = h.call(h.connect(uid: 0), .promptsOfEveryone)
         let running = h.connect(pid: 60, uid: 0)
         #expect(error(&h, running, brokered("org.invented.running", process: 6000, uid: Self.nobody)) == nil)
         let session = h.create(running, .whenInUse)!
         let live = h.call(running, .liveUpdates(.standard))
-        let prompt = h.prompts("org.invented.running").first!
+        let runningApp = AppKey("org.invented.running", user: Self.nobody)
+        let prompt = h.prompts(runningApp).first!
         let forget = h.call(h.connect(uid: 0), .forgetApps(owner: .uid(Self.nobody)))
         #expect(h.reply(to: forget) == .forgotten(8))
         // Its prompt is withdrawn, its stream ends, its session and everything stored of it go.
         #expect(h.messages(to: prompts).contains(.withdrawn(prompt.id)))
         #expect(h.ended(live))
-        #expect(h.persisted.contains(.sessionRemoved(appID: "org.invented.running", session)))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.running")))
-        #expect(h.core.apps["org.invented.running"] == nil)
+        #expect(h.persisted.contains(.sessionRemoved(appID: "org.invented.running", session, user: Self.nobody)))
+        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.running", user: Self.nobody)))
+        #expect(h.core.apps[runningApp] == nil)
         #expect(h.core.ownedApps[Self.nobody] == nil)
         // Its connection speaks for no app now: Hello again, and the app is made anew, asking again.
         #expect(error(&h, running, .listSessions) == .helloRequired)
         #expect(error(&h, running, brokered("org.invented.running", process: 6000, uid: Self.nobody)) == nil)
-        #expect(h.status("org.invented.running") == .notDetermined)
+        #expect(h.status(runningApp) == .notDetermined)
         let resumed = error(&h, running, .resumeSession(session.description))
         #expect(resumed == .noSuchSession(id: session.description))
         // Alice's apps, and the apps with manifests, were not touched.
@@ -137,8 +141,7 @@ struct AppOwnerTests {
         let removed = h.persisted.filter { if case .appRemoved = $0 { true } else { false } }
         #expect(removed.count == 8)
         #expect(invented(&h).isEmpty)
-        #expect(h.core.snapshot.records.keys.allSatisfy { !$0.hasPrefix("org.invented.") })
-        #expect(h.core.snapshot.owners.isEmpty)
+        #expect(h.core.snapshot.records.keys.allSatisfy { !$0.appID.hasPrefix("org.invented.") })
         #expect(invent(&h, "org.invented.again", count: 8, uid: Self.nobody).allSatisfy { $0 == nil })
     }
 
@@ -149,8 +152,7 @@ struct AppOwnerTests {
         var h = Harness(configuration: Self.configuration)
         invent(&h, "org.invented.nobody", count: 8, uid: Self.nobody)
         var stored = h.core.snapshot
-        #expect(stored.owners.count == 8)
-        #expect(Set(stored.owners.values) == [Self.nobody])
+        #expect(stored.records.keys.filter { $0.user == Self.nobody }.count == 8)
         // An app stored by a version that kept no owners.
         stored.records["org.invented.old"] = AuthorizationRecord(status: .denied)
         h.core = LocationCore(
@@ -176,7 +178,7 @@ struct AppOwnerTests {
         #expect(invented(&h).count == 8)
     }
 
-    @Test("F20: an app a reload gives a manifest of its own stops counting against its owner")
+    @Test("H8, F20: an app a reload gives a manifest keeps its user and still counts against them, with the manifest")
     func manifestOfItsOwn() {
         var h = Harness(configuration: CoreConfiguration(maxAppsPerUID: 1))
         invent(&h, "org.invented", count: 1, uid: Self.nobody)
@@ -188,8 +190,10 @@ struct AppOwnerTests {
                 configuration: CoreConfiguration(maxAppsPerUID: 1)
             )
         )
-        #expect(h.core.ownedApps[Self.nobody] == nil)
-        #expect(listed(&h).first { $0.appID == "org.invented.0" }?.owner == nil)
-        #expect(invent(&h, "org.invented.next", count: 1, uid: Self.nobody) == [nil])
+        #expect(h.core.ownedApps[Self.nobody] == 1)
+        let users = listed(&h).filter { $0.appID == "org.invented.0" && $0.user == Self.nobody }
+        #expect(users.map(\.owner) == [.uid(Self.nobody)])
+        #expect(h.core.apps[AppKey("org.invented.0", user: Self.nobody)]?.manifest == installed)
+        #expect(invent(&h, "org.invented.next", count: 1, uid: Self.nobody) == [.limitExceeded(limit: "max-apps-per-uid", maximum: 1)])
     }
 }

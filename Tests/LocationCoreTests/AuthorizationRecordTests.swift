@@ -148,7 +148,7 @@ struct AuthorizationRecordTests {
         h.answer("com.ex.maps", .allowOnce)
 
         let written = h.log.compactMap { action -> AuthorizationRecord? in
-            if case .persist(.record("com.ex.maps", let record)) = action { record } else { nil }
+            if case .persist(.record("com.ex.maps", let record, nil)) = action { record } else { nil }
         }
         #expect(written.last == AuthorizationRecord(status: .authorizedWhenInUse, oneTime: true))
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(written.last!)) as? [String: Any]

@@ -848,7 +848,7 @@ extension Persist {
     fileprivate var sessionID: SessionID? {
         switch self {
         case .session(let snapshot): snapshot.id
-        case .sessionRemoved(_, let id): id
+        case .sessionRemoved(_, let id, _): id
         default: nil
         }
     }

@@ -31,7 +31,7 @@ struct PrivilegeTests {
     }
 
     @Test(
-        "I3, F20: Admin methods, ForgetApps among them, refuse a peer that is not root, locd's user or in the admin group",
+        "H4, I3: an ordinary user's Admin calls reach only their own: their switch, not the machine's; ForgetApps and Reload stay the administrators'",
         .enabled(if: getuid() == 0, "running a client as another user needs root")
     )
     func adminRefused() throws {
@@ -45,16 +45,24 @@ struct PrivilegeTests {
                     "method": .string("io.locd.Admin.SetLocationServices"),
                     "parameters": .object(["enabled": .bool(false)]),
                 ]),
+                .object(["method": .string("io.locd.Admin.Status")]),
                 .object([
                     "method": .string("io.locd.Admin.ForgetApps"), "parameters": .object(["owner": .int(0)]),
                 ]),
+                .object(["method": .string("io.locd.Admin.Reload")]),
             ]
         )
-        #expect(replies.map(\.error) == Array(repeating: "org.varlink.service.PermissionDenied", count: 3))
+        #expect(replies.map(\.error) == [nil, nil, nil, "org.varlink.service.PermissionDenied", "org.varlink.service.PermissionDenied"])
+        // The user's own switch is off; the machine's stays on, and the user is told they do not administer.
+        let before = replies.first?.parameters["status"]
+        let after = replies.dropFirst(2).first?.parameters["status"]
+        #expect(before?["administrator"] == .bool(false) && before?["locationServicesEnabledForUser"] == .bool(true))
+        #expect(after?["locationServicesEnabledForUser"] == .bool(false) && after?["locationServicesEnabled"] == .bool(true))
         let admin = try daemon.connect()
-        #expect(try admin.call("io.locd.Admin.Status")["status"]?["locationServicesEnabled"] == .bool(true))
+        let status = try admin.call("io.locd.Admin.Status")["status"]
+        #expect(status?["locationServicesEnabled"] == .bool(true) && status?["administrator"] == .bool(true))
         #expect(daemon.stop() == 0)
-        #expect(daemon.errorOutput.contains("refused io.locd.Admin.Status"))
+        #expect(daemon.errorOutput.contains("refused io.locd.Admin.Reload"))
         #expect(daemon.errorOutput.contains("locd.uid=65534"))
     }
 

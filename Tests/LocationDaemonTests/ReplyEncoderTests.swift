@@ -118,7 +118,7 @@ import Varlink
             status.keys == [
                 "version", "pid", "uptimeSeconds", "locationServicesEnabled", "provider", "storeHealthy", "apps",
                 "clients", "sessions", "lingeringSessions", "pendingPrompts", "agents", "calls", "appsUsingLocation",
-                "appsUsingLocationInBackground", "providers", "lastFixFrom",
+                "appsUsingLocationInBackground", "providers", "lastFixFrom", "administrator",
             ]
         )
         #expect(

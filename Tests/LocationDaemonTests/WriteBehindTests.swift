@@ -46,7 +46,7 @@ import Testing
 
         func send(_ messages: [Action]) { sent.append(contentsOf: messages) }
         func close(_ client: UInt64) { closed.append(client) }
-        func appID(of client: ClientID) -> String? { apps[client.raw] }
+        func app(of client: ClientID) -> AppKey? { apps[client.raw].map { AppKey($0) } }
         func storeHealthChanged(healthy: Bool) { health.append(healthy) }
     }
 

@@ -27,9 +27,10 @@ import Testing
                 loaded.records
                     == Samples.expected(after: Samples.everyCase).records.merging(["com.ex.maps": record]) { $1 }
             )
-            // F20: who made each app is kept with its record, across boots.
-            #expect(loaded.owners == Samples.expected(after: Samples.everyCase).owners)
-            #expect(!loaded.owners.isEmpty)
+            // H5, H6: the administrator's settings for every user and each user's own switch, across boots.
+            #expect(loaded.policies == Samples.expected(after: Samples.everyCase).policies)
+            #expect(loaded.usersWithServicesOff == Samples.expected(after: Samples.everyCase).usersWithServicesOff)
+            #expect(!loaded.policies.isEmpty && !loaded.usersWithServicesOff.isEmpty)
             // Going back to the first boot's id brings nothing back: the stale rows are gone, not hidden.
             #expect(try LocationStore(directory: directory.path, bootID: "boot-a").load().sessions.isEmpty)
         }

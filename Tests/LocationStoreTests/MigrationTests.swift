@@ -56,7 +56,8 @@ import Testing
                 try Row.fetchAll(db, sql: "PRAGMA table_info(sessions)").filter { ($0["pk"] as Int) > 0 }
                     .sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { $0["name"] as String }
             }
-            #expect(keyColumns == ["app_id", "id"])
+            // v3 keyed them by app, then id; v6 put the app's user between (H1).
+            #expect(keyColumns == ["app_id", "uid", "id"])
 
             // Writes address the migrated rows: an update replaces the row, a removal deletes it.
             var moved = expected[1]
@@ -66,47 +67,64 @@ import Testing
         }
     }
 
-    @Test("F20: a store from before owners were kept migrates with every app's owner unknown, and keeps owners after")
-    func ownersMigration() throws {
+    @Test("H3: a store from before decisions belonged to users gives each row to its app's owner, else to no user")
+    func usersMigration() throws {
         try TemporaryDirectory.with { directory in
             let path = directory.path + "/locd.sqlite"
-            let denied = AuthorizationRecord(status: .denied)
             do {
                 let queue = try DatabaseQueue(path: path)
-                try StoreSchema.migrator.migrate(queue, upTo: "v4-always-use")
+                try StoreSchema.migrator.migrate(queue, upTo: "v5-owners")
                 try queue.write { db in
+                    // An installed app allowed Always by somebody, an app a known uid made, and one whose maker is
+                    // unknown; the owned app also has a count of Always use and a condition.
                     try db.execute(
                         sql: """
                             INSERT INTO records (app_id, status, provisional, one_time, accuracy,
                                 temporary_full_accuracy, always_decision)
-                            VALUES ('org.invented.Old', 'denied', 0, 0, 'fullAccuracy', 0, 'undecided')
+                            VALUES ('com.ex.maps', 'authorizedAlways', 0, 0, 'fullAccuracy', 0, 'granted'),
+                                ('org.invented.Owned', 'authorizedWhenInUse', 0, 0, 'reducedAccuracy', 0, 'declined'),
+                                ('org.invented.Unknown', 'denied', 0, 0, 'fullAccuracy', 0, 'undecided');
+                            INSERT INTO owners (app_id, uid) VALUES ('org.invented.Owned', 65534);
+                            INSERT INTO always_use (app_id, used) VALUES ('org.invented.Owned', 5), ('com.ex.maps', 7);
+                            INSERT INTO conditions (app_id, monitor, identifier, latitude, longitude, radius, state,
+                                state_date, position)
+                            VALUES ('org.invented.Owned', 'm', 'c', 1, 2, 3, 'unknown', NULL, 1);
                             """
                     )
                 }
             }
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let loaded = try store.load()
-            #expect(loaded.records == ["org.invented.Old": denied])
-            #expect(loaded.owners.isEmpty)
+            #expect(
+                loaded.records == [
+                    "com.ex.maps": AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted),
+                    AppKey("org.invented.Owned", user: 65534):
+                        AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .reducedAccuracy, alwaysDecision: .declined),
+                    "org.invented.Unknown": AuthorizationRecord(status: .denied),
+                ]
+            )
+            #expect(
+                loaded.alwaysUse == [
+                    AppKey("org.invented.Owned", user: 65534): Span(nanoseconds: 5), "com.ex.maps": Span(nanoseconds: 7),
+                ]
+            )
+            #expect(loaded.conditions.map(\.app) == [AppKey("org.invented.Owned", user: 65534)])
 
-            // The core restores the app with an unknown owner: listed as such, counted against no uid.
-            let core = LocationCore(
-                configuration: CoreConfiguration(maxAppsPerUID: 1),
-                manifests: [],
+            // Nothing widens: a user's app of the installed id starts with no decision, asked again (H3).
+            let maps = Manifest(appID: "com.ex.maps", whenInUseUsageDescription: "to show where you are")
+            var core = LocationCore(
+                configuration: CoreConfiguration(),
+                manifests: [maps],
                 restoring: loaded,
                 epoch: 2,
                 at: .seconds(10)
             )
-            #expect(core.apps["org.invented.Old"]?.owner == nil)
-            #expect(core.ownedApps.isEmpty)
-            #expect(core.appViews().map(\.owner) == [.unknown])
-
-            // Owners written after the migration are kept and go with their app.
-            try store.apply([.owner(appID: "org.invented.New", uid: 65534), .record(appID: "org.invented.New", denied)])
-            #expect(try store.load().owners == ["org.invented.New": 65534])
-            try store.apply([.appRemoved(appID: "org.invented.New")])
-            #expect(try store.load().owners.isEmpty)
-            #expect(try store.load().records == ["org.invented.Old": denied])
+            let client = ClientID(1)
+            _ = core.handle(.connected(client, pid: 5, uid: 1000, administrator: false), at: .seconds(11))
+            _ = core.handle(.call(CallID(client: client, serial: 1), .hello(appID: "com.ex.maps", state: nil)), at: .seconds(11))
+            #expect(core.authorizationView(AppKey("com.ex.maps", user: 1000)).status == .notDetermined)
+            #expect(core.authorizationView("com.ex.maps").status == .authorizedAlways)
+            #expect(core.authorizationView(AppKey("org.invented.Owned", user: 65534)).status == .authorizedWhenInUse)
         }
     }
 

@@ -55,7 +55,7 @@ import Testing
             let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             let expected = original.snapshot
             #expect(loaded.locationServicesEnabled == expected.locationServicesEnabled)
-            #expect(loaded.records == expected.records.filter { appID, _ in Self.decided.contains(appID) })
+            #expect(loaded.records == expected.records.filter { app, _ in Self.decided.contains(app.appID) })
             #expect(loaded.sessions == expected.sessions)
             #expect(loaded.prompts == expected.prompts)
             #expect(loaded.apps == expected.apps.filter { app in loaded.apps.contains { $0.appID == app.appID } })

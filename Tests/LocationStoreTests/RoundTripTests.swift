@@ -25,7 +25,10 @@ import Testing
                     PromptID(epoch: .max, number: 12),
                 ]
             )
-            #expect(loaded.alwaysUse == ["com.ex.app0": .seconds(86_400.5)], "a count back at zero is not loaded")
+            #expect(
+                loaded.alwaysUse == ["com.ex.app0": .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7)],
+                "a count back at zero is not loaded"
+            )
         }
     }
 

@@ -235,3 +235,23 @@ extension CoreDriver {
         last.compactMap { if case .persist(let write) = $0 { write } else { nil } }
     }
 }
+
+extension CoreDriver {
+    /// A user's app (H1), as the queries by app id above read the app of no user.
+    package func authorization(_ app: AppKey) -> AuthorizationView { core.authorizationView(app) }
+    package func status(_ app: AppKey) -> AuthorizationStatus { core.authorizationView(app).status }
+    package func prompts(_ app: AppKey) -> [PromptView] { core.queuedPrompts(of: app) }
+    package func inUse(_ app: AppKey) -> Bool { core.appState(app)?.inUse ?? false }
+    package func appState(_ app: AppKey) -> AppState? { core.appState(app)?.state }
+}
+
+extension CoreDriver where Failure == Never {
+    /// Answers the head prompt of a user's app (H1) as an administrator's agent would.
+    @discardableResult
+    package mutating func answer(_ app: AppKey, _ answer: PromptAnswer) -> LocationError? {
+        guard let head = core.queuedPrompts(of: app).first else { return .noSuchPrompt(id: "(none)") }
+        let agent = connect()
+        let call = call(agent, .answerPrompt(id: head.id.description, answer: answer, accuracy: nil))
+        return error(of: call)
+    }
+}

@@ -15,7 +15,9 @@ enum Samples {
                 temporaryFullAccuracy: index % 2 == 1,
                 alwaysDecision: AlwaysDecision.allCases[index % AlwaysDecision.allCases.count]
             )
-            writes.append(.record(appID: "com.ex.app\(index)", record))
+            // Every other app is a user's (H1): the uids' extremes among them.
+            let users: [UInt32?] = [nil, 0, nil, 1000, nil, UInt32.max - 1]
+            writes.append(.record(appID: "com.ex.app\(index)", record, user: users[index % users.count]))
         }
         writes.append(.locationServices(false))
         let instants: [Instant?] = [nil, .seconds(1000.5), Instant(nanoseconds: .max), Instant(nanoseconds: .min)]
@@ -126,13 +128,23 @@ enum Samples {
                 )
             )
         )
-        // Owners (F20): the extremes of a uid, and a later write wins.
-        writes.append(.owner(appID: "com.ex.app0", uid: 0))
-        writes.append(.owner(appID: "com.ex.app1", uid: UInt32.max - 1))
-        writes.append(.owner(appID: "com.ex.app2", uid: 1000))
-        writes.append(.owner(appID: "com.ex.app2", uid: 65534))
-        writes.append(.owner(appID: "com.ex.app3", uid: 65534))
-        // A forgotten app (F18) leaves nothing: its record, lifecycle, owner and Always use go; the others stay.
+        // The same app id for two users (H1): two rows, each its own; a later write wins.
+        let always = AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted)
+        writes.append(.record(appID: "com.ex.app0", always, user: 1000))
+        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied), user: 65534))
+        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .authorizedWhenInUse), user: 65534))
+        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(7), user: 65534))
+        // Policies (H5) and users' own switches (H6): set, replaced and removed; the uid's extremes.
+        writes.append(.policy(appID: "com.ex.app0", AppPolicy(setting: .never, precise: nil)))
+        writes.append(.policy(appID: "com.ex.app1", AppPolicy(setting: .whileUsing, precise: false)))
+        writes.append(.policy(appID: "com.ex.app1", AppPolicy(setting: nil, precise: true)))
+        writes.append(.policy(appID: "com.ex.app2", AppPolicy(setting: .always, precise: nil)))
+        writes.append(.policy(appID: "com.ex.app2", nil))
+        writes.append(.userLocationServices(uid: 0, enabled: false))
+        writes.append(.userLocationServices(uid: UInt32.max - 1, enabled: false))
+        writes.append(.userLocationServices(uid: 1000, enabled: false))
+        writes.append(.userLocationServices(uid: 1000, enabled: true))
+        // A forgotten app (F18) leaves nothing: its record, lifecycle and Always use go; the others stay.
         writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5)))
         writes.append(.appRemoved(appID: "com.ex.app3"))
         return writes
@@ -143,17 +155,21 @@ enum Samples {
         var snapshot = start
         for write in writes {
             switch write {
-            case .record(let appID, let record):
-                snapshot.records[appID] = record
+            case .record(let appID, let record, let user):
+                snapshot.records[AppKey(appID, user: user)] = record
+            case .userLocationServices(let uid, let enabled):
+                if enabled { snapshot.usersWithServicesOff.remove(uid) } else { snapshot.usersWithServicesOff.insert(uid) }
+            case .policy(let appID, let policy):
+                snapshot.policies[appID] = policy
             case .locationServices(let enabled):
                 snapshot.locationServicesEnabled = enabled
             case .session(let session):
                 snapshot.sessions.removeAll { $0.id == session.id }
                 snapshot.sessions.append(session)
-            case .sessionRemoved(let appID, let id):
-                snapshot.sessions.removeAll { $0.appID == appID && $0.id == id }
+            case .sessionRemoved(let appID, let id, let user):
+                snapshot.sessions.removeAll { $0.app == AppKey(appID, user: user) && $0.id == id }
             case .app(let app):
-                snapshot.apps.removeAll { $0.appID == app.appID }
+                snapshot.apps.removeAll { $0.app == app.app }
                 snapshot.apps.append(app)
             case .prompt(let prompt):
                 snapshot.prompts.removeAll { $0.id == prompt.id }
@@ -162,24 +178,23 @@ enum Samples {
                 snapshot.prompts.removeAll { $0.id == id }
             case .condition(let condition):
                 snapshot.conditions.removeAll {
-                    ($0.appID, $0.monitor, $0.identifier) == (condition.appID, condition.monitor, condition.identifier)
+                    ($0.app, $0.monitor, $0.identifier) == (condition.app, condition.monitor, condition.identifier)
                 }
                 snapshot.conditions.append(condition)
-            case .conditionRemoved(let appID, let monitor, let identifier):
-                snapshot.conditions.removeAll { ($0.appID, $0.monitor, $0.identifier) == (appID, monitor, identifier) }
-            case .alwaysUse(let appID, let used):
+            case .conditionRemoved(let appID, let monitor, let identifier, let user):
+                let app = AppKey(appID, user: user)
+                snapshot.conditions.removeAll { ($0.app, $0.monitor, $0.identifier) == (app, monitor, identifier) }
+            case .alwaysUse(let appID, let used, let user):
                 // A count back at zero is no count: the store loads only the apps that have one.
-                snapshot.alwaysUse[appID] = used.nanoseconds == 0 ? nil : used
-            case .owner(let appID, let uid):
-                snapshot.owners[appID] = uid
-            case .appRemoved(let appID):
-                snapshot.apps.removeAll { $0.appID == appID }
-                snapshot.records[appID] = nil
-                snapshot.alwaysUse[appID] = nil
-                snapshot.owners[appID] = nil
+                snapshot.alwaysUse[AppKey(appID, user: user)] = used.nanoseconds == 0 ? nil : used
+            case .appRemoved(let appID, let user):
+                let app = AppKey(appID, user: user)
+                snapshot.apps.removeAll { $0.app == app }
+                snapshot.records[app] = nil
+                snapshot.alwaysUse[app] = nil
             }
         }
-        snapshot.apps.sort { $0.appID < $1.appID }
+        snapshot.apps.sort { $0.app < $1.app }
         snapshot.sessions.sort { $0.id < $1.id }
         snapshot.prompts.sort { $0.id < $1.id }
         snapshot.conditions.sort { $0.position < $1.position }
