@@ -33,9 +33,13 @@ extension DaemonConfiguration {
         package var maxPipelinedCalls = 64
         /// `max-conditions-per-app` = 1000: monitored conditions one app may hold; more are refused (F7).
         package var maxConditionsPerApp = 1000
-        /// `max-apps-per-uid` = 128: apps with no manifest of their own one uid may own; a `Hello` that would make
-        /// one more is refused (F20). A desktop user's GeoClue clients are a few dozen at most.
+        /// `max-apps-per-uid` = 128: apps one user may have, with or without a manifest; a `Hello` that would make
+        /// one more is refused (F20, H8). A desktop user's GeoClue clients are a few dozen at most.
         package var maxAppsPerUID = 128
+        /// `max-sessions-per-uid` = 1024: live sessions of one user's apps together (H8).
+        package var maxSessionsPerUID = 1024
+        /// `max-agents-per-uid` = 8: `Prompts` and `Watch` streams of one user who may not administer (H8).
+        package var maxAgentsPerUID = 8
 
         package init() {}
 

@@ -101,6 +101,7 @@ extension DaemonConfiguration {
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
         "max-held-messages", "max-pipelined-calls", "max-conditions-per-app", "max-apps-per-uid",
+        "max-sessions-per-uid", "max-agents-per-uid",
     ]
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
     static let maximumSocketPathBytes = 107
@@ -215,6 +216,8 @@ extension DaemonConfiguration {
         if let value = try limit("max-pipelined-calls") { limits.maxPipelinedCalls = value }
         if let value = try limit("max-conditions-per-app") { limits.maxConditionsPerApp = value }
         if let value = try limit("max-apps-per-uid") { limits.maxAppsPerUID = value }
+        if let value = try limit("max-sessions-per-uid") { limits.maxSessionsPerUID = value }
+        if let value = try limit("max-agents-per-uid") { limits.maxAgentsPerUID = value }
     }
 
     // MARK: Typed reads

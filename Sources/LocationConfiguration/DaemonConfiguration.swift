@@ -61,6 +61,8 @@ package struct DaemonConfiguration: Hashable, Sendable {
             maxClientsPerApp: limits.maxClientsPerApp,
             maxConditionsPerApp: limits.maxConditionsPerApp,
             maxAppsPerUID: limits.maxAppsPerUID,
+            maxSessionsPerUID: limits.maxSessionsPerUID,
+            maxAgentsPerUID: limits.maxAgentsPerUID,
             allowUnknownApps: allowUnknownApps,
             unknownBrokeredApps: unknownBrokeredApps,
             restrictedApps: Set(restrictedApps)

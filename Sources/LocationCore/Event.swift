@@ -72,7 +72,8 @@ package enum Call: Sendable {
     /// Whether the call is answered with a stream (`more`).
     package var isStreaming: Bool {
         switch self {
-        case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .promptsOfEveryone, .watch:
+        case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .promptsOfEveryone,
+            .watch:
             true
         default: false
         }

@@ -22,7 +22,8 @@ extension LocationCore {
             agents: agents.count,
             appsUsingLocation: using,
             appsUsingLocationInBackground: background,
-            locationServicesEnabledForUser: scope.administrator ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
+            locationServicesEnabledForUser: scope.administrator
+                ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
         )
     }
 

@@ -57,7 +57,12 @@ extension LocationCore {
         let before = overLimitConditions(of: app)
         if conditions[app, default: MonitorConditions()].remove(monitor: monitor, identifier: identifier) {
             persist(
-                .conditionRemoved(appID: apps[app].appID, monitor: monitor, identifier: identifier, user: apps[app].user)
+                .conditionRemoved(
+                    appID: apps[app].appID,
+                    monitor: monitor,
+                    identifier: identifier,
+                    user: apps[app].user
+                )
             )
         }
         // A removal can bring conditions past the limit back within it: they report the change.

@@ -66,7 +66,8 @@ extension LocationCore {
         if let app = apps.handle(key) {
             return apps[app].manifest != nil || apps[app].record != AuthorizationRecord() ? app : nil
         }
-        guard let user = key.user, let installed = apps.handle(AppKey(key.appID)), let manifest = apps[installed].manifest,
+        guard let user = key.user, let installed = apps.handle(AppKey(key.appID)),
+            let manifest = apps[installed].manifest,
             !manifest.isStandIn, ownedApps[user, default: 0] < configuration.maxAppsPerUID
         else { return nil }
         let app = addApp(key, manifest: manifest)

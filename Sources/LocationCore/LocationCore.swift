@@ -281,7 +281,14 @@ package struct LocationCore {
     ) {
         guard !watchers.isEmpty else { return }
         let key = app.map { apps[$0].key }
-        let event = AdminEvent(kind: kind, appID: key?.appID, sessionID: session, detail: detail(), at: now, user: key?.user)
+        let event = AdminEvent(
+            kind: kind,
+            appID: key?.appID,
+            sessionID: session,
+            detail: detail(),
+            at: now,
+            user: key?.user
+        )
         // H4: a user's watcher sees their own apps' events, and the events of no app (the switch, the provider).
         for watcher in watchers where key.map({ scope(of: watcher).covers($0) }) ?? true {
             emit(watcher, .event(event))

@@ -55,7 +55,10 @@ struct LifecycleJournal {
         case .locationServices(let enabled):
             logger.notice("location services \(enabled ? "on" : "off")")
         case .userLocationServices(let uid, let enabled):
-            logger.notice("location services \(enabled ? "on" : "off") for uid \(uid)", metadata: ["locd.uid": "\(uid)"])
+            logger.notice(
+                "location services \(enabled ? "on" : "off") for uid \(uid)",
+                metadata: ["locd.uid": "\(uid)"]
+            )
         default:
             break
         }

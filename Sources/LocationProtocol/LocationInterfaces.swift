@@ -28,7 +28,7 @@ public enum LocationInterfaces {
         )
 
         # A session. While lingering, deadline is CLOCK_BOOTTIME nanoseconds and remainingSeconds the
-        # time left.
+        # time left. user: the uid whose app it is (SEMANTICS H1).
         type Session (
           id: string,
           appId: string,
@@ -38,7 +38,8 @@ public enum LocationInterfaces {
           state: (active, limited, lingering, invalidated),
           diagnostic: Diagnostic,
           deadline: ?int,
-          remainingSeconds: ?float
+          remainingSeconds: ?float,
+          user: ?int
         )
 
         # A location fix; timestamp is Unix time in seconds.
@@ -178,14 +179,17 @@ public enum LocationInterfaces {
           state: (active, limited, lingering, invalidated),
           diagnostic: Diagnostic,
           deadline: ?int,
-          remainingSeconds: ?float
+          remainingSeconds: ?float,
+          user: ?int
         )
 
         # manifest: the manifest's file, a stand-in's "(allow-unknown-apps)" or "(unknown-brokered-apps)",
         # or "(none)" for an app kept for what it holds with no manifest at all. owner: the uid whose Hello
         # made an app with no manifest of its own; ownerUnknown: true for such an app whose maker is not
         # known (stored before owners were kept, or left without its manifest by a reload). Neither is
-        # given for an app with a manifest of its own.
+        # given for an app with a manifest of its own. user: the uid whose app this is (SEMANTICS H1),
+        # absent for an installed app's entry of no user (H2). policy: the administrator's setting of the
+        # app for every user (H5), the loosest a user may choose.
         type AppEntry (
           appId: string,
           manifest: string,
@@ -196,7 +200,16 @@ public enum LocationInterfaces {
           clients: int,
           sessions: int,
           owner: ?int,
-          ownerUnknown: ?bool
+          ownerUnknown: ?bool,
+          user: ?int,
+          policy: ?Policy
+        )
+
+        # An administrator's setting of an app for every user (SEMANTICS H5): setting, the one every user's
+        # app takes and the loosest a user may choose; precise: false, approximate locations only.
+        type Policy (
+          setting: ?(never, whileUsing, always),
+          precise: ?bool
         )
 
         type Prompt (
@@ -208,7 +221,8 @@ public enum LocationInterfaces {
           options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing),
           defaultAccuracy: (full, reduced),
           accuracyToggle: bool,
-          raisedAt: float
+          raisedAt: float,
+          user: ?int
         )
 
         # running: some session or stream needs location, so the provider is started (U3).
@@ -238,7 +252,10 @@ public enum LocationInterfaces {
         # provider: the provider that supplied the last fix, else the first; providers: every configured
         # one, in configuration order; lastFixFrom: the name of the one that supplied the last fix (U16).
         # calls: calls locd has run since it started, on every connection: read twice, how many ran in
-        # between (F19).
+        # between (F19). administrator: whether the caller may administer (SEMANTICS I3). For a caller that
+        # may not (H4), appsUsingLocation and appsUsingLocationInBackground are its own apps', the counts are
+        # the machine's in aggregate, the providers carry no lastLatitude, lastLongitude, lastAccuracy or
+        # source, and locationServicesEnabledForUser is its own switch (H6).
         type DaemonStatus (
           version: string,
           pid: int,
@@ -256,7 +273,9 @@ public enum LocationInterfaces {
           appsUsingLocation: []string,
           appsUsingLocationInBackground: []string,
           providers: []ProviderStatus,
-          lastFixFrom: ?string
+          lastFixFrom: ?string,
+          administrator: bool,
+          locationServicesEnabledForUser: ?bool
         )
 
         type Event (
@@ -265,20 +284,29 @@ public enum LocationInterfaces {
           appId: ?string,
           sessionId: ?string,
           detail: string,
-          timestamp: float
+          timestamp: float,
+          user: ?int
         )
 
+        # Every method is open to every local user (SEMANTICS H4). An administrator's call (I3) reaches every
+        # user's apps, and user (a uid) names one user's; any other caller's reaches its own uid's apps only,
+        # and naming another user is PermissionDenied. Reload, ForgetApps, LocationButton and
+        # Prompts(everyone: true) are the administrators'.
         method Status() -> (status: DaemonStatus)
         method ListApps() -> (apps: []AppEntry)
-        method ListSessions(appId: ?string) -> (sessions: []Session)
-        method SetAuthorization(appId: string, setting: ?(never, askNextTime, whileUsing, always), precise: ?bool) -> (authorization: Authorization)
+        method ListSessions(appId: ?string, user: ?int) -> (sessions: []Session)
+        # By an administrator naming no user: the app's setting for every user, and the loosest any user may
+        # choose (H5); by anyone else: its own app's, within that.
+        method SetAuthorization(appId: string, setting: ?(never, askNextTime, whileUsing, always), precise: ?bool, user: ?int) -> (authorization: Authorization)
+        # By an administrator: the machine's switch (A4); by anyone else: its own (H6).
         method SetLocationServices(enabled: bool) -> ()
-        method SetAppState(appId: string, state: (foreground, background)) -> ()
+        method SetAppState(appId: string, state: (foreground, background), user: ?int) -> ()
         # A trusted location button was pressed for the app: one-time grant, no prompt.
-        method LocationButton(appId: string) -> (authorization: Authorization)
-        # Registers the caller as an agent while the call is open: the head prompt of each app's queue,
-        # pending ones first, then each new one; withdrawn names a prompt sent earlier that is gone.
-        method Prompts() -> (prompt: ?Prompt, withdrawn: ?string)
+        method LocationButton(appId: string, user: ?int) -> (authorization: Authorization)
+        # Registers the caller as an agent while the call is open: the head prompt of each of its user's
+        # apps' queues (with everyone, an administrator's: every user's, H7), pending ones first, then each
+        # new one; withdrawn names a prompt sent earlier that is gone.
+        method Prompts(everyone: ?bool) -> (prompt: ?Prompt, withdrawn: ?string)
         method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing), accuracy: ?(full, reduced)) -> ()
         # Every state change, as it happens.
         method Watch() -> (event: Event)

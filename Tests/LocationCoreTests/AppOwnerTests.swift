@@ -75,7 +75,10 @@ struct AppOwnerTests {
         #expect(error(&h, back, brokered("org.invented.nobody.0", process: 4100, uid: Self.nobody)) == nil)
         // H8: an installed app is the user's too, and counts: the user is at the bound.
         let maps = h.connect(uid: Self.nobody)
-        #expect(error(&h, maps, .hello(appID: "com.ex.maps", state: nil)) == .limitExceeded(limit: "max-apps-per-uid", maximum: 8))
+        #expect(
+            error(&h, maps, .hello(appID: "com.ex.maps", state: nil))
+                == .limitExceeded(limit: "max-apps-per-uid", maximum: 8)
+        )
         #expect(h.core.ownedApps[Self.nobody] == 8)
         // Another user may use it.
         let alicesMaps = h.connect(uid: Self.alice)
@@ -194,6 +197,10 @@ struct AppOwnerTests {
         let users = listed(&h).filter { $0.appID == "org.invented.0" && $0.user == Self.nobody }
         #expect(users.map(\.owner) == [.uid(Self.nobody)])
         #expect(h.core.apps[AppKey("org.invented.0", user: Self.nobody)]?.manifest == installed)
-        #expect(invent(&h, "org.invented.next", count: 1, uid: Self.nobody) == [.limitExceeded(limit: "max-apps-per-uid", maximum: 1)])
+        #expect(
+            invent(&h, "org.invented.next", count: 1, uid: Self.nobody) == [
+                .limitExceeded(limit: "max-apps-per-uid", maximum: 1)
+            ]
+        )
     }
 }

@@ -98,9 +98,11 @@ struct CrashDurabilityTests {
     ) throws -> (decisions: Int, sessions: Int) {
         let admin = try daemon.connect()
         let apps = try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        // The apps of this test's user (H1): the installed entries of no user hold no decision of theirs.
+        let uid = JSONValue.int(Int64(getuid()))
         let labels = Dictionary(
             uniqueKeysWithValues: apps.compactMap { app -> (String, String)? in
-                guard let id = app["appId"]?.stringValue,
+                guard app["user"] == uid, let id = app["appId"]?.stringValue,
                     let label = app["authorization"]?["settingsLabel"]?.stringValue
                 else { return nil }
                 return (id, label)

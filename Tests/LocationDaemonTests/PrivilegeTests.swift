@@ -52,12 +52,18 @@ struct PrivilegeTests {
                 .object(["method": .string("io.locd.Admin.Reload")]),
             ]
         )
-        #expect(replies.map(\.error) == [nil, nil, nil, "org.varlink.service.PermissionDenied", "org.varlink.service.PermissionDenied"])
+        #expect(
+            replies.map(\.error) == [
+                nil, nil, nil, "org.varlink.service.PermissionDenied", "org.varlink.service.PermissionDenied",
+            ]
+        )
         // The user's own switch is off; the machine's stays on, and the user is told they do not administer.
         let before = replies.first?.parameters["status"]
         let after = replies.dropFirst(2).first?.parameters["status"]
         #expect(before?["administrator"] == .bool(false) && before?["locationServicesEnabledForUser"] == .bool(true))
-        #expect(after?["locationServicesEnabledForUser"] == .bool(false) && after?["locationServicesEnabled"] == .bool(true))
+        #expect(
+            after?["locationServicesEnabledForUser"] == .bool(false) && after?["locationServicesEnabled"] == .bool(true)
+        )
         let admin = try daemon.connect()
         let status = try admin.call("io.locd.Admin.Status")["status"]
         #expect(status?["locationServicesEnabled"] == .bool(true) && status?["administrator"] == .bool(true))

@@ -99,13 +99,18 @@ import Testing
                 loaded.records == [
                     "com.ex.maps": AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted),
                     AppKey("org.invented.Owned", user: 65534):
-                        AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .reducedAccuracy, alwaysDecision: .declined),
+                        AuthorizationRecord(
+                            status: .authorizedWhenInUse,
+                            accuracy: .reducedAccuracy,
+                            alwaysDecision: .declined
+                        ),
                     "org.invented.Unknown": AuthorizationRecord(status: .denied),
                 ]
             )
             #expect(
                 loaded.alwaysUse == [
-                    AppKey("org.invented.Owned", user: 65534): Span(nanoseconds: 5), "com.ex.maps": Span(nanoseconds: 7),
+                    AppKey("org.invented.Owned", user: 65534): Span(nanoseconds: 5),
+                    "com.ex.maps": Span(nanoseconds: 7),
                 ]
             )
             #expect(loaded.conditions.map(\.app) == [AppKey("org.invented.Owned", user: 65534)])
@@ -121,7 +126,10 @@ import Testing
             )
             let client = ClientID(1)
             _ = core.handle(.connected(client, pid: 5, uid: 1000, administrator: false), at: .seconds(11))
-            _ = core.handle(.call(CallID(client: client, serial: 1), .hello(appID: "com.ex.maps", state: nil)), at: .seconds(11))
+            _ = core.handle(
+                .call(CallID(client: client, serial: 1), .hello(appID: "com.ex.maps", state: nil)),
+                at: .seconds(11)
+            )
             #expect(core.authorizationView(AppKey("com.ex.maps", user: 1000)).status == .notDetermined)
             #expect(core.authorizationView("com.ex.maps").status == .authorizedAlways)
             #expect(core.authorizationView(AppKey("org.invented.Owned", user: 65534)).status == .authorizedWhenInUse)

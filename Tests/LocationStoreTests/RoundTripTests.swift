@@ -26,7 +26,9 @@ import Testing
                 ]
             )
             #expect(
-                loaded.alwaysUse == ["com.ex.app0": .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7)],
+                loaded.alwaysUse == [
+                    "com.ex.app0": .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7),
+                ],
                 "a count back at zero is not loaded"
             )
         }

@@ -158,7 +158,11 @@ enum Samples {
             case .record(let appID, let record, let user):
                 snapshot.records[AppKey(appID, user: user)] = record
             case .userLocationServices(let uid, let enabled):
-                if enabled { snapshot.usersWithServicesOff.remove(uid) } else { snapshot.usersWithServicesOff.insert(uid) }
+                if enabled {
+                    snapshot.usersWithServicesOff.remove(uid)
+                } else {
+                    snapshot.usersWithServicesOff.insert(uid)
+                }
             case .policy(let appID, let policy):
                 snapshot.policies[appID] = policy
             case .locationServices(let enabled):
