@@ -98,16 +98,15 @@ struct CrashDurabilityTests {
     ) throws -> (decisions: Int, sessions: Int) {
         let admin = try daemon.connect()
         let apps = try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
-        // The apps of this test's user (H1): the installed entries of no user hold no decision of theirs.
+        // An app set for every user (H5) is read on its entry of no user; an app this test's processes used, on
+        // this user's app (H1), which takes the place of the other.
         let uid = JSONValue.int(Int64(getuid()))
-        let labels = Dictionary(
-            uniqueKeysWithValues: apps.compactMap { app -> (String, String)? in
-                guard app["user"] == uid, let id = app["appId"]?.stringValue,
-                    let label = app["authorization"]?["settingsLabel"]?.stringValue
-                else { return nil }
-                return (id, label)
-            }
-        )
+        var labels: [String: String] = [:]
+        for app in apps {
+            guard let id = app["appId"]?.stringValue, let label = app["authorization"]?["settingsLabel"]?.stringValue
+            else { continue }
+            if app["user"] == uid || (app["user"] == nil && labels[id] == nil) { labels[id] = label }
+        }
         let status = try admin.call("io.locd.Admin.Status")["status"]
         let servicesOn = status?["locationServicesEnabled"]?.boolValue
         let snapshot = ledger.snapshot()

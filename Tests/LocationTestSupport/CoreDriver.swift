@@ -255,3 +255,20 @@ extension CoreDriver where Failure == Never {
         return error(of: call)
     }
 }
+
+extension CoreDriver where Failure == Never {
+    /// Opens a connection of an ordinary user, one who may not administer (H4).
+    package mutating func person(_ uid: UInt32, pid: Int32? = nil) -> ClientID {
+        let client = ClientID(nextClient)
+        nextClient += 1
+        send(.connected(client, pid: pid ?? Int32(1000 + client.raw), uid: uid, administrator: false))
+        return client
+    }
+
+    /// An ordinary user's process of `appID`, said Hello (H1).
+    package mutating func launch(_ appID: String, user uid: UInt32, state: RunningState? = nil) -> ClientID {
+        let client = person(uid)
+        call(client, .hello(appID: appID, state: state))
+        return client
+    }
+}
