@@ -287,7 +287,8 @@ let package = Package(
             name: "LocationDaemonTests",
             dependencies: [
                 "locd", "locctl", "locd-network", "JSON", "Varlink", "LocationProtocol", "LocationDaemon",
-                "LocationCore", "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
+                "LocationCore", "LocationStore", "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -89,18 +89,19 @@ extension LocationCore {
         var policy = policies[appID] ?? AppPolicy(setting: nil, precise: nil)
         if let setting { policy = AppPolicy(setting: setting, precise: policy.precise) }
         if let precise { policy.precise = precise }
+        // The policy first: each record change below is held to it (``withinPolicy(_:_:)``), not to the old one.
+        let stored: AppPolicy? = policy.isEmpty ? nil : policy
+        if policies[appID] != stored {
+            policies[appID] = stored
+            persist(.policy(appID: appID, stored))
+        }
         for app in all {
             var record = apps[app].record
             if let setting { record.apply(setting) }
             if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
             record.oneTime = false
             record.temporaryFullAccuracy = false
-            changeRecord(app, to: apps[app].user == nil ? record : policy.clamped(record), by: .admin)
-        }
-        let stored: AppPolicy? = policy.isEmpty ? nil : policy
-        if policies[appID] != stored {
-            policies[appID] = stored
-            persist(.policy(appID: appID, stored))
+            changeRecord(app, to: record, by: .admin)
         }
         reply(call, .authorization(authorizationView(all[0])))
     }

@@ -85,7 +85,9 @@ struct PeopleTests {
         _ = h.create(bob, .whenInUse)
         let bobsSettings = h.person(Self.bob)
         // Only Bob's app, not Alice's, nor the installed entries of no user.
-        #expect(apps(&h, as: bobsSettings).map { AppKey($0.appID, user: $0.user) } == [AppKey("com.ex.run", user: Self.bob)])
+        #expect(
+            apps(&h, as: bobsSettings).map { AppKey($0.appID, user: $0.user) } == [AppKey("com.ex.run", user: Self.bob)]
+        )
         // Bob sets his own app; naming Alice is refused; Alice's app id reaches Bob's own (none): NoSuchApp.
         #expect(error(&h, bobsSettings, .setAuthorization(appID: "com.ex.run", setting: .never, precise: nil)) == nil)
         #expect(h.status(AppKey("com.ex.run", user: Self.bob)) == .denied)
@@ -98,7 +100,10 @@ struct PeopleTests {
             Issue.record("naming another user answered \(String(describing: named))")
             return
         }
-        #expect(error(&h, bobsSettings, .adminSetAppState(appID: Self.maps, state: .background)) == .noSuchApp(appID: Self.maps))
+        #expect(
+            error(&h, bobsSettings, .adminSetAppState(appID: Self.maps, state: .background))
+                == .noSuchApp(appID: Self.maps)
+        )
         #expect(h.status(Self.alicesMaps) == .notDetermined)
         // Alice's prompt is no prompt to Bob.
         let alicesPrompt = h.prompts(Self.alicesMaps).first!
@@ -116,7 +121,9 @@ struct PeopleTests {
         }
         #expect(!views.isEmpty && views.allSatisfy { $0.user == Self.bob })
         // The administrators' methods.
-        for method: Call in [.forgetApps(owner: .uid(Self.alice)), .promptsOfEveryone, .locationButton(appID: Self.maps)] {
+        for method: Call in [
+            .forgetApps(owner: .uid(Self.alice)), .promptsOfEveryone, .locationButton(appID: Self.maps),
+        ] {
             guard case .permissionDenied? = error(&h, bobsSettings, method) else {
                 Issue.record("\(method) was not refused")
                 continue
@@ -133,12 +140,15 @@ struct PeopleTests {
         _ = h.create(alice, .whenInUse)
         #expect(h.answer(Self.alicesMaps, .allowWhileUsing) == nil)
         let bob = h.launch("com.ex.run", user: Self.bob, state: .foreground)
-        _ = h.create(bob, .none)
+        _ = h.create(bob, .noAuthorization)
         let events = h.log.compactMap { action -> AdminEvent? in
             if case .emit(watch, .event(let event)) = action { event } else { nil }
         }
         #expect(!events.isEmpty)
-        #expect(events.allSatisfy { $0.user == Self.bob || $0.appID == nil }, "Bob saw \(events.filter { $0.user != Self.bob })")
+        #expect(
+            events.allSatisfy { $0.user == Self.bob || $0.appID == nil },
+            "Bob saw \(events.filter { $0.user != Self.bob })"
+        )
         let status = h.call(h.person(Self.bob), .status)
         guard case .status(let figures)? = h.reply(to: status) else {
             Issue.record("Status failed")
@@ -168,18 +178,26 @@ struct PeopleTests {
         _ = h.create(bob, .whenInUse)
         #expect(h.prompts(Self.bobsMaps).isEmpty)
         // Bob may not loosen it; he may keep it.
-        let loosened = error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .whileUsing, precise: nil))
+        let loosened = error(
+            &h,
+            h.person(Self.bob),
+            .setAuthorization(appID: Self.maps, setting: .whileUsing, precise: nil)
+        )
         guard case .permissionDenied(let reason)? = loosened else {
             Issue.record("loosening answered \(String(describing: loosened))")
             return
         }
         #expect(reason.contains("for every user") && reason.contains("stricter"))
-        #expect(error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .never, precise: nil)) == nil)
+        #expect(
+            error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .never, precise: nil)) == nil
+        )
         // Ask Next Time lifts it: every user's app asks again, and users decide.
         h.set(Self.maps, .askNextTime)
-        #expect(h.status(Self.alicesMaps) == .notDetermined && h.status(Self.bobsMaps) == .notDetermined)
-        #expect(error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .always, precise: nil)) == nil)
         #expect(h.persisted.contains(.policy(appID: Self.maps, nil)))
+        #expect(h.status(Self.alicesMaps) == .notDetermined && h.status(Self.bobsMaps) == .notDetermined)
+        #expect(
+            error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .always, precise: nil)) == nil
+        )
     }
 
     @Test("H5: under While Using for every user an answer goes no further: no provisional Always, no upgrade prompt")
@@ -197,7 +215,11 @@ struct PeopleTests {
         let view = h.authorization(Self.alicesMaps)
         #expect(view.status == .authorizedWhenInUse && !view.provisional)
         #expect(h.prompts(Self.alicesMaps).isEmpty)
-        let always = error(&h, h.person(Self.alice), .setAuthorization(appID: Self.maps, setting: .always, precise: nil))
+        let always = error(
+            &h,
+            h.person(Self.alice),
+            .setAuthorization(appID: Self.maps, setting: .always, precise: nil)
+        )
         guard case .permissionDenied? = always else {
             Issue.record("Always answered \(String(describing: always))")
             return
@@ -293,13 +315,19 @@ struct PeopleTests {
         var h = Harness(configuration: CoreConfiguration(maxSessionsPerUID: 3, maxAgentsPerUID: 2))
         let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
         let run = h.launch("com.ex.run", user: Self.alice, state: .foreground)
-        #expect(h.create(alice, .none) != nil && h.create(alice, .none) != nil && h.create(run, .none) != nil)
-        #expect(error(&h, run, .createSession(.none, purposeKey: nil)) == .limitExceeded(limit: "max-sessions-per-uid", maximum: 3))
+        #expect(
+            h.create(alice, .noAuthorization) != nil && h.create(alice, .noAuthorization) != nil
+                && h.create(run, .noAuthorization) != nil
+        )
+        #expect(
+            error(&h, run, .createSession(.noAuthorization, purposeKey: nil))
+                == .limitExceeded(limit: "max-sessions-per-uid", maximum: 3)
+        )
         let bob = h.launch(Self.maps, user: Self.bob, state: .foreground)
-        #expect(h.create(bob, .none) != nil)
+        #expect(h.create(bob, .noAuthorization) != nil)
         // Ending one frees its place.
         h.call(alice, .goodbye)
-        #expect(h.create(run, .none) != nil)
+        #expect(h.create(run, .noAuthorization) != nil)
         // Agents and watchers of an ordinary user.
         #expect(error(&h, h.person(Self.alice), .prompts) == nil)
         #expect(error(&h, h.person(Self.alice), .watch) == nil)
