@@ -114,12 +114,13 @@ struct PeerIdentity {
         return nil
     }
 
-    /// I3: whether the connection may call `io.locd.Admin`; `nil` when it may. Decided from the uid, gid and
-    /// supplementary groups the peer had when it connected, never from what its pid runs now: a process that
-    /// has exited leaves nothing for a later holder of its pid to inherit.
+    /// I3: whether the connection may administer: reach every user's apps and call the administrators' methods
+    /// (H4); `nil` when it may. Decided from the uid, gid and supplementary groups the peer had when it connected,
+    /// never from what its pid runs now: a process that has exited leaves nothing for a later holder of its pid to
+    /// inherit.
     func refusalToAdminister(peer: PeerCredentials?) -> Refusal? {
         let answer =
-            "this connection may not call io.locd.Admin: connect as root, as locd's user or as a member "
+            "this method is for administrators of locd: connect as root, as locd's user or as a member "
             + "of locd's admin group (see locd's log for the reason)"
         guard let peer else { return Refusal(reason: "peer credentials unavailable", answer: answer) }
         if peer.uid == 0 || peer.uid == daemonUID { return nil }

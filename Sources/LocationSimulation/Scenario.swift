@@ -43,14 +43,17 @@ package struct ScenarioEvent: Hashable, Sendable {
     package var at: Double
     /// The app it concerns; `nil` for events about the whole system (`services-off`, `fix`).
     package var app: String?
+    /// The user whose app it is, or whose own switch it turns (`user = "alice"`, H1, H6); `nil`: the one person.
+    package var user: String?
     package var action: ScenarioAction
     /// Its 1-based position among the scenario's `[[events]]`, and the line of its header, for messages.
     package var index: Int
     package var line: Int?
 
-    package init(at: Double, app: String?, action: ScenarioAction, index: Int, line: Int? = nil) {
+    package init(at: Double, app: String?, user: String? = nil, action: ScenarioAction, index: Int, line: Int? = nil) {
         self.at = at
         self.app = app
+        self.user = user
         self.action = action
         self.index = index
         self.line = line

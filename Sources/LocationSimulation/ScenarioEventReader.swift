@@ -21,7 +21,9 @@ struct ScenarioEventReader {
         else {
             throw issue("event", "unknown event \(TOMLDocument.literal(nameValue)); allowed: \(kinds)")
         }
-        let allowed = ["at", "event"] + (kind.needsApp ? ["app"] : []) + kind.parameters
+        // `user`: whose app an app's event concerns, or whose own switch services-off and -on turn (H1, H6).
+        let takesUser = kind.needsApp || name == "services-off" || name == "services-on"
+        let allowed = ["at", "event"] + (kind.needsApp ? ["app"] : []) + (takesUser ? ["user"] : []) + kind.parameters
         for key in event.keys([]) where !allowed.contains(key) {
             throw issue(key, "unknown key for \(name); allowed: \(allowed.joined(separator: ", "))")
         }
@@ -39,8 +41,9 @@ struct ScenarioEventReader {
             }
             app = appID
         }
+        let user = takesUser ? try event.value(["user"], expected: "a user's name", Self.nonEmptyString) : nil
         let action = try self.action(name, agent: agent)
-        return ScenarioEvent(at: at, app: app, action: action, index: index, line: event.line(of: []))
+        return ScenarioEvent(at: at, app: app, user: user, action: action, index: index, line: event.line(of: []))
     }
 
     private func action(_ name: String, agent: Bool) throws(ConfigurationIssue) -> ScenarioAction {

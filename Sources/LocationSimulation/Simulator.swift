@@ -41,8 +41,16 @@ package struct Simulator {
     private var promptViews: [PromptID: PromptView] = [:]
     private var shownPrompts: [String: PromptID] = [:]
     private var inUse: [String: Bool] = [:]
-    /// Every app the scenario names, by manifest or in an event (allow-unknown-apps), in order.
+    /// Every app the scenario names, by manifest or in an event (allow-unknown-apps), and each user's app its events
+    /// name (H1), by the label the timeline shows, in order.
     private let appIDs: [String]
+    /// The user's app each label names: `com.ex.maps` is the app of no user, `com.ex.maps (alice)` Alice's.
+    private let keys: [String: AppKey]
+    /// The uid the simulation gives each user an event names, from 1000 in order of first appearance, and back.
+    private let uids: [String: UInt32]
+    private let userNames: [UInt32: String]
+    /// The settings connection of each user who turns their own switch (H6).
+    private var people: [UInt32: ClientID] = [:]
 
     /// The scenario event being run, for naming sessions and telling why one ended.
     private var cause: Cause = .setup
@@ -69,14 +77,29 @@ package struct Simulator {
         self.scenario = scenario
         core = LocationCore(configuration: scenario.configuration, manifests: scenario.manifests, epoch: 1)
         watchCall = CallID(client: admin, serial: 0)
-        appIDs = Set(scenario.manifests.map(\.appID) + scenario.events.compactMap(\.app)).sorted()
+        var uids: [String: UInt32] = [:]
+        for user in scenario.events.compactMap(\.user) where uids[user] == nil {
+            uids[user] = 1000 + UInt32(uids.count)
+        }
+        self.uids = uids
+        userNames = Dictionary(uniqueKeysWithValues: uids.map { ($1, $0) })
+        var keys: [String: AppKey] = [:]
+        for manifest in scenario.manifests { keys[manifest.appID] = AppKey(manifest.appID) }
+        for event in scenario.events {
+            guard let app = event.app else { continue }
+            let key = AppKey(app, user: event.user.flatMap { uids[$0] })
+            keys[Self.label(key, userNames)] = key
+        }
+        self.keys = keys
+        appIDs = keys.keys.sorted { keys[$0]! < keys[$1]! }
         now = Self.start
     }
 
     private mutating func run() throws(ConfigurationIssue) -> [TimelineEntry] {
         send(.connected(admin, pid: 1))
         watchCall = call(admin, .watch)
-        if scenario.agent { agentCall = call(admin, .prompts) }
+        // The person's agent: every user's prompts, each user being at this one screen in turn (H7).
+        if scenario.agent { agentCall = call(admin, .promptsOfEveryone) }
         for event in scenario.events {
             wake(until: Self.start.adding(.seconds(event.at)))
             try perform(event)
@@ -105,7 +128,8 @@ package struct Simulator {
         cause = .event(event)
         record(TimelineEntry(time: time, app: event.app, subject: .event, what: describe(event.action)))
         entries[entries.count - 1].event = Self.eventName(event.action)
-        let app = event.app ?? ""
+        let uid = event.user.flatMap { uids[$0] }
+        let app = event.app.map { label(AppKey($0, user: uid)) } ?? ""
         switch event.action {
         case .launch, .relaunch, .terminate, .goodbye:
             try performLifecycle(event, app: app)
@@ -117,11 +141,11 @@ package struct Simulator {
                 return
             }
             call(admin, .answerPrompt(id: id.description, answer: answer, accuracy: accuracy))
-        case .servicesOff: call(admin, .setLocationServices(false))
-        case .servicesOn: call(admin, .setLocationServices(true))
+        case .servicesOff: call(settings(of: uid), .setLocationServices(false))
+        case .servicesOn: call(settings(of: uid), .setLocationServices(true))
         case .setAuthorization(let setting, let precise):
-            call(admin, .setAuthorization(appID: app, setting: setting, precise: precise))
-        case .locationButton: call(admin, .locationButton(appID: app))
+            call(admin, .setAuthorization(appID: event.app ?? "", setting: setting, precise: precise, user: uid))
+        case .locationButton: call(admin, .locationButton(appID: event.app ?? "", user: uid))
         case .fix(let latitude, let longitude, let accuracy):
             let fix = Fix(
                 latitude: latitude,
@@ -198,9 +222,11 @@ package struct Simulator {
         let client = ClientID(nextClient)
         nextClient += 1
         let pid = Int32(100 + client.raw)
-        send(.connected(client, pid: pid))
+        let key = keys[app] ?? AppKey(app)
+        // A user's process is that user's, who may not administer; the app of no user is the one person's (H1).
+        send(.connected(client, pid: pid, uid: key.user, administrator: key.user == nil))
         processes[app] = (client, pid)
-        call(client, .hello(appID: app, state: state))
+        call(client, .hello(appID: key.appID, state: state))
         for action in lastActions {
             if case .reply(_, .hello(_, let lingeringSessions)) = action {
                 return lingeringSessions.sorted { $0.id < $1.id }
@@ -226,6 +252,30 @@ package struct Simulator {
 
     private func issue(_ event: ScenarioEvent, _ message: String) -> ConfigurationIssue {
         ConfigurationIssue(file: scenario.file, line: event.line, key: "events[\(event.index)]", message: message)
+    }
+
+    /// The connection a user turns their own switch on (H6); the administrator's for the machine's.
+    private mutating func settings(of uid: UInt32?) -> ClientID {
+        guard let uid else { return admin }
+        if let client = people[uid] { return client }
+        let client = ClientID(nextClient)
+        nextClient += 1
+        send(.connected(client, pid: Int32(100 + client.raw), uid: uid, administrator: false))
+        people[uid] = client
+        return client
+    }
+
+    /// How the timeline names a user's app.
+    private func label(_ key: AppKey) -> String { Self.label(key, userNames) }
+
+    private static func label(_ key: AppKey, _ names: [UInt32: String]) -> String {
+        guard let user = key.user else { return key.appID }
+        return "\(key.appID) (\(names[user] ?? "uid \(user)"))"
+    }
+
+    /// The label of the app an event of the Watch stream is about.
+    private func label(of event: AdminEvent) -> String? {
+        event.appID.map { label(AppKey($0, user: event.user)) }
     }
 
     // MARK: Driving the core
@@ -269,7 +319,7 @@ package struct Simulator {
         var adopted: [SessionView] = []
         for action in actions {
             switch action {
-            case .reply(_, .session(let view)): bind(view.id, app: view.appID)
+            case .reply(_, .session(let view)): bind(view.id, app: label(AppKey(view.appID, user: view.user)))
             case .reply(_, .hello(_, let lingeringSessions)): adopted = lingeringSessions.sorted { $0.id < $1.id }
             default: break
             }
@@ -292,12 +342,14 @@ package struct Simulator {
                 record(error(app, failure.varlinkName, failure.message))
             case .emit(let stream, .event(let event)) where stream == watchCall:
                 watched(event)
-                if event.kind == .appStateChanged, let app = event.appID { appMoved[app] = entries.count - 1 }
+                if event.kind == .appStateChanged, let app = label(of: event) { appMoved[app] = entries.count - 1 }
             case .emit(let stream, .prompt(let view)) where stream == agentCall:
                 promptViews[view.id] = view
-                shownPrompts[view.appID] = view.id
+                shownPrompts[label(AppKey(view.appID, user: view.user))] = view.id
             case .emit(let stream, .withdrawn(let id)) where stream == agentCall:
-                if let app = promptViews[id]?.appID, shownPrompts[app] == id { shownPrompts[app] = nil }
+                if let view = promptViews[id], shownPrompts[label(AppKey(view.appID, user: view.user))] == id {
+                    shownPrompts[label(AppKey(view.appID, user: view.user))] = nil
+                }
             case .emit(let stream, .update(let mask, _)):
                 updated(stream, mask: mask)
             case .end(let stream, _):
@@ -321,7 +373,7 @@ package struct Simulator {
             lingerDeadlines[view.id] = deadline
             var entry = TimelineEntry(
                 time: time,
-                app: view.appID,
+                app: label(AppKey(view.appID, user: view.user)),
                 subject: .session,
                 name: sessionNames[view.id] ?? view.id.description,
                 what: "lingering until \(Self.seconds(seconds(deadline))) s: a new process of its app said Hello (L4)"
@@ -355,8 +407,8 @@ package struct Simulator {
     private mutating func watched(_ event: AdminEvent) {
         switch event.kind {
         case .authorizationChanged:
-            guard let app = event.appID else { return }
-            let view = core.authorizationView(AppKey(app, user: event.user))
+            guard let app = label(of: event), let key = keys[app] else { return }
+            let view = core.authorizationView(key)
             var extras: [String] = []
             if view.oneTime { extras.append("one-time") }
             if view.provisional { extras.append("provisional") }
@@ -377,7 +429,7 @@ package struct Simulator {
             entry.temporaryFullAccuracy = view.temporaryFullAccuracy
             record(entry)
         case .sessionCreated:
-            guard let id = event.sessionID, let app = event.appID else { return }
+            guard let id = event.sessionID, let app = label(of: event) else { return }
             bind(id, app: app)
             let parts = event.detail.split(separator: " ").map(String.init)
             var entry = TimelineEntry(
@@ -391,10 +443,10 @@ package struct Simulator {
             entry.requirement = parts.last
             record(entry)
         case .sessionChanged:
-            guard let id = event.sessionID, let app = event.appID else { return }
+            guard let id = event.sessionID, let app = label(of: event) else { return }
             sessionChanged(id, app: app, detail: event.detail)
         case .sessionEnded:
-            guard let id = event.sessionID, let app = event.appID else { return }
+            guard let id = event.sessionID, let app = label(of: event) else { return }
             let reason = endReason(id)
             var entry = TimelineEntry(
                 time: time,
@@ -415,7 +467,7 @@ package struct Simulator {
         case .promptResolved:
             promptResolved(event)
         case .appStateChanged:
-            guard let app = event.appID else { return }
+            guard let app = label(of: event) else { return }
             let state = event.detail.split(separator: " ").last.map(String.init) ?? event.detail
             var entry = TimelineEntry(time: time, app: app, subject: .app, what: event.detail)
             entry.state = state
@@ -500,10 +552,10 @@ package struct Simulator {
     }
 
     private mutating func promptRaised(_ event: AdminEvent) {
-        guard let app = event.appID, let idText = event.detail.split(separator: " ").first,
+        guard let app = label(of: event), let idText = event.detail.split(separator: " ").first,
             let id = PromptID(String(idText))
         else { return }
-        let view = promptViews[id] ?? core.queuedPrompts(of: AppKey(app, user: event.user)).first { $0.id == id }
+        let view = promptViews[id] ?? core.queuedPrompts(of: keys[app] ?? AppKey(app)).first { $0.id == id }
         guard let view else { return }
         promptViews[id] = view
         var what = "\(view.kind.rawValue) raised"
@@ -538,7 +590,7 @@ package struct Simulator {
             }
         var entry = TimelineEntry(
             time: time,
-            app: event.appID,
+            app: label(of: event),
             subject: .prompt,
             name: id.description,
             what: (kind.map { $0 + " " } ?? "") + text
@@ -568,7 +620,7 @@ package struct Simulator {
     private mutating func noteInUse(after first: Int, appMoved: [String: Int]) {
         var anchored: [Int: [TimelineEntry]] = [:]
         for app in appIDs {
-            let current = core.appState(AppKey(app))?.inUse ?? false
+            let current = core.appState(keys[app] ?? AppKey(app))?.inUse ?? false
             guard current != (inUse[app] ?? false) else { continue }
             inUse[app] = current
             var entry = TimelineEntry(

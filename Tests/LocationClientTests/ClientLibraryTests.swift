@@ -803,8 +803,9 @@ private final class CollectedOutput: @unchecked Sendable {
 
 /// The app's entry in `Admin.ListApps`.
 private func appEntry(_ daemon: DaemonProcess, _ appID: String) throws -> JSONValue? {
+    // This test's own user's app (SEMANTICS H1), not the installed entry of no user listed beside it.
     let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
-    return apps.first { $0["appId"] == .string(appID) }
+    return apps.first { $0["appId"] == .string(appID) && $0["user"] == .int(Int64(getuid())) }
 }
 
 /// The app's sessions in `Admin.ListSessions`.

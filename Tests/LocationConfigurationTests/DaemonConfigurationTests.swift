@@ -509,7 +509,8 @@ struct DaemonConfigurationTests {
                 == "/etc/locd/locd.toml:2: key limits.max-sessions: unknown key; allowed in [limits]: "
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
                 + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer, max-pending-writes, "
-                + "max-held-messages, max-pipelined-calls, max-conditions-per-app, max-apps-per-uid"
+                + "max-held-messages, max-pipelined-calls, max-conditions-per-app, max-apps-per-uid, "
+                + "max-sessions-per-uid, max-agents-per-uid"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")

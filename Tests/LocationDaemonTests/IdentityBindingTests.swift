@@ -158,7 +158,7 @@ struct IdentityBindingTests {
     }
 
     @Test(
-        "I6: a flood of refused Admin calls writes a line and a count, not a line per call",
+        "I6: a flood of refused Admin calls (Reload, an administrator's, H4) writes a line and a count, not a line per call",
         .enabled(if: getuid() == 0, "running a client as another user needs root")
     )
     func refusalFlood() throws {
@@ -168,21 +168,21 @@ struct IdentityBindingTests {
         let started = Date()
         let lines = try script(
             "flood_client.py",
-            [daemon.socketPath, "\(count)", #"{"method":"io.locd.Admin.Status"}"#],
+            [daemon.socketPath, "\(count)", #"{"method":"io.locd.Admin.Reload"}"#],
             asNobody: true
         )
         let elapsed = Date().timeIntervalSince(started)
         #expect(lines.last == #"{"org.varlink.service.PermissionDenied": \#(count)}"#)
         #expect(daemon.stop() == 0)
-        let logged = daemon.errorOutput.split(separator: "\n").filter { $0.contains("refused io.locd.Admin.Status") }
+        let logged = daemon.errorOutput.split(separator: "\n").filter { $0.contains("refused io.locd.Admin.Reload") }
         // Each window of 10 s writes at most one full line and one summary; the summaries count the rest.
         let windows = Int(elapsed / 10) + 1
         let full = logged.filter { $0.contains("locd.pid=") }
         let counted = logged.compactMap { line -> Int? in
-            guard let range = line.range(of: #"Status (\d+) more times"#, options: .regularExpression) else {
+            guard let range = line.range(of: #"Reload (\d+) more times"#, options: .regularExpression) else {
                 return nil
             }
-            return Int(line[range].dropFirst("Status ".count).prefix { $0.isNumber })
+            return Int(line[range].dropFirst("Reload ".count).prefix { $0.isNumber })
         }
         #expect(full.count >= 1 && full.count <= windows)
         #expect(logged.count <= 2 * windows)
@@ -198,7 +198,7 @@ struct IdentityBindingTests {
         try daemon.start()
         let lines = try script(
             "raw_client.py",
-            [daemon.socketPath, #"{"method":"io.locd.Admin.Status"}"#],
+            [daemon.socketPath, #"{"method":"io.locd.Admin.Reload"}"#],
             asNobody: true
         )
         let answer = try #require(reply(lines.last))

@@ -26,6 +26,6 @@ import Testing
             let block = try #require(documented[name], "PROTOCOL.md has no block for \(name)")
             #expect(block.trimmingCharacters(in: .whitespacesAndNewlines) == description, "\(name) differs")
         }
-        #expect(LocationInterfaces.admin.contains("  providers: []ProviderStatus,\n  lastFixFrom: ?string\n)"))
+        #expect(LocationInterfaces.admin.contains("  providers: []ProviderStatus,\n  lastFixFrom: ?string,\n"))
     }
 }

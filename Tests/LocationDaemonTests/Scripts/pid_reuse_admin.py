@@ -1,6 +1,6 @@
 """SEMANTICS I3 against pid reuse: a process of uid 65534 connects, hands the connection over and exits;
 its pid is then taken (through /proc/sys/kernel/ns_last_pid, so run as root) by a process of the admin group
-(supplementary group 0). Calls io.locd.Admin.Status on the old connection and prints the reply as one JSON
+(supplementary group 0). Calls io.locd.Admin.Reload, which only an administrator may call, on the old connection and prints the reply as one JSON
 line, then "reused PID" once the pid was really taken.
 
 Usage: pid_reuse_admin.py SOCKET_PATH
@@ -76,7 +76,7 @@ for round in range(50):
 else:
     sys.exit("the pid was never reused")
 
-connection.sendall(b'{"method":"io.locd.Admin.Status"}\0')
+connection.sendall(b'{"method":"io.locd.Admin.Reload"}\0')
 print(first_reply(connection))
 print("reused %d" % holder, flush=True)
 os.close(hold_write)
