@@ -38,11 +38,14 @@ struct GeoClueAgentTests {
         try status(harness, "agents")
     }
 
-    /// The app's authorization record in locd, from `locctl app APP --json`.
-    static func authorization(_ harness: GeoClueHarness, _ app: String) throws -> [String: Any] {
-        let entry = try harness.locctl(["app", app, "--json"])
-        let parsed = try JSONSerialization.jsonObject(with: Data(entry.output.utf8)) as? [String: Any]
-        return parsed?["authorization"] as? [String: Any] ?? [:]
+    /// The authorization record in locd of `user`'s app (by default the test's own user's), from
+    /// `locctl apps --json`.
+    static func authorization(
+        _ harness: GeoClueHarness,
+        _ app: String,
+        of user: UInt32 = getuid()
+    ) throws -> [String: Any] {
+        try harness.app(app, of: user)?["authorization"] as? [String: Any] ?? [:]
     }
 
     @Test(
@@ -57,7 +60,7 @@ struct GeoClueAgentTests {
         let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
         #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
         #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
-        let record = try Self.authorization(harness, "test.allowed")
+        let record = try Self.authorization(harness, "test.allowed", of: GeoClueHarness.ordinaryUID)
         #expect(record["status"] as? String == "authorizedWhenInUse", "\(record)")
     }
 
