@@ -1,25 +1,31 @@
 import JSON
 
-/// A locd prompt as a GeoClue agent is asked it: the app, the level `AuthorizeApp` names, and the answer its reply
-/// becomes (SEMANTICS G11, G14).
+/// A locd prompt as a GeoClue agent is asked it: the app and its user, the level `AuthorizeApp` names, and the answer
+/// its reply becomes (SEMANTICS G11, G14, H7).
 struct AgentPrompt: Sendable, Equatable {
     let id: String
     let appID: String
+    /// The uid whose app it is (the `Prompt`'s `user`): only that uid's GeoClue agent is asked it, and its answer
+    /// decides for that uid's app alone (H1, H7).
+    let user: UInt32
     /// Whether locd offers full accuracy by default (`defaultAccuracy` full): then the agent is asked for exact.
     let fullByDefault: Bool
 
-    /// The `authorization` prompt of `Admin.Prompts`' reply; `nil` for the other kinds (Always upgrade, temporary
-    /// full accuracy, Always reconfirmation), which stay for locd's own agents.
+    /// The `authorization` prompt of a user's app in `Admin.Prompts`' reply; `nil` for the other kinds (Always
+    /// upgrade, temporary full accuracy, Always reconfirmation), which stay for locd's own agents, and for a prompt
+    /// that names no user, which no GeoClue agent may answer for.
     init?(_ value: JSONValue) {
         guard value["kind"]?.stringValue == "authorization", let id = value["id"]?.stringValue,
-            let appID = value["appId"]?.stringValue
+            let appID = value["appId"]?.stringValue,
+            let user = value["user"]?.intValue.flatMap({ UInt32(exactly: $0) })
         else { return nil }
-        self.init(id: id, appID: appID, fullByDefault: value["defaultAccuracy"]?.stringValue != "reduced")
+        self.init(id: id, appID: appID, user: user, fullByDefault: value["defaultAccuracy"]?.stringValue != "reduced")
     }
 
-    init(id: String, appID: String, fullByDefault: Bool) {
+    init(id: String, appID: String, user: UInt32, fullByDefault: Bool) {
         self.id = id
         self.appID = appID
+        self.user = user
         self.fullByDefault = fullByDefault
     }
 

@@ -28,19 +28,15 @@ extension GeoClueService {
         return link
     }
 
-    /// A prompt from locd: an authorization prompt is kept and asked of an agent; other kinds (Always upgrade,
-    /// temporary full accuracy, Always reconfirmation) are left to locd's own agents (G15).
+    /// A prompt from locd, of any user's app: an authorization prompt is kept and asked of its user's agent; other
+    /// kinds (Always upgrade, temporary full accuracy, Always reconfirmation) are left to locd's own agents (G15).
     ///
-    /// It counts against the uid of a client starting its app, the first (lowest) of them with room: a user whose
-    /// programs start many apps fills only its own share, and starting another user's app does not take that user's
-    /// prompt from it (G14).
+    /// It counts against its user while a client of that user starts its app, else against one shared count: a user
+    /// whose programs start many apps fills only its own share, and no other user's programs take it (G14).
     func promptArrived(_ value: JSONValue) {
         guard let prompt = AgentPrompt(value), prompts[prompt.id] == nil else { return }
-        let starting = Set(clients.values.filter { isStarting($0, for: prompt.appID) }.map(\.ownerUID))
-        let candidates = starting.isEmpty ? [UInt32.max] : starting.sorted()
-        guard prompts.count < limits.prompts,
-            let uid = candidates.first(where: { promptsByUID[$0, default: 0] < limits.promptsPerUID })
-        else {
+        let uid = clients.values.contains { isStarting($0, for: prompt) } ? prompt.user : UInt32.max
+        guard prompts.count < limits.prompts, promptsByUID[uid, default: 0] < limits.promptsPerUID else {
             logger.warning(
                 """
                 prompts for GeoClue agents are at their bound (\(limits.prompts) in all, \(limits.promptsPerUID) per \
@@ -51,12 +47,14 @@ extension GeoClueService {
         }
         prompts[prompt.id] = PendingPrompt(prompt: prompt, uid: uid)
         promptsByUID[uid, default: 0] += 1
+        logger.debug("prompt \(prompt.id) of \(prompt.appID) kept for the GeoClue agent of uid \(prompt.user)")
         ask(prompt.id)
     }
 
-    /// Whether `client` waits for locd's decision on a `Start` as `appID`.
-    private func isStarting(_ client: GeoClueClient, for appID: String) -> Bool {
-        client.run != nil && !client.active && client.runApp == appID
+    /// Whether `client` waits for locd's decision on a `Start` that raised `prompt`: a `Start` of the prompt's app
+    /// by a client of the prompt's user (H7).
+    private func isStarting(_ client: GeoClueClient, for prompt: AgentPrompt) -> Bool {
+        client.run != nil && !client.active && client.runApp == prompt.appID && client.ownerUID == prompt.user
     }
 
     /// Forgets a prompt: answered, withdrawn by locd.
@@ -91,41 +89,40 @@ extension GeoClueService {
         for (id, pending) in prompts where pending.askedOf == nil { ask(id) }
     }
 
-    /// Asks a prompt of the agent in charge of the uid of a GeoClue client that is starting for the prompt's app,
-    /// as `AuthorizeApp(app id, level)`; with none, the prompt waits (for an agent, or locd's timeout).
+    /// Asks a prompt of the agent in charge of the prompt's user, while a GeoClue client of that user is starting
+    /// for the prompt's app, as `AuthorizeApp(app id, level)`; otherwise the prompt waits (for an agent, or locd's
+    /// timeout). No other user's agent is ever asked it: its answer is a decision for the user's app alone (H7).
     func ask(_ id: String) {
-        guard let pending = prompts[id], pending.askedOf == nil else { return }
-        let starting = clients.values.filter { isStarting($0, for: pending.prompt.appID) }
-        for client in starting.sorted(by: { $0.path < $1.path }) {
-            guard let agent = agentInCharge(of: client.ownerUID, excluding: pending.failed),
-                agent.asking.count < limits.promptsPerAgent
-            else { continue }
-            let level = pending.prompt.requestedLevel(client: client.requestedAccuracy)
-            let cookie = callAgent(
-                agent,
-                Self.agentInterface,
-                "AuthorizeApp",
-                as: .authorize(agent: agent.name, prompt: id),
-                timeout: limits.authorizeSeconds
-            ) { message in
-                message.append(pending.prompt.appID)
-                message.append(level)
-            }
-            guard let cookie else { continue }
-            agent.asking[cookie] = id
-            prompts[id]?.askedOf = (agent.name, cookie)
-            logger.info(
-                "prompt asked of agent \(agent.id)",
-                metadata: [
-                    "geoclue.prompt": "\(id)", "geoclue.app": "\(pending.prompt.appID)", "geoclue.level": "\(level)",
-                ]
-            )
-            return
+        guard let pending = prompts[id], pending.askedOf == nil,
+            let client = clients.values.filter({ isStarting($0, for: pending.prompt) }).min(by: { $0.path < $1.path }),
+            let agent = agentInCharge(of: pending.prompt.user, excluding: pending.failed),
+            agent.asking.count < limits.promptsPerAgent
+        else { return }
+        let level = pending.prompt.requestedLevel(client: client.requestedAccuracy)
+        let cookie = callAgent(
+            agent,
+            Self.agentInterface,
+            "AuthorizeApp",
+            as: .authorize(agent: agent.name, prompt: id),
+            timeout: limits.authorizeSeconds
+        ) { message in
+            message.append(pending.prompt.appID)
+            message.append(level)
         }
+        guard let cookie else { return }
+        agent.asking[cookie] = id
+        prompts[id]?.askedOf = (agent.name, cookie)
+        logger.info(
+            "prompt asked of agent \(agent.id)",
+            metadata: [
+                "geoclue.prompt": "\(id)", "geoclue.app": "\(pending.prompt.appID)",
+                "geoclue.uid": "\(pending.prompt.user)", "geoclue.level": "\(level)",
+            ]
+        )
     }
 
-    /// An agent's reply to `AuthorizeApp`: its answer goes to locd; an error leaves the prompt to the uid's next
-    /// agent, or to locd's other agents and its timeout.
+    /// An agent's reply to `AuthorizeApp`: its answer goes to locd, for the prompt's own user's app (the prompt id
+    /// names it); an error leaves the prompt to the user's next agent, or to locd's other agents and its timeout.
     func authorized(_ id: String, by agent: String, _ reply: BusMessage) {
         guard prompts[id] != nil else { return }
         let authorized = reply.errorName == nil ? reply.readBool() : nil

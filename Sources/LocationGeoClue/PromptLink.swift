@@ -3,11 +3,14 @@ import Logging
 import Synchronization
 import Varlink
 
-/// locd-geoclue as one of locd's prompt agents: the `io.locd.Admin.Prompts` stream, open while at least one GeoClue
-/// agent is registered, and `AnswerPrompt` for the answers those agents give (SEMANTICS G11, G13).
+/// locd-geoclue as one of locd's prompt agents: the `io.locd.Admin.Prompts` stream of every user's prompts, open
+/// while at least one GeoClue agent is registered, and `AnswerPrompt` for the answers those agents give (SEMANTICS
+/// G11, G13, H7).
 ///
-/// locd counts the stream as one agent; closing it withdraws locd-geoclue cleanly, and locd's prompts then wait for
-/// another agent or time out (P8). Both need locd's Admin privilege (I3): the unit's `SupplementaryGroups=locd`.
+/// The stream asks for every user's prompts (`everyone: true`): locd-geoclue hands each to the GeoClue agent of the
+/// prompt's own user, so its plain stream, offered only its own uid's, would carry none of theirs. locd counts the
+/// stream as one agent; closing it withdraws locd-geoclue cleanly, and locd's prompts then wait for another agent or
+/// time out (P8). Both need locd's Admin privilege (I3): the unit's `SupplementaryGroups=locd`.
 final class PromptLink: Sendable {
     /// What the stream tells, handed to the bus thread by the owner.
     struct Handlers: Sendable {
@@ -58,7 +61,7 @@ final class PromptLink: Sendable {
                 let client = try await VarlinkAsyncClient.connect(path: socketPath)
                 defer { client.close() }
                 logger.info("prompt agent for GeoClue agents", metadata: ["geoclue.locd-socket": "\(socketPath)"])
-                for try await reply in client.stream("io.locd.Admin.Prompts") {
+                for try await reply in client.stream("io.locd.Admin.Prompts", ["everyone": .bool(true)]) {
                     delay = retrySeconds.first
                     if let prompt = reply["prompt"] { await handlers.prompt(prompt) }
                     if let id = reply["withdrawn"]?.stringValue { await handlers.withdrawn(id) }
@@ -68,7 +71,7 @@ final class PromptLink: Sendable {
                 return
             } catch let error as VarlinkError where error.name == "org.varlink.service.PermissionDenied" {
                 reason =
-                    "locd refuses io.locd.Admin.Prompts: locd-geoclue needs locd's admin group "
+                    "locd refuses io.locd.Admin.Prompts(everyone: true): locd-geoclue needs locd's admin group "
                     + "(SupplementaryGroups= of its unit, admin-group in locd.toml)"
             } catch {
                 reason = "the prompt stream failed: \(error)"

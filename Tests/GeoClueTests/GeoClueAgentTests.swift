@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import LocationTestSupport
 import Testing
 
@@ -38,11 +39,14 @@ struct GeoClueAgentTests {
         try status(harness, "agents")
     }
 
-    /// The app's authorization record in locd, from `locctl app APP --json`.
-    static func authorization(_ harness: GeoClueHarness, _ app: String) throws -> [String: Any] {
-        let entry = try harness.locctl(["app", app, "--json"])
-        let parsed = try JSONSerialization.jsonObject(with: Data(entry.output.utf8)) as? [String: Any]
-        return parsed?["authorization"] as? [String: Any] ?? [:]
+    /// The authorization record in locd of `user`'s app (by default the test's own user's), from
+    /// `locctl apps --json`.
+    static func authorization(
+        _ harness: GeoClueHarness,
+        _ app: String,
+        of user: UInt32 = getuid()
+    ) throws -> [String: Any] {
+        try harness.app(app, of: user)?["authorization"] as? [String: Any] ?? [:]
     }
 
     @Test(
@@ -57,8 +61,51 @@ struct GeoClueAgentTests {
         let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
         #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
         #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
-        let record = try Self.authorization(harness, "test.allowed")
+        let record = try Self.authorization(harness, "test.allowed", of: GeoClueHarness.ordinaryUID)
         #expect(record["status"] as? String == "authorizedWhenInUse", "\(record)")
+    }
+
+    @Test(
+        "H7: two users' clients of one app: each user's agent is asked only that user's prompt, and one's deny does not decide for the other",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func eachUsersAgentDecidesForThatUserAlone() throws {
+        let (first, second) = (GeoClueHarness.ordinaryUID, GeoClueHarness.otherUID)
+        let harness = try GeoClueHarness()
+        let bridge = try #require(harness.bridge)
+        let allowing = try Self.agent(harness, "allow:8", asUID: second)
+        defer { allowing.closeInput() }
+        // The first user's client starts the app while that user has no GeoClue agent: its prompt reaches
+        // locd-geoclue, which holds it for the first user's agent alone.
+        let denied = try harness.pythonRunning(["pending", "test.allowed"], asUID: first)
+        defer { denied.closeInput() }
+        #expect(denied.waitFor { $0["sent"] != nil } != nil, "\(denied.log)")
+        #expect(bridge.waitFor("kept for the GeoClue agent of uid \(first)"), "\(bridge.log)")
+        // The second user starts a client of the same app meanwhile: its agent is asked its own user's prompt only,
+        // never the first user's that waits beside it, and its allow gives the second user a location.
+        let result = try harness.python(["where-am-i", "test.allowed", "8"], asUID: second)
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)\n\(bridge.log)")
+        #expect(try Self.authorization(harness, "test.allowed", of: first)["status"] as? String == "notDetermined")
+        // The first user's agent comes: it is asked the first user's prompt, and denies it.
+        let denying = try Self.agent(harness, "refuse", asUID: first)
+        defer { denying.closeInput() }
+        let refusal = try #require(denied.waitFor { $0["app"] != nil }, "\(denied.log)\n\(bridge.log)")
+        #expect(refusal["error"]?.stringValue == "org.freedesktop.DBus.Error.AccessDenied", "\(refusal)")
+        // Each agent was asked once: its own user's prompt.
+        let asked = "{\"asked\": [\"test.allowed\", 8]}"
+        #expect(allowing.log.components(separatedBy: "\"asked\"").count == 2, "\(allowing.log)")
+        #expect(allowing.log.contains(asked), "\(allowing.log)")
+        #expect(denying.log.components(separatedBy: "\"asked\"").count == 2, "\(denying.log)")
+        // Each answer decided its own user's app alone.
+        let firstRecord = try Self.authorization(harness, "test.allowed", of: first)
+        #expect(firstRecord["status"] as? String == "denied", "\(firstRecord)")
+        let secondRecord = try Self.authorization(harness, "test.allowed", of: second)
+        #expect(secondRecord["status"] as? String == "authorizedWhenInUse", "\(secondRecord)")
+        // And the second user's app still locates after the first user's deny.
+        let again = try harness.python(["where-am-i", "test.allowed", "8"], asUID: second)
+        #expect(again.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(again.output)")
+        #expect(allowing.log.components(separatedBy: "\"asked\"").count == 2, "\(allowing.log)")
     }
 
     @Test(

@@ -27,7 +27,9 @@ Modes (one JSON object per line on stdout):
   create-clients N       CreateClient N times: prints how many were made and the first error.
   hold-clients N         create-clients N, then holds them until stdin closes.
   pending APP...         For each app id: CreateClient, Set DesktopId, then Start without waiting for its reply;
-                         prints {"sent": n} once every Start is sent, then serves the bus until stdin closes.
+                         prints {"sent": n} once every Start is sent, then serves the bus until stdin closes,
+                         printing each Start's outcome as it comes: {"app": A, "started": true} or the error
+                         with "app".
   hog APP N              An attacker: CreateClient, Set DesktopId APP and Start N times in a row, holding every
                          client; prints {"started": n, "errors": {name: count}}, then holds them all until stdin
                          closes.
@@ -183,12 +185,21 @@ def flood(bus, path, times):
 
 
 def pending(bus, first, apps):
+    def started(connection, result, app):
+        try:
+            connection.call_finish(result)
+            out({"app": app, "started": True})
+        except GLib.Error as error:
+            failure = error_of(error)
+            failure["app"] = app
+            out(failure)
+
     path = first
     for index, app in enumerate(apps):
         if index > 0:
             (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None, "(o)").unpack()
         set_property(bus, path, "DesktopId", GLib.Variant("s", app))
-        bus.call(BUS_NAME, path, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, 120000, None, None, None)
+        bus.call(BUS_NAME, path, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, 120000, None, started, app)
     out({"sent": len(apps)})
     loop = GLib.MainLoop()
     GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, lambda *_: loop.quit())

@@ -235,6 +235,14 @@ final class GeoClueHarness {
         return list.filter { $0["appId"] as? String == app }
     }
 
+    /// locd's entry of `user`'s app `app`, from `locctl apps --json`: the one whose `user` is that uid, not the
+    /// installed app's entry of no user nor another user's app of the same id (SEMANTICS H1, H2).
+    func app(_ app: String, of user: UInt32 = getuid()) throws -> [String: Any]? {
+        let output = try locctl(["apps", "--json"]).output
+        let apps = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+        return apps.first { $0["appId"] as? String == app && $0["user"] as? Int == Int(user) }
+    }
+
     /// `path` with every link resolved, as the kernel shows an executable in /proc/PID/exe.
     static func realPath(_ path: String) -> String {
         guard let resolved = realpath(path, nil) else { return path }

@@ -90,12 +90,9 @@ final class RunningGeoClueOwner {
 }
 
 extension GeoClueHarness {
-    /// The authorization status locd holds for `app` (`notDetermined`, `authorizedWhenInUse`, ...), from
-    /// `locctl apps --json`.
+    /// The authorization status locd holds for the test user's `app` (`notDetermined`, `authorizedWhenInUse`, ...),
+    /// from `locctl apps --json`.
     func authorization(of app: String) throws -> String? {
-        let output = try locctl(["apps", "--json"]).output
-        let apps = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
-        let entry = apps.first { $0["appId"] as? String == app }
-        return (entry?["authorization"] as? [String: Any])?["status"] as? String
+        (try self.app(app)?["authorization"] as? [String: Any])?["status"] as? String
     }
 }
