@@ -114,27 +114,39 @@ struct LocctlTests {
         let table = try locctl(["apps", "--no-legend"], daemon)
         #expect(table.status == 0, "\(table.errors)")
         let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.count == 3)
+        // H1, H2: each installed app's entry of no user, and root's app of com.ex.run, made by its Hello.
+        #expect(rows.count == 4)
+        // The administrator's never is the setting of every user's com.ex.maps, and its ceiling (H5).
         let maps = try #require(rows.first { $0.first == "com.ex.maps" })
-        #expect(maps == ["com.ex.maps", "notRunning", "no", "denied", "never", "full", "0", "0", "-"])
-        let running = try #require(rows.first { $0.first == "com.ex.run" })
-        #expect(running == ["com.ex.run", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1", "-"])
+        #expect(maps == ["com.ex.maps", "-", "notRunning", "no", "denied", "never", "full", "0", "0", "never", "max"])
+        let installed = try #require(rows.first { $0.first == "com.ex.run" && $0.dropFirst().first == "-" })
+        #expect(
+            installed == ["com.ex.run", "-", "notRunning", "no", "notDetermined", "askNextTime", "full", "0", "0", "-"]
+        )
+        let running = try #require(rows.first { $0.first == "com.ex.run" && $0.dropFirst().first == "root" })
+        #expect(
+            running == [
+                "com.ex.run", "root", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1", "-",
+            ]
+        )
 
         let legend = try locctl(["apps"], daemon)
         #expect(legend.output.hasPrefix("APP "))
-        #expect(legend.output.hasSuffix("\n3 apps listed.\n"))
+        #expect(legend.output.hasSuffix("\n4 apps listed.\n"))
 
         let json = try locctl(["apps", "--json"], daemon)
         let listed = try admin.call("io.locd.Admin.ListApps")["apps"]
         #expect(JSONValue.parse(Array(json.output.utf8)) == listed)
 
+        // The caller's own app of that id: root's, which is running.
         let one = try locctl(["app", "com.ex.run"], daemon)
         #expect(one.status == 0)
         #expect(one.output.hasPrefix("com.ex.run\n"))
+        #expect(one.output.contains("    User: root (0)\n"))
         #expect(one.output.contains("   State: foreground (in use)\n"))
         #expect(one.output.contains("  Status: notDetermined\n"))
         #expect(one.output.contains("Settings: askNextTime\n"))
-        #expect(one.output.contains(" com.ex.run  explicit  whenInUse "))
+        #expect(one.output.contains(" com.ex.run  root  explicit  whenInUse "))
 
         let entry = try locctl(["app", "com.ex.maps", "--json"], daemon)
         let object = try #require(JSONValue.parse(Array(entry.output.utf8)))
@@ -168,7 +180,7 @@ struct LocctlTests {
         let lines = table.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         let lingering = try #require(lines.first { $0.hasPrefix(id + " ") })
-        #expect(lingering.contains(" com.ex.maps  explicit  always "))
+        #expect(lingering.contains(" com.ex.maps  root  explicit  always "))
         #expect(lingering.contains(" lingering "))
         #expect(lingering.range(of: #" in [1-4]\d\.\d s "#, options: .regularExpression) != nil, "\(lingering)")
         let other = try #require(lines.first { $0.hasPrefix(pending + " ") })
@@ -227,9 +239,14 @@ struct LocctlTests {
     func control() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
+        // An administrator's setting names no user: it is every user's (H5).
         let always = try locctl(["auth", "com.ex.maps", "always"], daemon)
         #expect(always.status == 0, "\(always.errors)")
-        #expect(always.output == "com.ex.maps: authorizedAlways, Settings always, accuracy full\n")
+        #expect(
+            always.output
+                == "com.ex.maps: authorizedAlways, Settings always, accuracy full\n"
+                + "  for every user; users may choose only a stricter setting\n"
+        )
 
         let approximate = try locctl(["auth", "com.ex.maps", "--precise", "off", "--json"], daemon)
         let record = try #require(JSONValue.parse(Array(approximate.output.utf8)))
@@ -294,13 +311,14 @@ struct LocctlTests {
         let id = try #require(
             try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
         )
+        // H1: the app is root's, which the line names beside it.
         let created = watch.line(within: 10) { $0.contains("sessionCreated") }
         #expect(
-            created?.hasSuffix(" sessionCreated       com.ex.maps \(id) explicit whenInUse") == true,
+            created?.hasSuffix(" sessionCreated       com.ex.maps[root] \(id) explicit whenInUse") == true,
             "\(watch.transcript)"
         )
         let prompt = watch.line(within: 10) { $0.contains("promptRaised") }
-        #expect(prompt?.contains(" com.ex.maps - p") == true, "\(watch.transcript)")
+        #expect(prompt?.contains(" com.ex.maps[root] - p") == true, "\(watch.transcript)")
         #expect(watch.stop(with: SIGINT) == 0)
     }
 
@@ -443,6 +461,24 @@ struct LocctlTests {
         let plain = try runOnTerminal([["expect", "Location services: on\r\n"]], ["status"], daemon, noColor: true)
         #expect(plain.status == 0, "\(plain.output)")
         #expect(!plain.output.contains("\u{1B}["))
+    }
+
+    @Test("L1, H4: locctl app-state moves a running app, --user names whose, and exits 4 for an app that is not there")
+    func appState() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let run = try daemon.app("com.ex.run")
+        defer { withExtendedLifetime(run) {} }
+        let moved = try locctl(["app-state", "com.ex.run", "background"], daemon)
+        #expect(moved.status == 0, "\(moved.errors)")
+        #expect(moved.output.isEmpty)
+        #expect(try locctl(["app", "com.ex.run"], daemon).output.contains("   State: background"))
+        let back = try locctl(["app-state", "com.ex.run", "foreground", "--user", "root"], daemon)
+        #expect(back.status == 0, "\(back.errors)")
+        #expect(try locctl(["app", "com.ex.run", "--user", "0"], daemon).output.contains("   State: foreground"))
+        let missing = try locctl(["app-state", "com.ex.nothing", "foreground"], daemon)
+        #expect(missing.status == 4)
+        #expect(missing.errors.hasPrefix("locctl: io.locd.Admin.NoSuchApp: "))
     }
 
     /// Runs locctl on a pseudo-terminal through `Scripts/pty_agent.py`, which types and waits as `steps` say.
