@@ -20,6 +20,10 @@ struct AgentCommand: ParsableCommand {
             timed out or no longer needed is withdrawn and the next one is shown. End of input or \
             Ctrl-C ends the agent with exit code 0.
 
+            The agent answers your own apps' prompts (SEMANTICS H7), as any user may. --all-users, for \
+            an administrator (a kiosk's agent), is offered every user's prompts instead; each prompt \
+            of another user's app names that user, and the answer is that user's app's alone.
+
             --answer OPTION answers every prompt at once, for demos: the option if the prompt offers \
             it, else the closest one it does (allowWhileUsing falls back to allow and keepWhileUsing, \
             deny to keepWhileUsing, changeToAlways to allowWhileUsing and allow; on the prompt that asks whether \
@@ -43,6 +47,9 @@ struct AgentCommand: ParsableCommand {
     )
     var precise: Switch?
 
+    @Flag(name: .long, help: "Answer every user's prompts, not only your own apps' (for administrators).")
+    var allUsers = false
+
     func validate() throws {
         if precise != nil && answer == nil {
             throw ValidationError("--precise goes with --answer; interactively, type \"precise\" or \"approximate\".")
@@ -54,7 +61,8 @@ struct AgentCommand: ParsableCommand {
         let stream = try connection.connect()
         let answerer = try connection.connect()
         do {
-            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", more: true))
+            let parameters: JSONObject = allUsers ? ["everyone": .bool(true)] : [:]
+            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
         } catch {
             throw CommandFailure.report(error)
         }
@@ -75,7 +83,13 @@ struct AgentCommand: ParsableCommand {
     ]
 
     /// A prompt as the agent shows it, separate so it can be tested on a fixed prompt.
-    static func render(_ prompt: JSONValue, style: Style = .plain) -> String {
+    /// - Parameter agentUser: the agent's own uid: a prompt of another user's app names that user (H7).
+    static func render(
+        _ prompt: JSONValue,
+        style: Style = .plain,
+        agentUser: UInt32? = nil,
+        userName: (UInt32) -> String? = Users.name(of:)
+    ) -> String {
         let app = prompt["appId"]?.stringValue ?? "?"
         let kind = prompt["kind"]?.stringValue ?? "?"
         let question =
@@ -87,6 +101,9 @@ struct AgentCommand: ParsableCommand {
             default: "asks about your location"
             }
         var out = style.paint("\(app) \(question)", .bold) + " (\(kind), prompt \(prompt["id"]?.stringValue ?? "?"))\n"
+        if let user = Users.uid(in: prompt), user != agentUser {
+            out += "  for user \(Users.describe(user, name: userName))\n"
+        }
         out += "  \"\(prompt["usageDescription"]?.stringValue ?? "")\"\n"
         if let key = prompt["purposeKey"]?.stringValue { out += "  purpose: \(key)\n" }
         let options = prompt["options"]?.arrayValue?.compactMap(\.stringValue) ?? []

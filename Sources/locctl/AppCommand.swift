@@ -8,7 +8,10 @@ struct AppCommand: ParsableCommand {
         commandName: "app",
         abstract: "Show one app: state, authorization, Settings label and sessions.",
         discussion: """
-            Exits 4 when locd knows no app with that id.
+            Every app is a user's app (SEMANTICS H1). Without --user this shows your own app of that \
+            id; where you have none, an administrator sees the installed app's entry of no user, with \
+            the users whose app of it locd keeps (locctl app ID --user NAME shows one). Exits 4 when \
+            locd knows no app with that id that you reach.
 
             With --json, prints that app's AppEntry object from io.locd.Admin.ListApps (the fields \
             locctl apps --json lists).
@@ -22,46 +25,91 @@ struct AppCommand: ParsableCommand {
     @Argument(help: "The app's id, as its manifest names it (com.example.maps).", completion: .none)
     var appID: String
 
+    @OptionGroup var who: UserOptions
+
     @Flag(name: .long, help: "Print the app's AppEntry as JSON, with its stable field names.")
     var json = false
 
     func run() throws {
-        let apps = try connection.call("io.locd.Admin.ListApps")
-        guard Self.entry(appID, in: apps) != nil else {
+        let user = try who.uid()
+        let client = try connection.connect()
+        let apps = try connection.call("io.locd.Admin.ListApps", on: client)
+        guard let app = Self.entry(appID, user: user, own: Users.current, in: apps) else {
+            let whose = user.map { " of user \(Users.describe($0))" } ?? ""
             throw CommandFailure.notFound(
                 "io.locd.Admin.NoSuchApp",
-                "locd knows no app \(appID); locctl apps lists them, and a manifest in apps.d adds one."
+                "locd knows no app \(appID)\(whose) that you reach; locctl apps lists them, and a manifest in "
+                    + "apps.d adds one."
             )
         }
-        let sessions = json ? [:] : try connection.call("io.locd.Admin.ListSessions", ["appId": .string(appID)])
-        let text = Self.output(appID, apps: apps, sessions: sessions, json: json, style: .standardOutput)
+        var sessions: JSONObject = [:]
+        if !json && (app["sessions"]?.intValue ?? 0) > 0 {
+            var parameters: JSONObject = ["appId": .string(appID)]
+            if let owner = Users.uid(in: app) { parameters["user"] = .int(Int64(owner)) }
+            sessions = try connection.call("io.locd.Admin.ListSessions", parameters, on: client)
+        }
+        let text = Self.output(
+            appID,
+            apps: apps,
+            sessions: sessions,
+            json: json,
+            user: user,
+            own: Users.current,
+            style: .standardOutput
+        )
         print(text ?? "", terminator: "")
     }
 
-    /// The app's entry in an `Admin.ListApps` reply.
-    static func entry(_ appID: String, in reply: JSONObject) -> JSONValue? {
-        reply["apps"]?.arrayValue?.first { $0["appId"]?.stringValue == appID }
+    /// The app's entry in an `Admin.ListApps` reply: `user`'s app where a user is named; else the caller's own
+    /// (`own`), else the installed app's entry of no user, else the first listed (H1, H2).
+    static func entry(_ appID: String, user: UInt32? = nil, own: UInt32? = nil, in reply: JSONObject) -> JSONValue? {
+        let listed = reply["apps"]?.arrayValue?.filter { $0["appId"]?.stringValue == appID } ?? []
+        if let user { return listed.first { AppsCommand.uid(of: $0) == user } }
+        if let own, let mine = listed.first(where: { AppsCommand.uid(of: $0) == own }) { return mine }
+        return listed.first { AppsCommand.uid(of: $0) == nil } ?? listed.first
     }
 
     /// What the command prints for the replies of `Admin.ListApps` and the app's `Admin.ListSessions`;
     /// `nil` when the app is not listed.
+    /// - Parameters:
+    ///   - user: the user `--user` names.
+    ///   - own: the caller's uid, whose app is shown where no user is named.
     static func output(
         _ appID: String,
         apps: JSONObject,
         sessions: JSONObject,
         json: Bool,
+        user: UInt32? = nil,
+        own: UInt32? = nil,
         style: Style = .plain,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String? {
-        guard let app = entry(appID, in: apps) else { return nil }
+        guard let app = entry(appID, user: user, own: own, in: apps) else { return nil }
         if json { return JSONOutput.line(app) + "\n" }
-        return render(app, sessions: sessions["sessions"] ?? .array([]), style: style, userName: userName)
+        // The users whose app of this id locd keeps, shown beside an installed app's entry of no user.
+        let users: [UInt32] =
+            AppsCommand.uid(of: app) == nil && app["ownerUnknown"] == nil
+            ? (apps["apps"]?.arrayValue ?? []).filter { $0["appId"]?.stringValue == appID }.compactMap(AppsCommand.uid)
+            : []
+        // The app's own sessions: an entry of no user lists those of no user (H3 keeps some there), not its users'.
+        let held = (sessions["sessions"]?.arrayValue ?? []).filter {
+            $0["appId"]?.stringValue == appID && Users.uid(in: $0) == Users.uid(in: app)
+        }
+        return render(
+            app,
+            sessions: .array(held),
+            users: users,
+            style: style,
+            userName: userName
+        )
     }
 
     /// The human rendering, separate so it can be tested on fixed replies.
+    /// - Parameter users: for an installed app's entry of no user, the users whose app of it locd keeps.
     static func render(
         _ app: JSONValue,
         sessions: JSONValue,
+        users: [UInt32] = [],
         style: Style = .plain,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
@@ -77,14 +125,26 @@ struct AppCommand: ParsableCommand {
         }
         var fields = Fields()
         fields.add("Manifest", app["manifest"]?.stringValue ?? "?")
-        // F20: who made an app with no manifest of its own.
-        if app["owner"] != nil || app["ownerUnknown"] != nil {
-            fields.add("User", AppsCommand.user(app, userName: userName))
+        // H1: whose app it is; F20: who made an app with no manifest of its own, where locd knows.
+        if let uid = AppsCommand.uid(of: app) {
+            fields.add("User", Users.describe(uid, name: userName))
+        } else if app["ownerUnknown"]?.boolValue == true {
+            fields.add("User", "unknown")
+        }
+        if !users.isEmpty {
+            fields.add("Users", users.map { Users.describe($0, name: userName) }.joined(separator: ", "))
         }
         fields.add("State", "\(state) (\(inUse))")
         fields.add("Status", style.paint(status, .of(status)) + qualifiers(authorization))
         fields.add("Settings", style.paint(label, .of(label)))
         fields.add("Accuracy", accuracy(authorization))
+        let policy = AppsCommand.policyWords(app["policy"])
+        if !policy.isEmpty {
+            fields.add(
+                "Policy",
+                style.paint(policy.joined(separator: ", "), .yellow) + " (an administrator's, for every user)"
+            )
+        }
         fields.add("Clients", String(app["clients"]?.intValue ?? 0))
         fields.add("Sessions", String(app["sessions"]?.intValue ?? 0))
         var out = style.paint(app["appId"]?.stringValue ?? "?", .bold) + "\n" + fields.render()

@@ -2,23 +2,30 @@ import ArgumentParser
 import JSON
 import Varlink
 
-/// `locctl apps`: every app locd knows, with its authorization status beside its Settings label (A2).
+/// `locctl apps`: every app the caller reaches, with its authorization status beside its Settings label (A2).
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "List the apps locd knows, their state and authorization.",
         discussion: """
-            One line per app: its id, lifecycle state (notRunning, foreground, background, \
-            terminated), whether it is in use, its authorization status and, beside it, the label a \
-            Settings screen shows for it (SEMANTICS A2), its accuracy, its sessions and clients, and, \
-            for an app with no manifest of its own, the user whose process made it (SEMANTICS F20: \
-            "unknown" when locd does not know; "-" for an app with a manifest of its own).
+            One line per app: its id, the user whose app it is, its lifecycle state (notRunning, \
+            foreground, background, terminated), whether it is in use, its authorization status and, \
+            beside it, the label a Settings screen shows for it (SEMANTICS A2), its accuracy, its \
+            sessions and clients, and the administrator's setting of the app for every user (H5: \
+            "whileUsing max" is the loosest setting a user may choose, "approximate" no precise \
+            locations; "-" where there is none).
 
-            --user NAME|UID lists only the apps that user made; locctl forget --user forgets them.
+            Every app is a user's app (SEMANTICS H1): USER is its user's name, or the uid where no \
+            name resolves. An administrator sees every user's apps, and each installed app's entry of \
+            no user ("-"), which holds its manifest; anyone else sees only their own apps. An app kept \
+            with no user and no manifest of its own whose maker is not known shows "unknown".
+
+            --user NAME|UID lists only that user's apps.
 
             With --json, prints the apps array of io.locd.Admin.ListApps (AppEntry fields: appId, \
             manifest, state, inUse, usingLocationInBackground, authorization{status, accuracy, \
-            provisional, oneTime, temporaryFullAccuracy, settingsLabel}, clients, sessions, and owner \
+            provisional, oneTime, temporaryFullAccuracy, settingsLabel}, clients, sessions, user (a \
+            uid; absent for an installed app's entry of no user), policy{setting, precise}, and owner \
             (a uid) or ownerUnknown for an app with no manifest of its own).
 
             Example: locctl apps --user nobody
@@ -28,38 +35,65 @@ struct AppsCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(name: .long, help: "List only the apps this user (a name or a uid) made.", completion: .none)
+    @Option(name: .long, help: "List only this user's apps (a name or a uid).", completion: .none)
     var user: String?
 
     func run() throws {
-        let owner = try user.map(Users.resolve)
+        let uid = try user.map(Users.resolve)
         let reply = try connection.call("io.locd.Admin.ListApps")
-        print(Self.output(reply, options: output, owner: owner, style: .standardOutput), terminator: "")
+        print(Self.output(reply, options: output, user: uid, style: .standardOutput), terminator: "")
     }
 
     /// What the command prints for an `Admin.ListApps` reply.
     /// - Parameters:
-    ///   - owner: list only the apps this uid made.
+    ///   - user: list only this uid's apps.
     ///   - userName: the name of a uid, where the system knows one.
     static func output(
         _ reply: JSONObject,
         options: OutputOptions,
-        owner: UInt32? = nil,
+        user: UInt32? = nil,
         style: Style = .plain,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
         var apps = reply["apps"] ?? .array([])
-        if let owner {
-            apps = .array((apps.arrayValue ?? []).filter { $0["owner"]?.intValue == Int64(owner) })
+        if let user {
+            apps = .array((apps.arrayValue ?? []).filter { uid(of: $0) == user })
         }
         return options.json
             ? JSONOutput.line(apps) + "\n" : render(apps, style: style, legend: !options.noLegend, userName: userName)
     }
 
-    /// The USER cell of an app: who made an app with no manifest of its own (F20).
+    /// The uid whose app this is (H1): its `user`; for an app of no user, the `owner` that made it, which a locd
+    /// from before H1 gave alone (F20).
+    static func uid(of app: JSONValue) -> UInt32? {
+        Users.uid(in: app) ?? Users.uid(in: app, key: "owner")
+    }
+
+    /// The USER cell of an app: its user; "unknown" for an app with no manifest of its own whose maker is not
+    /// known (F20); "-" for an installed app's entry of no user (H2).
     static func user(_ app: JSONValue, userName: (UInt32) -> String?) -> String {
-        if let uid = app["owner"]?.intValue, let owner = UInt32(exactly: uid) { return userName(owner) ?? String(uid) }
+        if let uid = uid(of: app) { return Users.label(uid, name: userName) }
         return app["ownerUnknown"]?.boolValue == true ? "unknown" : "-"
+    }
+
+    /// The POLICY cell of an app: the administrator's setting for every user (H5), "whileUsing max, approximate",
+    /// or "-".
+    static func policy(_ app: JSONValue) -> String {
+        let words = policyWords(app["policy"])
+        return words.isEmpty ? "-" : words.joined(separator: ", ")
+    }
+
+    /// What an administrator's setting for every user holds: the loosest setting a user may choose, and whether
+    /// locations are approximate for every user (or precise, as the administrator set it).
+    static func policyWords(_ policy: JSONValue?) -> [String] {
+        var words: [String] = []
+        if let setting = policy?["setting"]?.stringValue { words.append("\(setting) max") }
+        switch policy?["precise"]?.boolValue {
+        case false?: words.append("approximate")
+        case true?: words.append("precise")
+        case nil: break
+        }
+        return words
     }
 
     /// The table, separate so it can be tested on a fixed reply.
@@ -70,7 +104,9 @@ struct AppsCommand: ParsableCommand {
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
         var table = Table(
-            headers: ["APP", "STATE", "IN USE", "STATUS", "SETTING", "ACCURACY", "SESSIONS", "CLIENTS", "USER"]
+            headers: [
+                "APP", "USER", "STATE", "IN USE", "STATUS", "SETTING", "ACCURACY", "SESSIONS", "CLIENTS", "POLICY",
+            ]
         )
         let entries = apps.arrayValue ?? []
         for app in entries {
@@ -80,8 +116,10 @@ struct AppsCommand: ParsableCommand {
             let inUse =
                 app["inUse"]?.boolValue == true
                 ? (app["usingLocationInBackground"]?.boolValue == true ? "background" : "yes") : "no"
+            let policy = policy(app)
             table.rows.append([
                 Table.Cell(app["appId"]?.stringValue ?? "?"),
+                Table.Cell(user(app, userName: userName)),
                 Table.Cell(app["state"]?.stringValue ?? "?"),
                 Table.Cell(inUse, inUse == "no" ? nil : .green),
                 Table.Cell(status + AppCommand.qualifiers(authorization), .of(status)),
@@ -89,7 +127,7 @@ struct AppsCommand: ParsableCommand {
                 Table.Cell(AppCommand.accuracy(authorization)),
                 Table.Cell(String(app["sessions"]?.intValue ?? 0)),
                 Table.Cell(String(app["clients"]?.intValue ?? 0)),
-                Table.Cell(user(app, userName: userName)),
+                Table.Cell(policy, policy == "-" ? nil : .yellow),
             ])
         }
         let count = entries.count

@@ -39,12 +39,28 @@ struct ConnectionOptions: ParsableArguments {
 
     /// Connects and calls one method, turning failures into a printed error and the exit code they mean.
     func call(_ method: String, _ parameters: JSONObject = [:]) throws -> JSONObject {
-        let client = try connect()
+        try call(method, parameters, on: try connect())
+    }
+
+    /// Calls one method on a connection already open, for a command that makes several calls.
+    func call(_ method: String, _ parameters: JSONObject = [:], on client: VarlinkClient) throws -> JSONObject {
         do {
             return try client.call(method, parameters)
         } catch {
             throw CommandFailure.report(error)
         }
+    }
+
+    /// Whether the caller may administer locd (SEMANTICS I3), as `Admin.Status` says on `client`: what a command
+    /// tells its user depends on it (an ordinary user's `services off` is their own switch, H6).
+    func isAdministrator(on client: VarlinkClient) throws -> Bool {
+        Self.isAdministrator(try call("io.locd.Admin.Status", on: client))
+    }
+
+    /// `administrator` of an `Admin.Status` reply; a locd that does not say is one from before H4, where every
+    /// caller of `io.locd.Admin` administered.
+    static func isAdministrator(_ status: JSONObject) -> Bool {
+        status["status"]?["administrator"]?.boolValue ?? true
     }
 }
 

@@ -25,6 +25,13 @@ struct Locctl: ParsableCommand {
             header and footer of tables. --socket, --json and --no-legend may come before the command \
             or after it, as systemctl's options do.
 
+            Every local user may run locctl (SEMANTICS H4). An ordinary user sees and changes their own \
+            apps (apps, app, sessions, session, watch, auth, app-state, agent) and turns location \
+            services off or on for themselves (services). An administrator (root, locd's user or a \
+            member of locd's admin group) sees every user's apps, names one user's with --user \
+            NAME|UID, sets an app for every user (auth without --user), turns location services off \
+            for the machine, and alone may run reload, forget, location-button and agent --all-users.
+
             Shell completions: locctl --generate-completion-script bash|zsh|fish.
             """,
         version: "0.1.0",
@@ -36,6 +43,7 @@ struct Locctl: ParsableCommand {
             SessionCommand.self,
             WatchCommand.self,
             AuthCommand.self,
+            AppStateCommand.self,
             ServicesCommand.self,
             LocationButtonCommand.self,
             ForgetCommand.self,

@@ -54,7 +54,7 @@ struct PromptAgent {
     private mutating func showNextIfIdle() {
         guard shown == nil, let next = queue.first else { return }
         shown = next
-        print(AgentCommand.render(next, style: style), terminator: "")
+        print(AgentCommand.render(next, style: style, agentUser: Users.current), terminator: "")
         if let automatic {
             guard let choice = PromptChoice.automatic(automatic.rawValue, precise: precise, for: next) else {
                 printLine("  none of these options is like \(automatic.rawValue); leaving the prompt to another agent")

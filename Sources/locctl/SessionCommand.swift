@@ -8,7 +8,9 @@ struct SessionCommand: ParsableCommand {
         commandName: "session",
         abstract: "Show one session: app, kind, requirement, state, diagnostics, deadline.",
         discussion: """
-            Exits 4 when no session has that id (locctl sessions lists them).
+            Shows the user whose app holds it (SEMANTICS H1). Exits 4 when no session you reach has \
+            that id (locctl sessions lists them): an administrator reaches every user's, anyone else \
+            their own apps' sessions.
 
             With --json, prints that session's Session object from io.locd.Admin.ListSessions (the \
             fields locctl sessions --json lists).
@@ -37,18 +39,30 @@ struct SessionCommand: ParsableCommand {
     }
 
     /// What the command prints for an `Admin.ListSessions` reply; `nil` when the session is not in it.
-    static func output(_ sessionID: String, sessions: JSONObject, json: Bool, style: Style = .plain) -> String? {
+    static func output(
+        _ sessionID: String,
+        sessions: JSONObject,
+        json: Bool,
+        style: Style = .plain,
+        userName: (UInt32) -> String? = Users.name(of:)
+    ) -> String? {
         guard let session = sessions["sessions"]?.arrayValue?.first(where: { $0["id"]?.stringValue == sessionID })
         else { return nil }
-        return json ? JSONOutput.line(session) + "\n" : render(session, style: style)
+        return json ? JSONOutput.line(session) + "\n" : render(session, style: style, userName: userName)
     }
 
     /// The human rendering, separate so it can be tested on a fixed reply.
-    static func render(_ session: JSONValue, style: Style = .plain) -> String {
+    static func render(
+        _ session: JSONValue,
+        style: Style = .plain,
+        userName: (UInt32) -> String? = Users.name(of:)
+    ) -> String {
         let state = session["state"]?.stringValue ?? "?"
         let flags = Self.flags(session)
         var fields = Fields()
         fields.add("App", session["appId"]?.stringValue ?? "?")
+        // H1: the user whose app holds it.
+        if let user = Users.uid(in: session) { fields.add("User", Users.describe(user, name: userName)) }
         fields.add("Kind", session["kind"]?.stringValue ?? "?")
         fields.add("Requirement", session["authorization"]?.stringValue ?? "?")
         if let key = session["fullAccuracyPurposeKey"]?.stringValue {

@@ -9,6 +9,15 @@ enum AuthorizationSetting: String, CaseIterable, ExpressibleByArgument, Sendable
     case whileUsing = "while-using"
     case always
 
+    /// A command-line word, or the wire name `locctl apps` prints in its SETTING column (`askNextTime`,
+    /// `whileUsing`), so that what one command prints another takes.
+    init?(argument: String) {
+        guard let setting = Self(rawValue: argument) ?? Self.allCases.first(where: { $0.wireName == argument }) else {
+            return nil
+        }
+        self = setting
+    }
+
     var wireName: String {
         switch self {
         case .never: "never"

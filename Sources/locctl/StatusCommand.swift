@@ -12,13 +12,20 @@ struct StatusCommand: ParsableCommand {
             Prints the version, uptime, the location-services switch, the provider and its last fix, \
             the store's health, the counts of apps, clients, agents, sessions (and how many linger) \
             and pending prompts, and the apps using location now and in the background (the \
-            status-bar and Control Centre list). With several providers, each one's state, its             newest fix and whether it is fresh, and which one supplied the last fix.
+            status-bar and Control Centre list). With several providers, each one's state, its \
+            newest fix and whether it is fresh, and which one supplied the last fix.
+
+            An administrator sees all of this for the machine. Anyone else (SEMANTICS H4) sees the \
+            machine's switch and their own ("on (off for you)" after locctl services off), their own \
+            apps using location, the machine's counts only in aggregate, and the providers without \
+            their source or the place of their last fix.
 
             With --json, prints the DaemonStatus object of io.locd.Admin.Status (fields: version, \
             pid, uptimeSeconds, locationServicesEnabled, provider{name, running, hasFix, lastFix}, \
             storeHealthy, apps, clients, sessions, lingeringSessions, pendingPrompts, agents, \
             appsUsingLocation, appsUsingLocationInBackground, providers[{name, kind, running, \
-            hasFix, lastFix, state, source, lastError, …}], lastFixFrom).
+            hasFix, lastFix, state, source, lastError, …}], lastFixFrom, administrator, and \
+            locationServicesEnabledForUser for a caller who does not administer).
 
             Example: locctl status
             """
@@ -88,9 +95,9 @@ struct StatusCommand: ParsableCommand {
         let store =
             status["storeHealthy"]?.boolValue == true
             ? painted("healthy") : style.paint("FAILING, serving from memory and retrying", .red)
-        let services = status["locationServicesEnabled"]?.boolValue == true ? "on" : "off"
+        let administrator = status["administrator"]?.boolValue ?? true
         var fields = Fields()
-        fields.add("Location services", painted(services))
+        fields.add("Location services", services(status, style: style))
         fields.add(
             "Provider",
             "\(provider?["name"]?.stringValue ?? "?") (\(providerParts.joined(separator: ", ")))\(source)"
@@ -117,10 +124,25 @@ struct StatusCommand: ParsableCommand {
         fields.add("Apps", "\(int("apps"))    clients \(int("clients"))    agents \(int("agents"))")
         fields.add("Sessions", "\(int("sessions")) (\(int("lingeringSessions")) lingering)")
         fields.add("Pending prompts", "\(int("pendingPrompts"))")
-        fields.add("Using location", list("appsUsingLocation"))
+        // H4: an ordinary user's list is of their own apps.
+        fields.add(administrator ? "Using location" : "Your apps using location", list("appsUsingLocation"))
         fields.add("In the background", list("appsUsingLocationInBackground"))
         let pid = int("pid")
         return "locd \(status["version"]?.stringValue ?? "?") (pid \(pid)), up \(uptime)\n" + fields.render()
+    }
+
+    /// The machine's switch (A4) and, for a caller who does not administer, their own (H6): "on", "off", "on (off
+    /// for you)", "off (for the machine)".
+    static func services(_ status: JSONValue, style: Style = .plain) -> String {
+        let machine = status["locationServicesEnabled"]?.boolValue == true
+        let word = machine ? "on" : "off"
+        let text = style.paint(word, .of(word))
+        switch (machine, status["locationServicesEnabledForUser"]?.boolValue) {
+        case (_, nil), (true, true?): return text
+        case (true, false?): return text + " (" + style.paint("off for you", .red) + ")"
+        case (false, true?): return text + " (for the machine)"
+        case (false, false?): return text + " (for the machine, and for you)"
+        }
     }
 
     /// With several providers (U16): one line for each, its state, its newest fix and whether it is fresh, and

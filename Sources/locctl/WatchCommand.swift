@@ -15,11 +15,16 @@ struct WatchCommand: ParsableCommand {
         discussion: """
             Each line is the event's local time, kind (sessionCreated, sessionChanged, sessionEnded, \
             appStateChanged, authorizationChanged, promptRaised, promptResolved, servicesChanged), \
-            app, session ("-" where the event has none) and detail. Ctrl-C ends it with exit code 0; \
-            locd going away ends it with exit code 1.
+            app with the user whose app it is (com.example.maps[alice], SEMANTICS H1), session ("-" \
+            where the event has none) and detail. Ctrl-C ends it with exit code 0; locd going away ends it with \
+            exit code 1.
+
+            An administrator follows every user's apps; anyone else their own apps' events and those \
+            of no app (the machine's switch, the providers) (SEMANTICS H4).
 
             With --json, prints each Event object of io.locd.Admin.Watch on its own line (fields: \
-            kind, appId, sessionId, detail, timestamp as Unix seconds; absent ones are left out).
+            kind, appId, sessionId, detail, timestamp as Unix seconds, user as a uid; absent ones are \
+            left out).
 
             Example: locctl watch --json | jq .kind
             """
@@ -57,18 +62,27 @@ struct WatchCommand: ParsableCommand {
         _ reply: JSONObject,
         json: Bool,
         style: Style = .plain,
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        userName: (UInt32) -> String? = Users.name(of:)
     ) -> String? {
         guard let event = reply["event"] else { return nil }
-        return json ? JSONOutput.line(event) : render(event, style: style, timeZone: timeZone)
+        return json
+            ? JSONOutput.line(event) : render(event, style: style, timeZone: timeZone, userName: userName)
     }
 
     /// One event as one line, separate so it can be tested on a fixed event.
-    static func render(_ event: JSONValue, style: Style = .plain, timeZone: TimeZone = .current) -> String {
+    static func render(
+        _ event: JSONValue,
+        style: Style = .plain,
+        timeZone: TimeZone = .current,
+        userName: (UInt32) -> String? = Users.name(of:)
+    ) -> String {
         let time = TimeFormat.clock(event["timestamp"]?.doubleValue ?? .nan, in: timeZone)
         let kind = event["kind"]?.stringValue ?? "?"
         let padding = String(repeating: " ", count: max(0, 20 - kind.count))
-        let app = event["appId"]?.stringValue ?? "-"
+        // H1: "com.example.maps[alice]", the app of that user.
+        let user = Users.uid(in: event).map { "[\(Users.label($0, name: userName))]" } ?? ""
+        let app = (event["appId"]?.stringValue ?? "-") + user
         let session = event["sessionId"]?.stringValue ?? "-"
         let detail = event["detail"]?.stringValue ?? ""
         return "\(style.paint(time, .dim)) \(style.paint(kind, .bold))\(padding) \(app) \(session) \(detail)"

@@ -114,27 +114,39 @@ struct LocctlTests {
         let table = try locctl(["apps", "--no-legend"], daemon)
         #expect(table.status == 0, "\(table.errors)")
         let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.count == 3)
+        // H1, H2: each installed app's entry of no user, and root's app of com.ex.run, made by its Hello.
+        #expect(rows.count == 4)
+        // The administrator's never is the setting of every user's com.ex.maps, and its ceiling (H5).
         let maps = try #require(rows.first { $0.first == "com.ex.maps" })
-        #expect(maps == ["com.ex.maps", "notRunning", "no", "denied", "never", "full", "0", "0", "-"])
-        let running = try #require(rows.first { $0.first == "com.ex.run" })
-        #expect(running == ["com.ex.run", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1", "-"])
+        #expect(maps == ["com.ex.maps", "-", "notRunning", "no", "denied", "never", "full", "0", "0", "never", "max"])
+        let installed = try #require(rows.first { $0.first == "com.ex.run" && $0.dropFirst().first == "-" })
+        #expect(
+            installed == ["com.ex.run", "-", "notRunning", "no", "notDetermined", "askNextTime", "full", "0", "0", "-"]
+        )
+        let running = try #require(rows.first { $0.first == "com.ex.run" && $0.dropFirst().first == "root" })
+        #expect(
+            running == [
+                "com.ex.run", "root", "foreground", "yes", "notDetermined", "askNextTime", "full", "1", "1", "-",
+            ]
+        )
 
         let legend = try locctl(["apps"], daemon)
         #expect(legend.output.hasPrefix("APP "))
-        #expect(legend.output.hasSuffix("\n3 apps listed.\n"))
+        #expect(legend.output.hasSuffix("\n4 apps listed.\n"))
 
         let json = try locctl(["apps", "--json"], daemon)
         let listed = try admin.call("io.locd.Admin.ListApps")["apps"]
         #expect(JSONValue.parse(Array(json.output.utf8)) == listed)
 
+        // The caller's own app of that id: root's, which is running.
         let one = try locctl(["app", "com.ex.run"], daemon)
         #expect(one.status == 0)
         #expect(one.output.hasPrefix("com.ex.run\n"))
+        #expect(one.output.contains("    User: root (0)\n"))
         #expect(one.output.contains("   State: foreground (in use)\n"))
         #expect(one.output.contains("  Status: notDetermined\n"))
         #expect(one.output.contains("Settings: askNextTime\n"))
-        #expect(one.output.contains(" com.ex.run  explicit  whenInUse "))
+        #expect(one.output.contains(" com.ex.run  root  explicit  whenInUse "))
 
         let entry = try locctl(["app", "com.ex.maps", "--json"], daemon)
         let object = try #require(JSONValue.parse(Array(entry.output.utf8)))
@@ -168,7 +180,7 @@ struct LocctlTests {
         let lines = table.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
         let lingering = try #require(lines.first { $0.hasPrefix(id + " ") })
-        #expect(lingering.contains(" com.ex.maps  explicit  always "))
+        #expect(lingering.contains(" com.ex.maps  root  explicit  always "))
         #expect(lingering.contains(" lingering "))
         #expect(lingering.range(of: #" in [1-4]\d\.\d s "#, options: .regularExpression) != nil, "\(lingering)")
         let other = try #require(lines.first { $0.hasPrefix(pending + " ") })
@@ -227,9 +239,14 @@ struct LocctlTests {
     func control() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
+        // An administrator's setting names no user: it is every user's (H5).
         let always = try locctl(["auth", "com.ex.maps", "always"], daemon)
         #expect(always.status == 0, "\(always.errors)")
-        #expect(always.output == "com.ex.maps: authorizedAlways, Settings always, accuracy full\n")
+        #expect(
+            always.output
+                == "com.ex.maps: authorizedAlways, Settings always, accuracy full\n"
+                + "  for every user; users may choose only a stricter setting\n"
+        )
 
         let approximate = try locctl(["auth", "com.ex.maps", "--precise", "off", "--json"], daemon)
         let record = try #require(JSONValue.parse(Array(approximate.output.utf8)))
@@ -294,13 +311,14 @@ struct LocctlTests {
         let id = try #require(
             try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")]).sessionID
         )
+        // H1: the app is root's, which the line names beside it.
         let created = watch.line(within: 10) { $0.contains("sessionCreated") }
         #expect(
-            created?.hasSuffix(" sessionCreated       com.ex.maps \(id) explicit whenInUse") == true,
+            created?.hasSuffix(" sessionCreated       com.ex.maps[root] \(id) explicit whenInUse") == true,
             "\(watch.transcript)"
         )
         let prompt = watch.line(within: 10) { $0.contains("promptRaised") }
-        #expect(prompt?.contains(" com.ex.maps - p") == true, "\(watch.transcript)")
+        #expect(prompt?.contains(" com.ex.maps[root] - p") == true, "\(watch.transcript)")
         #expect(watch.stop(with: SIGINT) == 0)
     }
 
@@ -443,6 +461,266 @@ struct LocctlTests {
         let plain = try runOnTerminal([["expect", "Location services: on\r\n"]], ["status"], daemon, noColor: true)
         #expect(plain.status == 0, "\(plain.output)")
         #expect(!plain.output.contains("\u{1B}["))
+    }
+
+    @Test("L1, H4: locctl app-state moves a running app, --user names whose, and exits 4 for an app that is not there")
+    func appState() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let run = try daemon.app("com.ex.run")
+        defer { withExtendedLifetime(run) {} }
+        let moved = try locctl(["app-state", "com.ex.run", "background"], daemon)
+        #expect(moved.status == 0, "\(moved.errors)")
+        #expect(moved.output.isEmpty)
+        #expect(try locctl(["app", "com.ex.run"], daemon).output.contains("   State: background"))
+        let back = try locctl(["app-state", "com.ex.run", "foreground", "--user", "root"], daemon)
+        #expect(back.status == 0, "\(back.errors)")
+        #expect(try locctl(["app", "com.ex.run", "--user", "0"], daemon).output.contains("   State: foreground"))
+        let missing = try locctl(["app-state", "com.ex.nothing", "foreground"], daemon)
+        #expect(missing.status == 4)
+        #expect(missing.errors.hasPrefix("locctl: io.locd.Admin.NoSuchApp: "))
+    }
+
+    // MARK: An ordinary user (SEMANTICS §15), run as nobody through setpriv.
+
+    /// `locctl` run as nobody, who may not administer (I3: the test daemon's admin group is root).
+    private func asNobody(_ arguments: [String], _ daemon: DaemonProcess) throws -> LocctlBinary.Result {
+        try LocctlBinary.run(arguments, socket: daemon.socketPath, as: LocctlBinary.nobody)
+    }
+
+    /// Nobody's com.ex.maps says Hello and opens a session, which raises its prompt; the process stays while
+    /// `person` does, so the prompt stays raised.
+    private func openNobodysMaps(_ person: Person) throws {
+        let hello = try person.call(1, "io.locd.App.Hello", ["appId": .string("com.ex.maps")])
+        #expect(hello.error == nil, "\(hello)")
+        let session = try person.call(1, "io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(session.error == nil, "\(session)")
+    }
+
+    @Test(
+        "H4: an ordinary user's locctl apps lists only their own apps, and locctl auth sets their own app alone",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func ordinaryUserOwnApps() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let maps = try daemon.app("com.ex.maps")  // Root's app, running while the test does.
+        defer { withExtendedLifetime(maps) {} }
+
+        // H2: setting an installed app makes the user's app of it, before the app first asks.
+        let set = try asNobody(["auth", "com.ex.run", "whileUsing"], daemon)
+        #expect(set.status == 0, "\(set.errors)")
+        #expect(set.output == "com.ex.run: authorizedWhenInUse, Settings whileUsing, accuracy full\n")
+
+        let table = try asNobody(["apps", "--no-legend"], daemon)
+        #expect(table.status == 0, "\(table.errors)")
+        let rows = table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(
+            rows == [
+                [
+                    "com.ex.run", "nobody", "notRunning", "no", "authorizedWhenInUse", "whileUsing", "full", "0", "0",
+                    "-",
+                ]
+            ]
+        )
+        let json = try asNobody(["apps", "--json"], daemon)
+        let listed = try #require(JSONValue.parse(Array(json.output.utf8))?.arrayValue)
+        #expect(listed.map { $0["user"] } == [.int(Int64(LocctlBinary.nobody))])
+
+        // Root's apps and the installed entries are untouched, and the administrator sees nobody's app beside them.
+        let admin = try daemon.connect()
+        let apps = try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        let run = apps.filter { $0["appId"] == .string("com.ex.run") }
+        #expect(run.count == 2)
+        #expect(run.first { $0["user"] == nil }?["authorization"]?["settingsLabel"] == .string("askNextTime"))
+        #expect(run.first { $0["user"] == .int(65534) }?["authorization"]?["settingsLabel"] == .string("whileUsing"))
+        let everyone = try locctl(["apps", "--user", "nobody", "--no-legend"], daemon)
+        #expect(everyone.output.split(separator: "\n").count == 1, "\(everyone.output)")
+        #expect(everyone.output.hasPrefix("com.ex.run  nobody  "))
+
+        // Another user's app is no app of theirs (H4: NoSuchApp, as an app that does not exist).
+        let rootsApp = try asNobody(["app", "com.ex.maps"], daemon)
+        #expect(rootsApp.status == 4, "\(rootsApp.output)")
+        let sessions = try asNobody(["sessions", "--no-legend"], daemon)
+        #expect(sessions.status == 0 && sessions.output.isEmpty, "\(sessions.output)\(sessions.errors)")
+    }
+
+    @Test(
+        "H4: locctl auth --user root, sessions --user root and location-button by an ordinary user are refused with locd's PermissionDenied message",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func ordinaryUserNamesNoOneElse() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let naming =
+            "locctl: org.varlink.service.PermissionDenied: only an administrator may name another user's "
+            + "apps: leave out the user to reach your own\n"
+        for arguments in [["auth", "com.ex.maps", "never", "--user", "root"], ["sessions", "--user", "root"]] {
+            let refused = try asNobody(arguments, daemon)
+            #expect(refused.status == 1, "\(arguments)")
+            #expect(refused.errors == naming, "\(arguments)")
+            #expect(refused.output.isEmpty, "\(arguments)")
+        }
+        // Naming oneself is naming one's own apps.
+        let own = try asNobody(["auth", "com.ex.maps", "never", "--user", "nobody"], daemon)
+        #expect(own.status == 0, "\(own.errors)")
+        #expect(own.output.hasPrefix("com.ex.maps of user nobody (65534): denied, Settings never"))
+
+        let button = try asNobody(["location-button", "com.ex.maps"], daemon)
+        #expect(button.status == 1)
+        #expect(
+            button.errors.hasPrefix(
+                "locctl: org.varlink.service.PermissionDenied: io.locd.Admin.LocationButton is for "
+            ),
+            "\(button.errors)"
+        )
+        let kiosk = try asNobody(["agent", "--all-users", "--answer", "deny"], daemon)
+        #expect(kiosk.status == 1)
+        #expect(
+            kiosk.errors.hasPrefix(
+                "locctl: org.varlink.service.PermissionDenied: io.locd.Admin.Prompts(everyone) is for "
+            ),
+            "\(kiosk.errors)"
+        )
+        // Root's own app was never touched.
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        #expect(!apps.contains { $0["user"] == .int(0) })
+    }
+
+    @Test(
+        "H5: an administrator's locctl auth is every user's setting and ceiling; an ordinary user may choose only a stricter one",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func policyCeiling() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let policy = try locctl(["auth", "com.ex.maps", "while-using", "--precise", "off"], daemon)
+        #expect(policy.status == 0, "\(policy.errors)")
+        #expect(policy.output.hasSuffix("\n  for every user; users may choose only a stricter setting\n"))
+
+        let looser = try asNobody(["auth", "com.ex.maps", "always"], daemon)
+        #expect(looser.status == 1)
+        #expect(
+            looser.errors
+                == "locctl: org.varlink.service.PermissionDenied: an administrator set com.ex.maps for every user (at "
+                + "most whileUsing, approximate locations only): choose a stricter setting, or ask an administrator\n"
+        )
+        let stricter = try asNobody(["auth", "com.ex.maps", "never"], daemon)
+        #expect(stricter.status == 0, "\(stricter.errors)")
+        #expect(stricter.output == "com.ex.maps: denied, Settings never, accuracy reduced\n")
+
+        let table = try locctl(["apps", "--no-legend"], daemon)
+        let maps = table.output.split(separator: "\n").filter { $0.hasPrefix("com.ex.maps ") }
+        #expect(maps.count == 2, "the entry of no user and nobody's app: \(table.output)")
+        #expect(maps.allSatisfy { $0.hasSuffix("  whileUsing max, approximate") }, "\(table.output)")
+    }
+
+    @Test(
+        "H6: an ordinary user's locctl services off turns location off for them alone, and says so",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func ordinaryUserServices() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let off = try asNobody(["services", "off"], daemon)
+        #expect(off.status == 0, "\(off.errors)")
+        #expect(
+            off.output == "Location services are off for you only; an administrator turns them off for the machine.\n"
+        )
+        let theirs = try asNobody(["status"], daemon)
+        #expect(theirs.output.contains(" Location services: on (off for you)\n"), "\(theirs.output)")
+        let mine = try locctl(["status"], daemon)
+        #expect(mine.output.contains("   Location services: on\n"), "\(mine.output)")
+        let status = try daemon.connect().call("io.locd.Admin.Status")["status"]
+        #expect(status?["locationServicesEnabled"] == .bool(true))
+
+        let on = try asNobody(["services", "on"], daemon)
+        #expect(on.output == "Location services are on for you.\n")
+        #expect(try asNobody(["status"], daemon).output.contains(" Location services: on\n"))
+    }
+
+    @Test(
+        "H4: an ordinary user's locctl status shows their own apps using location and no provider's place",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func ordinaryUserStatus() throws {
+        let daemon = try DaemonProcess(
+            settings: DaemonProcess.fastLifecycle + "\n[provider]\nkind = \"static\"\nlatitude = 35.681236\n"
+                + "longitude = 139.767125\naccuracy = 5.0\n"
+        )
+        try daemon.start()
+        try daemon.authorize("com.ex.maps", "whileUsing")
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+
+        let mine = try locctl(["status"], daemon)
+        #expect(mine.output.contains("      Using location: com.ex.maps\n"), "\(mine.output)")
+        #expect(mine.output.contains("35.681236"), "an administrator sees where the provider is: \(mine.output)")
+
+        let theirs = try asNobody(["status"], daemon)
+        #expect(theirs.status == 0, "\(theirs.errors)")
+        #expect(theirs.output.contains(" Your apps using location: none\n"), "\(theirs.output)")
+        #expect(!theirs.output.contains("35.68") && !theirs.output.contains("139.76"), "\(theirs.output)")
+        #expect(theirs.output.contains("            Sessions: 1 "), "the machine's counts, in aggregate")
+        let json = try asNobody(["status", "--json"], daemon)
+        let status = try #require(JSONValue.parse(Array(json.output.utf8)))
+        #expect(status["administrator"] == .bool(false))
+        #expect(status["provider"]?["source"] == nil && status["provider"]?["lastLatitude"] == nil)
+    }
+
+    @Test(
+        "H7: an ordinary user's locctl agent answers their own apps' prompts and is offered no one else's",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func ordinaryUserAgent() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // Root's prompt first: were it offered to nobody's agent, it would be the first shown.
+        let run = try daemon.app("com.ex.run")
+        try run.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let agent = try RunningLocctl(
+            ["agent", "--answer", "allowWhileUsing"],
+            socket: daemon.socketPath,
+            as: LocctlBinary.nobody
+        )
+        let nobody = try Person(socket: daemon.socketPath, uid: LocctlBinary.nobody)
+        defer { withExtendedLifetime(nobody) {} }
+        try openNobodysMaps(nobody)
+
+        let answered = agent.line(within: 15) { $0.contains("answered ") }
+        #expect(answered?.hasSuffix(": allowWhileUsing") == true, "\(agent.transcript)")
+        let shown = agent.transcript.filter { $0.contains(" would like to use your location") }
+        #expect(shown.count == 1 && shown.first?.hasPrefix("com.ex.maps ") == true, "\(agent.transcript)")
+        #expect(!agent.transcript.contains { $0.contains("for user") }, "its own app's prompt names no user")
+        #expect(agent.stop() == 0)
+
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        let label = { (appID: String, user: Int64) in
+            apps.first { $0["appId"] == .string(appID) && $0["user"] == .int(user) }?["authorization"]?["status"]
+        }
+        #expect(label("com.ex.maps", 65534) == .string("authorizedWhenInUse"))
+        #expect(label("com.ex.run", 0) == .string("notDetermined"), "root's prompt is root's to answer")
+    }
+
+    @Test(
+        "H7: an administrator's locctl agent --all-users is offered every user's prompts and names the user of each",
+        .enabled(if: getuid() == 0, "running locctl as another user needs root")
+    )
+    func everyUsersAgent() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let agent = try RunningLocctl(["agent", "--all-users", "--answer", "deny"], socket: daemon.socketPath)
+        let nobody = try Person(socket: daemon.socketPath, uid: LocctlBinary.nobody)
+        defer { withExtendedLifetime(nobody) {} }
+        try openNobodysMaps(nobody)
+
+        let answered = agent.line(within: 15) { $0.contains("answered ") }
+        #expect(answered?.hasSuffix(": deny") == true, "\(agent.transcript)")
+        #expect(agent.transcript.contains("  for user nobody (65534)"), "\(agent.transcript)")
+        #expect(agent.stop() == 0)
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        let nobodys = apps.first { $0["appId"] == .string("com.ex.maps") && $0["user"] == .int(65534) }
+        #expect(nobodys?["authorization"]?["settingsLabel"] == .string("never"))
     }
 
     /// Runs locctl on a pseudo-terminal through `Scripts/pty_agent.py`, which types and waits as `steps` say.

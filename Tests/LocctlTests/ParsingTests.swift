@@ -56,6 +56,53 @@ struct ParsingTests {
         #expect(AuthorizationSetting.allCases.count == expected.count)
     }
 
+    @Test("A3: auth also takes the settings as locctl apps prints them, askNextTime and whileUsing")
+    func authSettingsAsPrinted() throws {
+        for (word, setting) in [("askNextTime", AuthorizationSetting.askNextTime), ("whileUsing", .whileUsing)] {
+            let command = try #require(try Locctl.parseAsRoot(["auth", "com.ex.maps", word]) as? AuthCommand)
+            #expect(command.setting == setting)
+        }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["auth", "com.ex.maps", "WhileUsing"]) }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["auth", "com.ex.maps", "authorizedAlways"]) }
+    }
+
+    @Test("H4: auth, sessions, app, app-state and location-button take --user NAME|UID; auth without it names no user")
+    func userOptions() throws {
+        let auth = try #require(
+            try Locctl.parseAsRoot(["auth", "com.ex.maps", "never", "--user", "nobody"]) as? AuthCommand
+        )
+        #expect(try auth.who.uid() == 65534)
+        #expect(try (Locctl.parseAsRoot(["auth", "com.ex.maps", "never"]) as? AuthCommand)?.who.uid() == nil)
+        let sessions = try #require(try Locctl.parseAsRoot(["sessions", "--user", "0"]) as? SessionsCommand)
+        #expect(try sessions.who.uid() == 0)
+        let app = try #require(try Locctl.parseAsRoot(["app", "com.ex.maps", "--user", "root"]) as? AppCommand)
+        #expect(try app.who.uid() == 0)
+        let button = try #require(
+            try Locctl.parseAsRoot(["location-button", "com.ex.run", "--user", "4242"]) as? LocationButtonCommand
+        )
+        #expect(try button.who.uid() == 4242)
+        let unknown = try #require(
+            try Locctl.parseAsRoot(["auth", "com.ex.maps", "never", "--user", "no such user here"]) as? AuthCommand
+        )
+        #expect(throws: (any Error).self) { try unknown.who.uid() }
+    }
+
+    @Test("L1, H4: app-state takes an app, foreground or background, and --user")
+    func appStateOptions() throws {
+        let moved = try #require(
+            try Locctl.parseAsRoot(["app-state", "com.ex.run", "background", "--user", "nobody"]) as? AppStateCommand
+        )
+        #expect(moved.appID == "com.ex.run")
+        #expect(moved.state == .background)
+        #expect(try moved.who.uid() == 65534)
+        #expect(
+            (try Locctl.parseAsRoot(["app-state", "com.ex.run", "foreground"]) as? AppStateCommand)?.state
+                == .foreground
+        )
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["app-state", "com.ex.run", "terminated"]) }
+        #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["app-state", "com.ex.run"]) }
+    }
+
     @Test("A3: auth --precise on|off, alone or with a setting; neither is a usage error")
     func authPrecise() throws {
         let both = try #require(
@@ -133,7 +180,7 @@ struct ParsingTests {
         #expect(Users.uid(of: "no such user here") == nil)
     }
 
-    @Test("locctl agent --answer takes the wire option names; --precise needs --answer")
+    @Test("locctl agent --answer takes the wire option names; --precise needs --answer; H7: --all-users")
     func agentOptions() throws {
         let agent = try #require(
             try Locctl.parseAsRoot(["agent", "--answer", "allowWhileUsing", "--precise", "off"]) as? AgentCommand
@@ -141,6 +188,11 @@ struct ParsingTests {
         #expect(agent.answer == .allowWhileUsing)
         #expect(agent.precise == .off)
         #expect((try Locctl.parseAsRoot(["agent"]) as? AgentCommand)?.answer == nil)
+        #expect((try Locctl.parseAsRoot(["agent"]) as? AgentCommand)?.allUsers == false)
+        let kiosk = try #require(
+            try Locctl.parseAsRoot(["agent", "--all-users", "--answer", "deny"]) as? AgentCommand
+        )
+        #expect(kiosk.allUsers && kiosk.answer == .deny)
         #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["agent", "--answer", "yes"]) }
         #expect(throws: (any Error).self) { try Locctl.parseAsRoot(["agent", "--precise", "on"]) }
     }
@@ -184,8 +236,8 @@ struct ParsingTests {
     func helpIsComplete() {
         let commands: [ParsableCommand.Type] = [
             StatusCommand.self, AppsCommand.self, AppCommand.self, SessionsCommand.self, SessionCommand.self,
-            WatchCommand.self, AuthCommand.self, ServicesCommand.self, LocationButtonCommand.self,
-            ReloadCommand.self, AgentCommand.self, ForgetCommand.self,
+            WatchCommand.self, AuthCommand.self, AppStateCommand.self, ServicesCommand.self,
+            LocationButtonCommand.self, ReloadCommand.self, AgentCommand.self, ForgetCommand.self,
         ]
         for command in commands {
             let configuration = command.configuration
@@ -199,7 +251,7 @@ struct ParsingTests {
         #expect(Locctl.helpMessage().contains("4 no such"))
     }
 
-    @Test("locctl: completion scripts for bash, zsh and fish know every command")
+    @Test("locctl: completion scripts for bash, zsh and fish know every command, --user and --all-users")
     func completions() {
         for shell in [CompletionShell.bash, .zsh, .fish] {
             let script = Locctl.completionScript(for: shell)
@@ -207,6 +259,19 @@ struct ParsingTests {
                 let name = command.configuration.commandName ?? "?"
                 #expect(script.contains(name), "\(shell): \(name)")
             }
+            for option in ["user", "all-users"] {
+                #expect(script.contains(option), "\(shell): --\(option)")
+            }
         }
+    }
+
+    @Test("H4: locctl --help says what an ordinary user may do and what needs an administrator")
+    func helpSaysWhoMayDoWhat() {
+        let help = Locctl.helpMessage()
+        #expect(help.contains("ordinary user"))
+        #expect(help.contains("administrator"))
+        #expect(Locctl.helpMessage(for: AuthCommand.self).contains("for every user"))
+        #expect(Locctl.helpMessage(for: ServicesCommand.self).contains("for themselves alone"))
+        #expect(Locctl.helpMessage(for: AgentCommand.self).contains("--all-users"))
     }
 }

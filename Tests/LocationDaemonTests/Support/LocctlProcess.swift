@@ -19,11 +19,30 @@ enum LocctlBinary {
         var errors: String
     }
 
-    /// Runs `locctl` to its end, with `LOCD_SOCKET` set to `socket`.
-    static func run(_ arguments: [String], socket: String, environment: [String: String] = [:]) throws -> Result {
+    /// The user and group an ordinary user's `locctl` runs as in these tests: nobody, who may not administer.
+    static let nobody: UInt32 = 65534
+
+    /// Makes `process` run `locctl` with `arguments`: as the test's own user, or through `setpriv` as `user` (and
+    /// its group of the same number) with no supplementary group, which needs root.
+    static func prepare(_ process: Process, _ arguments: [String], as user: UInt32?) {
+        guard let user else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            return
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", binary] + arguments
+    }
+
+    /// Runs `locctl` to its end, with `LOCD_SOCKET` set to `socket`; as `user` where one is given.
+    static func run(
+        _ arguments: [String],
+        socket: String,
+        environment: [String: String] = [:],
+        as user: UInt32? = nil
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        prepare(process, arguments, as: user)
         process.environment = ["LOCD_SOCKET": socket].merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
@@ -55,9 +74,9 @@ final class RunningLocctl {
     /// Its standard input, when started with `input: true`.
     let input: Pipe?
 
-    init(_ arguments: [String], socket: String, input: Bool = false) throws {
-        process.executableURL = URL(fileURLWithPath: LocctlBinary.binary)
-        process.arguments = arguments
+    /// Starts `locctl`; as `user` (through `setpriv`, which execs it in its own place) where one is given.
+    init(_ arguments: [String], socket: String, input: Bool = false, as user: UInt32? = nil) throws {
+        LocctlBinary.prepare(process, arguments, as: user)
         process.environment = ["LOCD_SOCKET": socket]
         process.standardOutput = output
         process.standardError = output
