@@ -154,7 +154,11 @@ extension LocationCore {
     mutating func locationButton(_ call: CallID, appID: String, user: UInt32?) {
         let scope = scope(of: call)
         guard scope.administrator else { return fail(call, CallerScope.administratorsOnly("LocationButton")) }
-        guard let app = apps.handle(AppKey(appID, user: user)), apps[app].manifest != nil else {
+        // Without a user: the app of no user, or the one user's app of the id in the foreground (H4).
+        let named = apps(named: appID, user: user, scope: scope)
+        let foreground = named.filter { apps[$0].state == .foreground }
+        let chosen = user == nil && foreground.count == 1 ? foreground.first : named.first
+        guard let app = chosen, apps[app].manifest != nil else {
             return fail(call, .noSuchApp(appID: appID))
         }
         let record = effectiveRecord(app)

@@ -311,9 +311,10 @@ public enum LocationInterfaces {
         # Every state change, as it happens.
         method Watch() -> (event: Event)
         method Reload() -> ()
-        # Forgets every app with no manifest of its own that owner (a uid) made, or with ownerUnknown
-        # every such app whose maker is unknown, as if it had never been known: its prompts are withdrawn,
-        # its sessions and streams end, and its record, conditions and connections' Hello go. Give one.
+        # Forgets every app of the user owner (a uid; SEMANTICS H1, H8), or with ownerUnknown every app of
+        # no user with no manifest of its own whose maker is unknown, as if it had never been known: its
+        # prompts are withdrawn, its sessions and streams end, and its record, conditions and connections'
+        # Hello go. Give one.
         method ForgetApps(owner: ?int, ownerUnknown: ?bool) -> (forgotten: int)
 
         error NoSuchApp (appId: string)

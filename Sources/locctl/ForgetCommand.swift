@@ -2,20 +2,19 @@ import ArgumentParser
 import JSON
 import Varlink
 
-/// `locctl forget --user NAME|UID`: forgets the apps with no manifest of their own that a user made (SEMANTICS F20).
+/// `locctl forget --user NAME|UID`: forgets every app of a user (SEMANTICS F20, H8).
 struct ForgetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
-        abstract: "Forget the apps with no manifest of their own that a user made.",
+        abstract: "Forget every app of a user (for administrators).",
         discussion: """
-            An app with no manifest of its own (allow-unknown-apps, or unknown-brokered-apps for a \\
-            GeoClue client) belongs to the user whose process made it, and each user may own \\
-            max-apps-per-uid of them (SEMANTICS F20). This forgets every such app of the user, as if \\
-            locd had never known it: its prompts are withdrawn, its sessions and streams end, its \\
-            connections must say Hello again, and its authorization, conditions and stored rows go. \\
-            Its next Hello makes it anew, asking again. Apps with a manifest of their own are never \\
-            touched. --unknown-owner forgets those whose maker locd does not know (stored by a \\
-            version that kept no owners). locctl apps --user shows what would go.
+            Every app belongs to the user whose processes run it (SEMANTICS H1), and each user may have \
+            max-apps-per-uid of them (F20, H8). This forgets every app of the user, as if locd had never \
+            known it: its prompts are withdrawn, its sessions and streams end, its connections must say \
+            Hello again, and its authorization, conditions and stored rows go. Its next Hello makes it \
+            anew, asking again. The installed entries of no user are never touched. --unknown-owner \
+            forgets the apps of no user with no manifest of their own whose maker locd does not know \
+            (stored by an older version). locctl apps --user shows what would go.
 
             Prints how many apps were forgotten.
 
