@@ -14,8 +14,8 @@ struct ThirdPartyClientTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Scripts/third_party_client.py").path
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, daemon.socketPath]
+        process.executableURL = URL(fileURLWithPath: PythonVarlink.interpreter)
+        process.arguments = [script, daemon.socketPath]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -24,7 +24,10 @@ struct ThirdPartyClientTests {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python varlink client failed: \(problems)")
+        #expect(
+            process.terminationStatus == 0,
+            "python varlink client failed: \(problems)\n\(PythonVarlink.installHint)"
+        )
         let seen = try #require(JSONValue.parse(Array(data)))
         #expect(
             seen["interfaces"]
