@@ -290,12 +290,13 @@ let package = Package(
             name: "VarlinkTests",
             dependencies: ["JSON", "Varlink", "LocationTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
-        // The client library against the real daemon, and the example app built on it.
+        // The client library against the real daemon, the example app built on it, and the documents' program built
+        // as an app that depends on locd with `traits: []` (locctl answers its prompt).
         .testTarget(
             name: "LocationClientTests",
             dependencies: [
-                "locd", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
-                "ProcessIdentity",
+                "locd", "locctl", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON",
+                "Varlink", "ProcessIdentity",
             ]
         ),
         .testTarget(
