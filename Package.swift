@@ -1,6 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// A product that the daemon, its tools or its tests use and LocationClient does not. SwiftPM resolves a package only
+/// if some target needs it unconditionally or under an enabled trait, so an app that depends on locd with
+/// `traits: []` resolves and builds SwiftNIO and nothing else (docs/USAGE.md). Every product but SwiftNIO's is named
+/// through this; `DocumentedProgramTests` builds such an app and checks what it resolved.
+func daemonOnly(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Daemon"]))
+}
+
 let package = Package(
     name: "locd",
     platforms: [.macOS(.v15)],
@@ -14,6 +22,12 @@ let package = Package(
         .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
         .executable(name: "locd-network", targets: ["locd-network"]),
+    ],
+    // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
+    // SwiftNIO of the dependencies below.
+    traits: [
+        .trait(name: "Daemon", description: "The daemon, its tools, benchmarks and tests: all but LocationClient"),
+        .default(enabledTraits: ["Daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -34,7 +48,7 @@ let package = Package(
         // Manifests and the daemon configuration, parsed from TOML into the core's plain values.
         .target(
             name: "LocationConfiguration",
-            dependencies: ["LocationCore", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["LocationCore", daemonOnly("TOMLKit", "TOMLKit")]
         ),
         // JSON values, parsed and written by hand within bounds; no I/O.
         .target(name: "JSON"),
@@ -53,8 +67,8 @@ let package = Package(
         .target(
             name: "LocationStore",
             dependencies: [
-                "LocationCore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "LocationCore", daemonOnly("GRDB", "GRDB.swift"),
+                daemonOnly("GRDBSQLite", "GRDB.swift"),
             ]
         ),
         // libsystemd through pkg-config; `.ci/install-deps` installs libsystemd-dev.
@@ -62,7 +76,7 @@ let package = Package(
         // sd_notify, socket activation, the watchdog and the journal LogHandler.
         .target(
             name: "SystemdSupport",
-            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSystemd", daemonOnly("Logging", "swift-log")]
         ),
         // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
         // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
@@ -111,11 +125,11 @@ let package = Package(
                 "ProcessIdentity",
                 "SystemdSupport",
                 "Varlink",
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
+                daemonOnly("UnixSignals", "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -124,11 +138,11 @@ let package = Package(
                 "LocationConfiguration",
                 "LocationDaemon",
                 "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
             ]
         ),
         // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for LocationGeoClue.
@@ -138,7 +152,7 @@ let package = Package(
             name: "LocationGeoClue",
             dependencies: [
                 "CEpoll", "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("Logging", "swift-log"),
             ]
         ),
         .executableTarget(
@@ -146,8 +160,8 @@ let package = Package(
             dependencies: [
                 "LocationGeoClue",
                 "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -158,12 +172,12 @@ let package = Package(
             name: "LocationNetwork",
             dependencies: [
                 "CSdBus", "JSON", "LocationProtocol", "Varlink",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("AsyncHTTPClient", "async-http-client"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                daemonOnly("NIOSSL", "swift-nio-ssl"),
             ]
         ),
         .executableTarget(
@@ -171,8 +185,8 @@ let package = Package(
             dependencies: [
                 "LocationNetwork",
                 "SystemdSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -180,7 +194,7 @@ let package = Package(
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
         .target(
             name: "LocationSimulation",
-            dependencies: ["LocationCore", "LocationConfiguration", .product(name: "TOMLKit", package: "TOMLKit")]
+            dependencies: ["LocationCore", "LocationConfiguration", daemonOnly("TOMLKit", "TOMLKit")]
         ),
         .executableTarget(
             name: "locctl",
@@ -189,20 +203,21 @@ let package = Package(
                 "LocationConfiguration",
                 "LocationSimulation",
                 "Varlink",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
             ]
         ),
-        // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts.
+        // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts. It
+        // and what it uses (JSON, Varlink, CEpoll) depend on SwiftNIO alone, which is what an app resolves.
         .target(name: "LocationClient", dependencies: ["JSON", "Varlink"]),
         // The README walkthrough's app: a session, its diagnostics and live updates, printed.
         .executableTarget(
             name: "locd-example",
-            dependencies: ["LocationClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["LocationClient", daemonOnly("ArgumentParser", "swift-argument-parser")]
         ),
         // `locd-core-bench`: LocationCore alone, driven as the shell would drive it.
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["LocationCore", daemonOnly("ArgumentParser", "swift-argument-parser")]
         ),
         // epoll(7) for locd-bench, which Glibc's module map leaves out.
         .systemLibrary(name: "CEpoll"),
@@ -212,8 +227,8 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "Varlink",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Histogram", "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -255,13 +270,13 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: [
-                "LocationCore", "LocationTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+                "LocationCore", "LocationTestSupport", daemonOnly("PropertyBased", "swift-property-based"),
             ]
         ),
         .testTarget(
             name: "LocationStoreTests",
             dependencies: [
-                "LocationStore", "LocationCore", "LocationTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "LocationStore", "LocationCore", "LocationTestSupport", daemonOnly("GRDB", "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -275,12 +290,13 @@ let package = Package(
             name: "VarlinkTests",
             dependencies: ["JSON", "Varlink", "LocationTestSupport", .product(name: "NIOCore", package: "swift-nio")]
         ),
-        // The client library against the real daemon, and the example app built on it.
+        // The client library against the real daemon, the example app built on it, and the documents' program built
+        // as an app that depends on locd with `traits: []` (locctl answers its prompt).
         .testTarget(
             name: "LocationClientTests",
             dependencies: [
-                "locd", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
-                "ProcessIdentity",
+                "locd", "locctl", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON",
+                "Varlink", "ProcessIdentity",
             ]
         ),
         .testTarget(
@@ -288,8 +304,8 @@ let package = Package(
             dependencies: [
                 "locd", "locctl", "locd-network", "JSON", "Varlink", "LocationProtocol", "LocationDaemon",
                 "LocationCore", "LocationStore", "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                daemonOnly("GRDB", "GRDB.swift"),
+                daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
@@ -343,7 +359,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemdSupportTests",
-            dependencies: ["SystemdSupport", "LocationTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SystemdSupport", "LocationTestSupport", daemonOnly("Logging", "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

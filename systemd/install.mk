@@ -22,6 +22,9 @@ DBUS_SYSTEM_SERVICES_DIR ?= $(PREFIX)/share/dbus-1/system-services
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The manual: each page goes to man<section>/ by the number its name ends in.
+MAN_DIR ?= $(PREFIX)/share/man
+LOCD_MAN_PAGES = locd.8 locctl.1 locd.toml.5 locd-apps.d.5 locd-geoclue.8 locd-network.8
 
 .PHONY: install
 
@@ -29,8 +32,9 @@ FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # administrator once installed, so an existing /etc/locd/locd.toml is never overwritten, nor the drop-in
 # /etc/locd/locd.toml.d/geoclue.toml that names locd-geoclue's user in a [[broker]] (installed with
 # it: the bridge is a broker or it turns every GeoClue client away; locd.toml itself names none,
-# SEMANTICS I8, I13). Manifests shipped with locd go to $(PREFIX)/share/locd/apps.d; administrators
-# add theirs in /etc/locd/apps.d.
+# SEMANTICS I8, I13). $(PREFIX)/share/locd/apps.d is made empty: apps install their manifests there and
+# administrators add theirs in /etc/locd/apps.d. The demo's manifests in config/apps.d say identity = "any", which
+# lets any process be that app, so they are never installed. The man pages of man/ go to MAN_DIR.
 install:
 	install -D -m 0755 $(BUILD)/locd $(DESTDIR)$(PREFIX)/bin/locd
 	if [ -e $(BUILD)/locctl ]; then \
@@ -73,7 +77,6 @@ install:
 		install -D -m 0644 config/locd.toml $(DESTDIR)/etc/locd/locd.toml; \
 	fi
 	install -d -m 0755 $(DESTDIR)$(PREFIX)/share/locd/apps.d
-	for manifest in config/apps.d/*.toml; do \
-		[ -e "$$manifest" ] || continue; \
-		install -D -m 0644 -t $(DESTDIR)$(PREFIX)/share/locd/apps.d "$$manifest" || exit 1; \
+	for page in $(LOCD_MAN_PAGES); do \
+		install -D -m 0644 man/$$page $(DESTDIR)$(MAN_DIR)/man$${page##*.}/$$page || exit 1; \
 	done

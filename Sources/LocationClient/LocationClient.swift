@@ -4,11 +4,19 @@
 /// ```swift
 /// let client = try await LocationClient.connect(appID: "com.example.maps")
 /// let session = try await client.serviceSession(authorization: .whenInUse)
-/// for try await diagnostic in session.diagnostics {
-///     if diagnostic.authorizationDenied { showSettingsHint() }
+/// for try await diagnostic in session.diagnostics where !diagnostic.authorizationRequestInProgress {
+///     print(diagnostic.authorizationDenied ? "denied: allow it in Settings" : "allowed")
+///     break
 /// }
-/// for try await update in client.liveUpdates(.fitness) { show(update.location) }
+/// for try await update in client.liveUpdates(.fitness) {
+///     if let location = update.location {
+///         print("at \(location.latitude), \(location.longitude)")
+///         break
+///     }
+///     if update.authorizationDenied { break }
+/// }
 /// session.invalidate()
+/// try await client.goodbye()
 /// ```
 ///
 /// The client keeps one control connection, which carries its calls and owns its sessions, and opens one more

@@ -70,7 +70,9 @@ public final class ServiceSession: Sendable {
 
     /// Ends the session now (`CLServiceSession.invalidate()`); its diagnostics sequences finish.
     ///
-    /// Returns at once; the daemon is told in the background. Calling it again does nothing.
+    /// Returns at once; the daemon is told in the background. Calling it again does nothing. A program that exits
+    /// next must not rely on it: call ``LocationClient/goodbye()``, or await ``end()``, first, or the daemon never
+    /// hears it and the session lingers for the relaunch window, as a crashed app's would (SEMANTICS L3).
     public func invalidate() {
         let link = self.link
         let id = self.id

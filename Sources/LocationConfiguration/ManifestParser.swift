@@ -8,9 +8,9 @@ import TOMLKit
 /// `NSLocationTemporaryUsageDescriptionDictionary` (table of purpose key → reason),
 /// `NSLocationDefaultAccuracyReduced`, `CLRequireExplicitServiceSession` (or its synonym
 /// `NSLocationRequireExplicitServiceSession`), `UIBackgroundModes` (`"location"` allows background activity
-/// sessions), `identity` (`"executable"` by default, `"uid"`, `"any"`), `executables` (absolute paths) and
-/// `users` (names or uids). A parse error, a missing `id` or a value of the wrong type rejects the file; an
-/// unknown key is a warning, because Info.plist files carry many keys. No input traps.
+/// sessions), `identity` (required in a file: `"executable"`, `"uid"` or `"any"`, M4), `executables` (absolute
+/// paths) and `users` (names or uids). A parse error, a missing `id` or `identity`, or a value of the wrong type
+/// rejects the file; an unknown key is a warning, because Info.plist files carry many keys. No input traps.
 package enum ManifestParser {
     package typealias Outcome = (manifest: Manifest?, errors: [ConfigurationIssue], warnings: [ConfigurationIssue])
 
@@ -22,6 +22,12 @@ package enum ManifestParser {
     static let identityKey = "identity"
     static let executablesKey = "executables"
     static let usersKey = "users"
+    /// What to write when `identity` is missing (M4).
+    static let identityMissing = """
+        required: who may say Hello as this app. Write identity = "executable" with executables = \
+        ["/usr/bin/PROGRAM"] (the app's own programs, as /proc/PID/exe names them), or identity = "uid" with \
+        users = ["USER"]; identity = "any" lets every process be this app (demos only)
+        """
 
     static let knownKeys: Set<String> = [
         idKey, Manifest.whenInUseKey, Manifest.alwaysKey, Manifest.temporaryKey, accuracyReducedKey,
@@ -54,19 +60,22 @@ package enum ManifestParser {
     }
 
     /// Parses a manifest written as a table inside another file (a simulation scenario's `[apps."ID"]`): the
-    /// same keys and checks, except that `id` may be left out, the table's name giving it.
+    /// same keys and checks, except that `id` may be left out, the table's name giving it, and so may `identity`:
+    /// a scenario checks no process (M4).
     /// - Parameters:
     ///   - document: the table, scoped with ``TOMLDocument/scoped(to:)`` so that messages name its whole path.
     ///   - appID: the table's name, which `id` must equal when it is written.
     package static func parse(inline document: TOMLDocument, appID: String) -> Outcome {
-        read(document, stem: appID, idRequired: false)
+        read(document, stem: appID, isFile: false)
     }
 
     private static func read(_ document: TOMLDocument) -> Outcome {
-        read(document, stem: stem(of: document.file), idRequired: true)
+        read(document, stem: stem(of: document.file), isFile: true)
     }
 
-    private static func read(_ document: TOMLDocument, stem: String, idRequired: Bool) -> Outcome {
+    /// - Parameter isFile: a manifest file of `apps-dirs`, which must name its `id` and `identity`; else a
+    ///   scenario's inline manifest.
+    private static func read(_ document: TOMLDocument, stem: String, isFile: Bool) -> Outcome {
         var errors: [ConfigurationIssue] = []
         var warnings: [ConfigurationIssue] = []
         /// Runs one key's read, keeping its issue and going on, so that one pass reports every bad key.
@@ -83,7 +92,7 @@ package enum ManifestParser {
             warnings.append(document.issue([key], "unknown key, ignored"))
         }
 
-        let id = collect { () throws(ConfigurationIssue) in try appID(document, stem: stem, idRequired: idRequired) }
+        let id = collect { () throws(ConfigurationIssue) in try appID(document, stem: stem, idRequired: isFile) }
         let whenInUse = collect { () throws(ConfigurationIssue) in try document.string([Manifest.whenInUseKey]) }
         let always = collect { () throws(ConfigurationIssue) in try document.string([Manifest.alwaysKey]) }
         let temporary = collect { () throws(ConfigurationIssue) in try temporaryDescriptions(document) }
@@ -101,7 +110,7 @@ package enum ManifestParser {
                 )
             )
         }
-        let identity = collect { () throws(ConfigurationIssue) in try self.identity(document) }
+        let identity = collect { () throws(ConfigurationIssue) in try self.identity(document, required: isFile) }
         let executables = collect { () throws(ConfigurationIssue) in try self.executables(document) }
         let users = collect { () throws(ConfigurationIssue) in try self.users(document) }
 
@@ -164,6 +173,7 @@ package enum ManifestParser {
     /// An identity no process can meet: `executable` with no executables, `uid` with no users.
     private static func identityWarnings(_ manifest: Manifest, _ document: TOMLDocument) -> [ConfigurationIssue] {
         if manifest.identity == .executable && manifest.executables.isEmpty {
+            // An inline manifest may leave identity out; its executables line is then the one to look at.
             let path = document.value([identityKey]) == nil ? [executablesKey] : [identityKey]
             return [
                 document.issue(path, "identity is \"executable\" but executables is empty, so no process can say Hello")
@@ -210,10 +220,20 @@ package enum ManifestParser {
         return apple ?? synonym
     }
 
-    private static func identity(_ document: TOMLDocument) throws(ConfigurationIssue) -> Manifest.Identity? {
+    /// `identity`: required in a manifest file (M4), where leaving it out once meant `executable` with no
+    /// executables, which refused every `Hello`; the error sits on the line of `id`, beside which it goes.
+    private static func identity(
+        _ document: TOMLDocument,
+        required: Bool
+    ) throws(ConfigurationIssue) -> Manifest.Identity? {
         let path = [identityKey]
         let expected = "one of \"executable\", \"uid\", \"any\""
-        guard let value = document.value(path) else { return nil }
+        guard let value = document.value(path) else {
+            guard required else { return nil }
+            var issue = document.issue(path, Self.identityMissing)
+            issue.line = document.line(of: [idKey])
+            throw issue
+        }
         guard let name = value.string else { throw document.wrongType(path, expected: expected, found: value) }
         guard let identity = Manifest.Identity(rawValue: name) else {
             throw document.notAllowed(path, expected: expected, found: value)

@@ -164,6 +164,15 @@ struct DaemonStartup {
                 try await eventLoop.flatSubmit { running.value.server.bind(path: socketPath) }.get()
                 logger.info("serving on \(socketPath)")
             }
+        } catch let taken as SocketInUse {
+            // R14: the other server keeps its socket; this one goes, saying whom to stop or where else to listen.
+            throw StartupError(
+                description: """
+                    cannot listen on \(socketPath): \(taken.listener) listens there already; stop it first, or give \
+                    this locd a socket of its own (--socket, or socket in locd.toml)
+                    """,
+                code: .cannotCreate
+            )
         } catch {
             throw StartupError(description: "cannot listen on \(socketPath): \(error)", code: .cannotCreate)
         }

@@ -82,7 +82,7 @@ struct GeoClueScenario {
                 _ = try worker.readLine(timeout: 30)
             } catch {
                 throw BenchError.failed(
-                    "\(error)\n(the clients need /usr/bin/python3 with gi: python3-gi, which .ci/install-deps installs)"
+                    "\(error)\n(the clients need /usr/bin/python3 with gi: python3-gi, which .ci/install-deps --tests installs)"
                 )
             }
         }

@@ -9,7 +9,7 @@ final class PrivateBus {
     init(directory: String) throws {
         let daemonPath = "/usr/bin/dbus-daemon"
         guard FileManager.default.isExecutableFile(atPath: daemonPath) else {
-            throw BenchError.failed("no \(daemonPath): install dbus-daemon (.ci/install-deps does)")
+            throw BenchError.failed("no \(daemonPath): install dbus-daemon (.ci/install-deps --tests does)")
         }
         let socket = directory + "/system_bus_socket"
         address = "unix:path=" + socket

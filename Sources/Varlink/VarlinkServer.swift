@@ -510,9 +510,11 @@ public final class VarlinkServer {
     /// Listens on `path`, replacing a stale socket file, with `mode` (0666 by default: apps must reach it).
     ///
     /// The socket never appears at `path` with another mode, whatever the umask: it is bound in a fresh directory
-    /// of mode 0700 beside `path` (``PrivateBind``), given `mode` there, and renamed into place, which also
-    /// replaces a stale socket in one step. Bound at `path` and changed afterwards, a socket meant for one user
-    /// was open to every user for a moment under a permissive umask.
+    /// of mode 0700 beside `path` (``PrivateBind``), given `mode` there, and linked into place. Bound at `path` and
+    /// changed afterwards, a socket meant for one user was open to every user for a moment under a permissive umask.
+    ///
+    /// A socket at `path` that a process still listens on is never replaced: the future fails with
+    /// ``SocketInUse`` naming that process (SEMANTICS R14). One that refuses connections is stale, and replaced.
     public func bind(path: String, mode: mode_t = 0o666) -> EventLoopFuture<Void> {
         eventLoop.preconditionInEventLoop()
         let bootstrap = bootstrap()

@@ -21,8 +21,8 @@ struct Locd: AsyncParsableCommand {
             locd.toml.d/*.toml beside it in name order; the options below override the files. \
             Under systemd it adopts a socket-activated listener and reports READY=1, STATUS=, \
             WATCHDOG=1, RELOADING=1 and STOPPING=1. SIGHUP reloads config and manifests; SIGTERM stops. \
-            Exit codes: 0 stopped, 73 store or socket cannot be created (or another locd holds the state \
-            directory's lock), 78 invalid configuration.
+            Exit codes: 0 stopped, 73 store or socket cannot be created (another locd holds the state \
+            directory's lock, or a process already listens on the socket), 78 invalid configuration.
             """,
         version: "0.1.0"
     )

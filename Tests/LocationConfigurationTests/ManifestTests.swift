@@ -33,7 +33,7 @@ struct ManifestTests {
         )
         let error = try #require(manifest.declarationFailure(for: .always, purposeKey: nil))
         #expect(error.message.contains("NSLocationAlwaysUsageDescription is the iOS 8 key"))
-        #expect(parse("id = \"com.ex.maps\"").manifest?.legacyAlwaysUsageDescription == false)
+        #expect(parse("id = \"com.ex.maps\"\nidentity = \"any\"").manifest?.legacyAlwaysUsageDescription == false)
     }
 
     // MARK: M1: rejected files name file, line and key
@@ -57,7 +57,7 @@ struct ManifestTests {
 
     @Test("M1: a manifest without id is rejected and says which id it must declare")
     func missingID() {
-        let outcome = parse(#"NSLocationWhenInUseUsageDescription = "Shows you on the map.""#)
+        let outcome = parse("NSLocationWhenInUseUsageDescription = \"Shows you on the map.\"\nidentity = \"any\"")
         #expect(outcome.manifest == nil)
         #expect(
             outcome.errors.map(\.description) == [
@@ -73,6 +73,7 @@ struct ManifestTests {
             # A manifest with a number where a sentence belongs.
             id = "com.ex.maps"
             NSLocationWhenInUseUsageDescription = 42
+            identity = "any"
             """
         )
         #expect(outcome.manifest == nil)
@@ -90,6 +91,7 @@ struct ManifestTests {
             id = "com.ex.maps"
             NSLocationDefaultAccuracyReduced = "yes"
             UIBackgroundModes = "location"
+            identity = "any"
 
             [NSLocationTemporaryUsageDescriptionDictionary]
             Navigation = "Directions need your precise location."
@@ -101,7 +103,7 @@ struct ManifestTests {
             outcome.errors.map(\.description) == [
                 "apps.d/com.ex.maps.toml:2: key NSLocationDefaultAccuracyReduced: expected true or false, found string",
                 "apps.d/com.ex.maps.toml:3: key UIBackgroundModes: expected an array of strings, found string",
-                "apps.d/com.ex.maps.toml:7: key NSLocationTemporaryUsageDescriptionDictionary.\"Parking Spot\": "
+                "apps.d/com.ex.maps.toml:8: key NSLocationTemporaryUsageDescriptionDictionary.\"Parking Spot\": "
                     + "expected a string, found integer",
             ]
         )
@@ -113,6 +115,7 @@ struct ManifestTests {
             """
             id = "com.ex.navigation"
             NSLocationWhenInUseUsageDescription = "Shows you on the map."
+            identity = "any"
             """
         )
         #expect(outcome.manifest == nil)
@@ -256,11 +259,12 @@ struct ManifestTests {
         )
     }
 
-    @Test("§2: absent keys take their defaults: no descriptions, identity executable (with a warning)")
+    @Test("§2: absent keys take their defaults: no descriptions, no explicit-session opt-out, no background mode")
     func defaults() {
         let outcome = parse(
             """
             id = "com.ex.maps"
+            identity = "executable"
             executables = ["/usr/bin/maps"]
             """
         )
@@ -270,14 +274,56 @@ struct ManifestTests {
             outcome.manifest
                 == Manifest(appID: "com.ex.maps", source: "apps.d/com.ex.maps.toml", executables: ["/usr/bin/maps"])
         )
-        let unusable = parse(#"id = "com.ex.maps""#)
+        let unusable = parse("id = \"com.ex.maps\"\nidentity = \"executable\"")
         #expect(unusable.manifest?.identity == .executable)
         #expect(
             unusable.warnings.map(\.description) == [
-                "apps.d/com.ex.maps.toml: key executables: identity is \"executable\" but executables is empty, "
+                "apps.d/com.ex.maps.toml:2: key identity: identity is \"executable\" but executables is empty, "
                     + "so no process can say Hello"
             ]
         )
+    }
+
+    @Test(
+        "M4: a manifest file without identity is rejected, naming file, the line of id and the key, saying what to write"
+    )
+    func identityRequired() {
+        let outcome = parse(
+            """
+            # Maps
+            id = "com.ex.maps"
+            NSLocationWhenInUseUsageDescription = "Shows you on the map."
+            executables = ["/usr/bin/maps"]
+            """
+        )
+        #expect(outcome.manifest == nil)
+        #expect(outcome.errors.count == 1)
+        let error = outcome.errors.first
+        #expect(error?.file == "apps.d/com.ex.maps.toml")
+        #expect(error?.line == 2)
+        #expect(error?.key == "identity")
+        #expect(
+            error?.description
+                == "apps.d/com.ex.maps.toml:2: key identity: required: who may say Hello as this app. Write "
+                + #"identity = "executable" with executables = ["/usr/bin/PROGRAM"] (the app's own programs, as "#
+                + #"/proc/PID/exe names them), or identity = "uid" with users = ["USER"]; identity = "any" lets "#
+                + "every process be this app (demos only)"
+        )
+        // Every other mistake is reported with it, in the order of the lines.
+        let both = parse("id = \"com.ex.maps\"\nUIBackgroundModes = \"location\"")
+        #expect(both.errors.map(\.key) == ["identity", "UIBackgroundModes"])
+    }
+
+    @Test("M4: a scenario's inline manifest may leave identity out: it checks no process")
+    func inlineIdentityOptional() throws {
+        let document = try TOMLDocument(
+            file: "scenario.toml",
+            text: "[apps.\"com.ex.maps\"]\nNSLocationWhenInUseUsageDescription = \"Shows you on the map.\"\n"
+        )
+        let inline = try #require(document.scoped(to: ["apps", "com.ex.maps"]))
+        let outcome = ManifestParser.parse(inline: inline, appID: "com.ex.maps")
+        #expect(outcome.errors == [])
+        #expect(outcome.manifest?.whenInUseUsageDescription == "Shows you on the map.")
     }
 
     @Test("§2: NSLocationRequireExplicitServiceSession is accepted as a synonym of CLRequireExplicitServiceSession")
@@ -291,6 +337,7 @@ struct ManifestTests {
             id = "com.ex.maps"
             CLRequireExplicitServiceSession = true
             NSLocationRequireExplicitServiceSession = false
+            identity = "any"
             """
         )
         #expect(contradiction.manifest == nil)
@@ -318,7 +365,9 @@ struct ManifestTests {
                 #"apps.d/com.ex.maps.toml:2: key identity: expected one of "executable", "uid", "any", found "root""#
             ]
         )
-        let relative = parse("id = \"com.ex.maps\"\nexecutables = [\"/usr/bin/maps\", \"bin/maps\"]")
+        let relative = parse(
+            "id = \"com.ex.maps\"\nexecutables = [\"/usr/bin/maps\", \"bin/maps\"]\nidentity = \"executable\""
+        )
         #expect(
             relative.errors.map(\.description) == [
                 #"apps.d/com.ex.maps.toml:2: key executables: expected an array of absolute paths, "#

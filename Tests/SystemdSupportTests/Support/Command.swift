@@ -13,9 +13,18 @@ final class RunningCommand {
     private let process = Process()
     private let pipe = Pipe()
 
-    init(_ executable: String, _ arguments: [String], directory: String? = nil) throws {
+    /// - Parameter environment: set in the command's environment, over this process's.
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        directory: String? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory {
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
         }
@@ -39,6 +48,11 @@ final class RunningCommand {
 }
 
 /// Runs a command to its end.
-func run(_ executable: String, _ arguments: [String], directory: String? = nil) throws -> CommandResult {
-    try RunningCommand(executable, arguments, directory: directory).finish()
+func run(
+    _ executable: String,
+    _ arguments: [String],
+    directory: String? = nil,
+    environment: [String: String] = [:]
+) throws -> CommandResult {
+    try RunningCommand(executable, arguments, directory: directory, environment: environment).finish()
 }
