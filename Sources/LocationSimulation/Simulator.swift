@@ -126,10 +126,12 @@ package struct Simulator {
 
     private mutating func perform(_ event: ScenarioEvent) throws(ConfigurationIssue) {
         cause = .event(event)
-        record(TimelineEntry(time: time, app: event.app, subject: .event, what: describe(event.action)))
-        entries[entries.count - 1].event = Self.eventName(event.action)
         let uid = event.user.flatMap { uids[$0] }
         let app = event.app.map { label(AppKey($0, user: uid)) } ?? ""
+        // A user's own switch (H6) names its user; an app's event names the user's app by its label.
+        let what = describe(event.action) + (event.app == nil ? event.user.map { " (\($0))" } ?? "" : "")
+        record(TimelineEntry(time: time, app: event.app == nil ? nil : app, subject: .event, what: what))
+        entries[entries.count - 1].event = Self.eventName(event.action)
         switch event.action {
         case .launch, .relaunch, .terminate, .goodbye:
             try performLifecycle(event, app: app)

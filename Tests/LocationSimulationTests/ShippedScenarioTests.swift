@@ -180,13 +180,43 @@ struct ShippedScenarioTests {
         #expect(session(timeline, "workout").last == "2.0 active -authorizationRequestInProgress")
     }
 
+    @Test("H1, H6, H5: two people, one app: each answer and each in-use is that person's; a user's switch is theirs")
+    func twoPeople() throws {
+        let timeline = try run("100-two-people.toml")
+        let alice = "com.example.maps (alice)"
+        let bob = "com.example.maps (bob)"
+        #expect(
+            authorization(timeline, alice) == ["2.0 denied (never)", "23.0 denied (never)"],
+            "Alice's deny is hers; the administrator's approximate narrows it no further"
+        )
+        #expect(
+            authorization(timeline, bob) == [
+                "5.0 authorizedWhenInUse (whileUsing)", "23.0 authorizedWhenInUse (whileUsing)",
+            ]
+        )
+        // Bob was asked for his own app although Alice had answered for hers.
+        let prompts = timeline.filter { $0.subject == .prompt && $0.resolution == nil }.compactMap(\.app)
+        #expect(prompts == [alice, bob])
+        // Bob's grace ended on its own clock while Alice's Maps stayed in the foreground.
+        let notInUse = timeline.filter { $0.subject == .app && $0.inUse == false }.map {
+            "\(Simulator.seconds($0.time)) \($0.app ?? "-")"
+        }
+        #expect(notInUse == ["16.0 \(bob)"])
+        // Bob's own switch denied his session globally, and no line of Alice's changed with it.
+        #expect(
+            session(timeline, "bob's map").contains("21.0 limited +authorizationDenied +authorizationDeniedGlobally")
+        )
+        #expect(!timeline.contains { $0.app == alice && Simulator.seconds($0.time) == "21.0" })
+        #expect(timeline.last { $0.subject == .authorization && $0.app == bob }?.accuracy == "reducedAccuracy")
+    }
+
     @Test("Every shipped scenario has expected output, and every expected file a scenario")
     func everyScenarioChecked() {
         let scenarios = Set(Golden.scenarioNames.map { String($0.dropLast(".toml".count)) })
         #expect(scenarios.count >= 5)
         let tested: Set<String> = [
             "000-allow-once", "001-request-table", "002-approximate-accuracy", "003-termination-relaunch",
-            "004-background-always",
+            "004-background-always", "100-two-people",
         ]
         #expect(scenarios == tested, "add a test for each new scenario in config/scenarios")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: Golden.expected.path)) ?? []
