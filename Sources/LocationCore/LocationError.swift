@@ -87,9 +87,14 @@ package enum LocationError: Error, Hashable, Sendable {
         case .limitExceeded(let limit, let maximum) where limit == "max-conditions-per-app":
             "the app already monitors \(maximum) conditions (\(limit)): remove some first, or raise \(limit) in locd.toml"
         case .limitExceeded(let limit, let maximum) where limit == "max-apps-per-uid":
-            "the user that runs this app already owns \(maximum) apps with no manifest of their own (\(limit)): an "
+            "the user that runs this app already has \(maximum) apps (\(limit)): an "
                 + "administrator can forget the ones no longer used with `locctl forget --user NAME` (locctl apps "
-                + "--user NAME lists them), install a manifest for this app in apps.d, or raise \(limit) in locd.toml"
+                + "--user NAME lists them), or raise \(limit) in locd.toml"
+        case .limitExceeded(let limit, let maximum) where limit == "max-sessions-per-uid":
+            "this user's apps already hold \(maximum) sessions together (\(limit)): end some first, or have an "
+                + "administrator raise \(limit) in locd.toml"
+        case .limitExceeded(let limit, let maximum) where limit == "max-agents-per-uid":
+            "this user already has \(maximum) Prompts and Watch streams open (\(limit)): close one first"
         case .limitExceeded(let limit, let maximum):
             "the app already has \(maximum) (\(limit)): end some first, or raise \(limit) in locd.toml"
         case .backgroundActivityUnavailable(let reason):

@@ -133,7 +133,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         // R11: with `more`, a session's decision goes out before the session is stored, the final reply after.
         run(
             .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
-            early: call.more && decoded.makesSession
+            early: call.more && decoded.makesSession,
+            name: call.interface == "io.locd.Admin" ? call.method : ""
         )
     }
 
@@ -211,13 +212,39 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
 
     /// Hands one event to the core and carries out what it returns.
     /// - Parameter early: whether a call's session goes out ahead of the reply that waits for it to be stored (R11).
-    func run(_ event: Event, early: Bool = false) {
+    /// - Parameter name: the call's Varlink method, which a refusal the core answers is logged under (I6, H4).
+    func run(_ event: Event, early: Bool = false, name: String = "") {
         let actions = core.handle(event, at: clock.now())
         if case .call(let call, let method) = event {
             if method.makesApps { logAppLimit(actions, call: call, method: method) }
+            if !name.isEmpty { logDenial(actions, call: call, method: name) }
             perform(actions, answersCall: true, early: early ? call : nil)
         } else {
             perform(actions, answersCall: false)
+        }
+    }
+
+    /// H4: a call the core refused for its caller's scope (another user named, an administrators' method) is logged
+    /// as the shell's refusals are (I6): in full once per uid and method per 10 s, then as a count.
+    private func logDenial(_ actions: [Action], call: CallID, method: String) {
+        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
+            case .fail(_, .permissionDenied(let reason)) = action
+        else { return }
+        let peer = connections[call.client.raw]?.credentials
+        let key = RefusalLog.Key(uid: peer?.uid ?? UInt32.max, method: method, app: "")
+        let (log, opened) = refusals.record(key)
+        if log {
+            logger.warning(
+                "refused \(method): \(reason)",
+                metadata: MessageID.permissionDenied.metadata.merging([
+                    "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
+                ]) { $1 }
+            )
+        }
+        if opened {
+            eventLoop.assumeIsolated().scheduleTask(in: .seconds(RefusalLog.window)) { [self] in
+                logRefusals(key, count: refusals.close(key))
+            }
         }
     }
 
@@ -244,8 +271,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         let (log, opened) = refusals.record(key)
         if log {
             let line =
-                "refused io.locd.App.Hello for \(appID): uid \(uid) already owns \(maximum) apps with no manifest of "
-                + "their own (\(limit)); locctl forget --user \(uid) forgets them"
+                "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
+                + "locctl forget --user \(uid) forgets them"
             logger.warning(
                 "\(line)",
                 metadata: MessageID.permissionDenied.metadata.merging([

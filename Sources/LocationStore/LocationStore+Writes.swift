@@ -18,11 +18,14 @@ extension LocationStore {
             }
         case .locationServices(let enabled):
             try run(.updateLocationServices, db) { $0.bind(enabled) }
-        case .userLocationServices(let uid, let enabled):
+        case .userLocationServices(let uid, false):
             try run(.upsertUserSettings, db) {
                 $0.bind(Int64(uid))
-                $0.bind(enabled)
+                $0.bind(false)
             }
+        case .userLocationServices(let uid, true):
+            // On is every user's default: the row goes, so the table holds only the users whose switch is off.
+            try run(.deleteUserSettings, db) { $0.bind(Int64(uid)) }
         case .policy(let appID, let policy?):
             try run(.upsertPolicy, db) {
                 $0.bind(appID)
@@ -116,6 +119,8 @@ extension LocationStore {
         ON CONFLICT (uid) DO UPDATE SET location_services_enabled = excluded.location_services_enabled
         """
 
+    fileprivate static let deleteUserSettings = "DELETE FROM user_settings WHERE uid = ?"
+
     fileprivate static let upsertPolicy = """
         INSERT INTO policies (app_id, setting, precise) VALUES (?, ?, ?)
         ON CONFLICT (app_id) DO UPDATE SET setting = excluded.setting, precise = excluded.precise
@@ -182,7 +187,7 @@ enum WriteStatement: Int, CaseIterable {
     case begin, commit
     case upsertRecord, updateLocationServices, upsertSession, deleteSession, upsertApp, upsertPrompt, deletePrompt
     case upsertCondition, deleteCondition, upsertAlwaysUse, deleteApp, deleteRecord, deleteAlwaysUse
-    case upsertUserSettings, upsertPolicy, deletePolicy
+    case upsertUserSettings, deleteUserSettings, upsertPolicy, deletePolicy
 
     var sql: String {
         switch self {
@@ -202,6 +207,7 @@ enum WriteStatement: Int, CaseIterable {
         case .deleteRecord: LocationStore.deleteRecord
         case .deleteAlwaysUse: LocationStore.deleteAlwaysUse
         case .upsertUserSettings: LocationStore.upsertUserSettings
+        case .deleteUserSettings: LocationStore.deleteUserSettings
         case .upsertPolicy: LocationStore.upsertPolicy
         case .deletePolicy: LocationStore.deletePolicy
         }

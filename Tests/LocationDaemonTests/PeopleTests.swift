@@ -137,6 +137,11 @@ struct PeopleTests {
         #expect(events.allSatisfy { $0["appId"] == nil || $0["appId"] == .string("com.ex.run") }, "\(events)")
         let admin = try daemon.connect()
         #expect(try appsOf(Self.alice, admin)["com.ex.maps"]?["authorization"]?["status"] == .string("notDetermined"))
+        // Each refusal is audited as the shell's are (I6).
+        #expect(daemon.stop() == 0)
+        #expect(daemon.errorOutput.contains("refused io.locd.Admin.ForgetApps"))
+        #expect(daemon.errorOutput.contains("refused io.locd.Admin.SetAuthorization"))
+        #expect(daemon.errorOutput.contains("locd.uid=\(Self.bob)"))
     }
 
     @Test(

@@ -61,7 +61,8 @@ struct ScenarioErrorTests {
         #expect(found.line == 7)
         #expect(found.key == "events[1].authorisation")
         #expect(
-            found.message == "unknown key for create-session; allowed: at, event, app, user, authorization, purpose-key, name"
+            found.message
+                == "unknown key for create-session; allowed: at, event, app, user, authorization, purpose-key, name"
         )
     }
 

@@ -25,7 +25,7 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
              writing Hello, execs EXECUTABLE (which sleeps): an impostor that becomes the broker's program. The
              child prints the two replies.
   decide     ARGUMENT connections in turn, each saying Hello for a new app id (APP_ID.N) as invent does, while
-             this script is also the person's own agent (an Admin.Prompts stream, as locd-geoclue holds for a
+             this script is also the person's own agent (an Admin.Prompts stream of every user's, H7, as locd-geoclue holds for a
              GeoClue agent, G11): each app's session raises a prompt, the agent answers allowWhileUsing, then the
              app says Goodbye. Every app so holds a decision. Prints the first refusal of Hello, if any, then one
              JSON line: the number of Hello replies of each error name.
@@ -159,7 +159,7 @@ def decide(count):
     pidfd = os.pidfd_open(app_process.pid)
     agent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     agent.connect(path)
-    agent.sendall(b'{"method":"io.locd.Admin.Prompts","more":true}\0')
+    agent.sendall(b'{"method":"io.locd.Admin.Prompts","parameters":{"everyone":true},"more":true}\0')
     prompts = Frames(agent)
     replies = {}
     refusal = None
