@@ -121,13 +121,18 @@ extension LocationCore {
                 return fail(call, .permissionDenied(reason: Self.policyRefusal(appID, policy)))
             }
         }
+        set(app, setting, precise: precise)
+        reply(call, .authorization(authorizationView(app)))
+    }
+
+    /// A3: the record as a Settings screen leaves it: the setting, the accuracy, and no one-time or temporary grant.
+    mutating func set(_ app: Int, _ setting: AuthorizationSetting?, precise: Bool?) {
         var record = apps[app].record
         if let setting { record.apply(setting) }
         if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
         record.oneTime = false
         record.temporaryFullAccuracy = false
         changeRecord(app, to: record, by: .admin)
-        reply(call, .authorization(authorizationView(app)))
     }
 
     /// A4: the global switch; off withdraws every prompt, on is a prompt evaluation moment for every app.

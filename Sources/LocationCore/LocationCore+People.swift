@@ -95,14 +95,7 @@ extension LocationCore {
             policies[appID] = stored
             persist(.policy(appID: appID, stored))
         }
-        for app in all {
-            var record = apps[app].record
-            if let setting { record.apply(setting) }
-            if let precise { record.accuracy = precise ? .fullAccuracy : .reducedAccuracy }
-            record.oneTime = false
-            record.temporaryFullAccuracy = false
-            changeRecord(app, to: record, by: .admin)
-        }
+        for app in all { set(app, setting, precise: precise) }
         reply(call, .authorization(authorizationView(all[0])))
     }
 

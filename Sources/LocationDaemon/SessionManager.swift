@@ -178,13 +178,19 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             method: call.method,
             app: call.memberName == "Hello" ? app : ""
         )
+        audit(key, "refused \(call.method): \(refusal.reason)", pid: peer?.pid ?? 0, app: app)
+        connection.fail(serial, LocationError.permissionDenied(reason: refusal.answer).varlinkError)
+    }
+
+    /// I6: a refusal is logged in full the first time in a window for its uid and method, then counted, and the
+    /// count logged when the window ends.
+    private func audit(_ key: RefusalLog.Key, _ line: @autoclosure () -> String, pid: Int32, app: String) {
         let (log, opened) = refusals.record(key)
         if log {
             logger.warning(
-                "refused \(call.method): \(refusal.reason)",
+                "\(line())",
                 metadata: MessageID.permissionDenied.metadata.merging([
-                    "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
-                    "locd.app": "\(app)",
+                    "locd.pid": "\(pid)", "locd.uid": "\(key.uid)", "locd.app": "\(app)",
                 ]) { $1 }
             )
         }
@@ -193,7 +199,6 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 logRefusals(key, count: refusals.close(key))
             }
         }
-        connection.fail(serial, LocationError.permissionDenied(reason: refusal.answer).varlinkError)
     }
 
     /// The summary of a window of refusals (I6).
@@ -232,20 +237,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         else { return }
         let peer = connections[call.client.raw]?.credentials
         let key = RefusalLog.Key(uid: peer?.uid ?? UInt32.max, method: method, app: "")
-        let (log, opened) = refusals.record(key)
-        if log {
-            logger.warning(
-                "refused \(method): \(reason)",
-                metadata: MessageID.permissionDenied.metadata.merging([
-                    "locd.pid": "\(peer?.pid ?? 0)", "locd.uid": "\(peer?.uid ?? 0)",
-                ]) { $1 }
-            )
-        }
-        if opened {
-            eventLoop.assumeIsolated().scheduleTask(in: .seconds(RefusalLog.window)) { [self] in
-                logRefusals(key, count: refusals.close(key))
-            }
-        }
+        audit(key, "refused \(method): \(reason)", pid: peer?.pid ?? 0, app: "")
     }
 
     /// F20: a `Hello` refused at `max-apps-per-uid` is logged as refusals are (I6): in full once per uid per 10 s,
@@ -268,23 +260,13 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             return
         }
         let key = RefusalLog.Key(uid: uid, method: "io.locd.App.Hello", app: "", limit: limit)
-        let (log, opened) = refusals.record(key)
-        if log {
-            let line =
-                "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
-                + "locctl forget --user \(uid) forgets them"
-            logger.warning(
-                "\(line)",
-                metadata: MessageID.permissionDenied.metadata.merging([
-                    "locd.pid": "\(connection?.credentials?.pid ?? 0)", "locd.uid": "\(uid)", "locd.app": "\(appID)",
-                ]) { $1 }
-            )
-        }
-        if opened {
-            eventLoop.assumeIsolated().scheduleTask(in: .seconds(RefusalLog.window)) { [self] in
-                logRefusals(key, count: refusals.close(key))
-            }
-        }
+        audit(
+            key,
+            "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
+                + "locctl forget --user \(uid) forgets them",
+            pid: connection?.credentials?.pid ?? 0,
+            app: appID
+        )
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
