@@ -108,6 +108,8 @@ extension LocationCore {
         if scope.administrator && user == nil {
             return setPolicy(call, appID: appID, setting: setting, precise: precise)
         }
+        // A caller the kernel named no user for reaches no app, not the installed entry of no user (H4).
+        guard scope.administrator || scope.uid != nil else { return fail(call, CallerScope.noUser) }
         let key = AppKey(appID, user: scope.administrator ? user : scope.uid)
         guard let app = appForSetting(key) else { return fail(call, .noSuchApp(appID: appID)) }
         guard !configuration.restrictedApps.contains(appID) else {
