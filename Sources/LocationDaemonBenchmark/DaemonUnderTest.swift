@@ -27,7 +27,8 @@ final class DaemonUnderTest {
         let apps = directory + "/apps.d"
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
         // Unknown apps are allowed, so no manifest is read: start-up measures the store, not TOML files. The
-        // scenarios' thousands of apps are all the bench's uid's, so max-apps-per-uid (F20) is out of their way.
+        // scenarios' thousands of apps and sessions are all the bench's uid's, so max-apps-per-uid (F20) and
+        // max-sessions-per-uid (H8) are out of their way.
         let config = """
             socket = "\(socketPath)"
             state-dir = "\(directory)/state"
@@ -43,6 +44,7 @@ final class DaemonUnderTest {
             max-sessions-per-app = 128
             max-clients-per-app = 128
             max-apps-per-uid = 1000000
+            max-sessions-per-uid = 1000000
             max-connections = \(maximumConnections)
             max-write-buffer = 1073741824
             """
