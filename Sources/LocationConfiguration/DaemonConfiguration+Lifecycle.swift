@@ -11,6 +11,9 @@ extension DaemonConfiguration {
         package var relaunchAdopt: Span = .seconds(5)
         /// `prompt-timeout` = 120: when an unanswered prompt is withdrawn (P8).
         package var promptTimeout: Span = .seconds(120)
+        /// `agent-wait` = 5: how long a shown prompt waits for an agent when none is there before it is dismissed
+        /// (P14); 0 dismisses it at once.
+        package var agentWait: Span = .seconds(5)
         /// `always-reconfirm` = 259200 (3 days): how much background use under Always brings the prompt that
         /// asks whether to keep Always (P12); 0 turns it off. Apple publishes no number.
         package var alwaysReconfirm: Span = .seconds(259_200)

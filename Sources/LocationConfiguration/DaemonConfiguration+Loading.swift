@@ -95,7 +95,8 @@ extension DaemonConfiguration {
     ]
     private static let brokerKeys = ["user", "executable"]
     private static let lifecycleKeys = [
-        "background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout", "always-reconfirm",
+        "background-grace", "relaunch-window", "relaunch-adopt", "prompt-timeout", "agent-wait",
+        "always-reconfirm",
     ]
     private static let limitsKeys = [
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
@@ -188,6 +189,9 @@ extension DaemonConfiguration {
         if let span = try Self.seconds(document, table + ["relaunch-window"]) { lifecycle.relaunchWindow = span }
         if let span = try Self.seconds(document, table + ["relaunch-adopt"]) { lifecycle.relaunchAdopt = span }
         if let span = try Self.seconds(document, table + ["prompt-timeout"]) { lifecycle.promptTimeout = span }
+        if let span = try Self.seconds(document, table + ["agent-wait"], zeroMeans: "no wait") {
+            lifecycle.agentWait = span
+        }
         if let span = try Self.seconds(document, table + ["always-reconfirm"], zeroAllowed: true) {
             lifecycle.alwaysReconfirm = span
         }
@@ -249,10 +253,12 @@ extension DaemonConfiguration {
     static func seconds(
         _ document: TOMLDocument,
         _ path: [String],
-        zeroAllowed: Bool = false
+        zeroAllowed: Bool = false,
+        zeroMeans: String? = nil
     ) throws(ConfigurationIssue) -> Span? {
-        let range = (zeroAllowed ? 0 : Double.leastNonzeroMagnitude)...Double.infinity
-        let expected = zeroAllowed ? "a number of seconds >= 0 (0 turns it off)" : "a number of seconds > 0"
+        let zero = zeroMeans.map { "0: \($0)" } ?? (zeroAllowed ? "0 turns it off" : nil)
+        let range = (zero != nil ? 0 : Double.leastNonzeroMagnitude)...Double.infinity
+        let expected = zero.map { "a number of seconds >= 0 (\($0))" } ?? "a number of seconds > 0"
         guard let seconds = try document.number(path, in: range, expected: expected) else {
             return nil
         }

@@ -56,6 +56,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             relaunchWindow: lifecycle.relaunchWindow,
             relaunchAdopt: lifecycle.relaunchAdopt,
             promptTimeout: lifecycle.promptTimeout,
+            agentWait: lifecycle.agentWait,
             alwaysReconfirm: lifecycle.alwaysReconfirm,
             maxSessionsPerApp: limits.maxSessionsPerApp,
             maxClientsPerApp: limits.maxClientsPerApp,

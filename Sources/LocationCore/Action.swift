@@ -14,6 +14,9 @@ package enum Action: Sendable {
     case armTimer(Instant?)
     /// Start or stop the location provider (U3).
     case provider(running: Bool)
+    /// P14: a prompt of this user's app was dismissed because no agent was there to ask; the shell tells the
+    /// administrator what to start.
+    case nobodyToAsk(AppKey)
 }
 
 /// The parameters of a reply.

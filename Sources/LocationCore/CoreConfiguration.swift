@@ -8,6 +8,10 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var relaunchAdopt: Span
     /// `[lifecycle] prompt-timeout`, default 120 s (P8).
     package var promptTimeout: Span
+    /// `[lifecycle] agent-wait`: how long a shown prompt waits for an agent when none is there (P14). The daemon's
+    /// default is 5 s; the core's own is `nil`, no wait at all, so that the seeds' rules, which assume a dialog is
+    /// always there as on iOS, are driven without agents.
+    package var agentWait: Span?
     /// `[lifecycle] always-reconfirm`, default 259200 s = 3 days of background use under Always; 0: off (P12).
     package var alwaysReconfirm: Span
     /// `[limits] max-sessions-per-app`, default 64 (S5).
@@ -34,6 +38,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         relaunchWindow: Span = .seconds(10),
         relaunchAdopt: Span = .seconds(5),
         promptTimeout: Span = .seconds(120),
+        agentWait: Span? = nil,
         alwaysReconfirm: Span = .seconds(259_200),
         maxSessionsPerApp: Int = 64,
         maxClientsPerApp: Int = 32,
@@ -49,6 +54,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.relaunchWindow = relaunchWindow
         self.relaunchAdopt = relaunchAdopt
         self.promptTimeout = promptTimeout
+        self.agentWait = agentWait
         self.alwaysReconfirm = alwaysReconfirm
         self.maxSessionsPerApp = maxSessionsPerApp
         self.maxClientsPerApp = maxClientsPerApp

@@ -8,6 +8,8 @@ enum DeadlineKey: Hashable, Sendable {
     case relaunchWindow(Int)
     case restartWindow(Int)
     case promptTimeout(PromptID)
+    /// P14: the shown prompt has had no agent to be offered to for `agent-wait`.
+    case agentWait(PromptID)
     /// P12: the app's background use under Always reaches `always-reconfirm` then.
     case alwaysReconfirm(Int)
     /// D10: the fixes have stayed put for 60 s by then.

@@ -8,6 +8,7 @@ extension LocationCore {
         case .relaunchWindow(let app): apps[app].relaunchEnds == entry.at
         case .restartWindow(let app): apps[app].restartEnds == entry.at
         case .promptTimeout(let id): prompts[id]?.timeoutAt == entry.at
+        case .agentWait(let id): prompts[id]?.agentWaitEnds == entry.at
         case .alwaysReconfirm(let app): apps[app].reconfirmAt == entry.at
         case .stationary: stationaryDeadline(is: entry.at)
         }
@@ -50,6 +51,8 @@ extension LocationCore {
                 lifecycleChanged(app, from: old)
             case .promptTimeout(let id):
                 dismiss(id)
+            case .agentWait(let id):
+                agentWaitEnded(id)
             case .alwaysReconfirm(let app):
                 apps[app].reconfirmAt = nil
                 updateAlwaysUse(app)

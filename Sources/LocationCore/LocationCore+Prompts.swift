@@ -136,6 +136,7 @@ extension LocationCore {
         deadlines.insert(timeout, .promptTimeout(id))
         persist(.prompt(prompt.snapshot))
         announceHead(id)
+        awaitAgentIfNone(id)
     }
 
     mutating func announceHead(_ id: PromptID) {
@@ -265,6 +266,7 @@ extension LocationCore {
         openStream(call, StreamEntry(kind: .prompts))
         for view in pendingPromptViews where offers(call, AppKey(view.appID, user: view.user)) {
             emit(call, .prompt(view))
+            agentArrived(for: view.id)
         }
     }
 

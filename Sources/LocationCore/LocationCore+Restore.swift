@@ -114,6 +114,8 @@ extension LocationCore {
             }
             prompts[stored.id] = prompt
             apps[app].queue.append(stored.id)
+            // P14: no agent is connected to a daemon that starts; its agents have `agent-wait` to come back.
+            awaitAgentIfNone(stored.id)
         }
     }
 

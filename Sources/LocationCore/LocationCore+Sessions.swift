@@ -351,9 +351,11 @@ extension LocationCore {
             sessions[slot].diagnosticStreams.removeAll { gone.contains($0.call) }
             sessions[slot].boundStreams.removeAll { gone.contains($0) }
         }
+        let agentCount = agents.count
         agents.removeAll { gone.contains($0) }
         watchers.removeAll { gone.contains($0) }
         for call in closing { closeStream(call, final: false, pruned: true) }
+        if agents.count < agentCount { agentsLeft() }
     }
 
     /// Closes a stream: with a final reply when the daemon ends it, silently when its connection is gone.
@@ -396,7 +398,10 @@ extension LocationCore {
             }
             markDirty(app)
         case .prompts:
-            if !pruned { agents.removeAll { $0 == call } }
+            if !pruned {
+                agents.removeAll { $0 == call }
+                agentsLeft()
+            }
             everyoneAgents.remove(call)
             if final { messages.append(.end(call, nil)) }
         case .watch:

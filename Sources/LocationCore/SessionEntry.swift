@@ -81,6 +81,8 @@ struct PromptEntry {
     /// Set when it becomes the head of its queue (S9).
     var raisedAt: Instant?
     var timeoutAt: Instant?
+    /// P14: when it is dismissed unless an agent it is offered to opens first; not stored, a restart sets it again.
+    var agentWaitEnds: Instant?
 
     var snapshot: PromptSnapshot {
         PromptSnapshot(

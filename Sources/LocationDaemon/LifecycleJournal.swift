@@ -15,6 +15,8 @@ struct LifecycleJournal {
     /// Sessions and shown prompts already logged as created, so updates are not logged again.
     private var loggedSessions: Set<SessionID> = []
     private var loggedPrompts: Set<PromptID> = []
+    /// The users already told that nobody could be asked (P14): each once, and at most 4,096 remembered.
+    private var toldNobodyToAsk: Set<UInt32?> = []
 
     init(logger: Logger) {
         self.logger = logger
@@ -62,6 +64,22 @@ struct LifecycleJournal {
         default:
             break
         }
+    }
+
+    /// P14: a prompt of `app` was dismissed for want of an agent. Said once per user, whatever the log level: it is
+    /// what an administrator needs to read to see why that user's apps are never asked.
+    mutating func nobodyToAsk(_ app: AppKey) {
+        if toldNobodyToAsk.count >= 4096 { toldNobodyToAsk.removeAll() }
+        guard toldNobodyToAsk.insert(app.user).inserted else { return }
+        let person = app.user.map { "uid \($0)" } ?? "the apps of no user"
+        let text =
+            "nobody could be asked about the location prompt of \(app): no agent is running for \(person). Start "
+            + "locd-agent in that person's graphical session (systemctl --user enable --now locd-agent), or run "
+            + "locctl agent as them; until then their prompts are dismissed after agent-wait (P14)"
+        logger.warning(
+            "\(text)",
+            metadata: MessageID.promptResolved.metadata.merging(Self.fields(of: app)) { $1 }
+        )
     }
 
     /// The journal fields naming a user's app: `LOCD_APP`, and `LOCD_UID` for a user's (H1).

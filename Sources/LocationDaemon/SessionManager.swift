@@ -320,6 +320,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             case .persist(let write): journal.record(write)
             case .armTimer(let instant): arm(instant)
             case .provider(let running): provider.setRunning(running)
+            case .nobodyToAsk(let app): journal.nobodyToAsk(app)
             default: break
             }
         }
@@ -384,7 +385,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider:
+            case .persist, .armTimer, .provider, .nobodyToAsk:
                 break
             }
         }

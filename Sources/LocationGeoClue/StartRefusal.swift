@@ -34,7 +34,7 @@ struct StartRefusal: Error, Sendable {
     static func unanswered(_ app: String) -> StartRefusal {
         StartRefusal(
             message: "no one answered locd's location prompt for '\(app)' in time: run a prompt agent "
-                + "(`locctl agent`, or the desktop's) and start again, or allow it with "
+                + "(locd-agent in the desktop session, `locctl agent`, or the desktop's own) and start again, or allow it with "
                 + "`locctl auth \(app) while-using`"
         )
     }

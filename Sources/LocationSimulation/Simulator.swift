@@ -586,6 +586,7 @@ package struct Simulator {
         let text: String =
             switch how {
             case "dismissed": "dismissed: not answered within prompt-timeout (P8)"
+            case "unanswered": "dismissed: no agent to ask within agent-wait (P14)"
             case "cancelled": "cancelled: the app stopped being in use (P9)"
             case "withdrawn": "withdrawn: nothing asks for it any more (P9)"
             default: "answered \(how)"

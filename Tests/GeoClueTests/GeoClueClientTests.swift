@@ -105,6 +105,16 @@ struct GeoClueClientTests {
         #expect(result.elapsed >= 1.5 && result.elapsed < 10, "Start took \(result.elapsed) s")
     }
 
+    @Test("G3, P14: with no agent at all, Start fails after agent-wait, not prompt-timeout, naming locd-agent")
+    func promptNobodyCanAnswerFailsPromptly() throws {
+        let harness = try GeoClueHarness(promptTimeout: 600, agentWait: 0.5)
+        let result = try harness.python(["start", "test.unanswered"])
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String ?? "").contains("locd-agent"), "\(reply)")
+        #expect(result.elapsed < 60, "Start took \(result.elapsed) s")
+    }
+
     @Test("G3: a prompt answered by an agent decides Start: allow-while-using starts the client")
     func agentAnswerDecidesStart() throws {
         let harness = try GeoClueHarness()

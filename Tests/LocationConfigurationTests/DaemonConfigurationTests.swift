@@ -50,7 +50,9 @@ struct DaemonConfigurationTests {
         #expect(configuration.provider.host == "127.0.0.1")
         #expect(configuration.provider.port == 2947)
 
-        #expect(configuration.core == CoreConfiguration())
+        // The core's own default has no agent-wait (the seeds' rules assume a dialog is always there); the
+        // daemon's is 5 s (P14).
+        #expect(configuration.core == CoreConfiguration(agentWait: .seconds(5)))
     }
 
     @Test("§11: an empty file leaves every default in place")
@@ -90,6 +92,7 @@ struct DaemonConfigurationTests {
                 relaunch-window = 3
                 relaunch-adopt = 1
                 prompt-timeout = 30
+                agent-wait = 0
 
                 [limits]
                 max-sessions-per-app = 4
@@ -140,6 +143,7 @@ struct DaemonConfigurationTests {
                     relaunchWindow: .seconds(3),
                     relaunchAdopt: .seconds(1),
                     promptTimeout: .seconds(30),
+                    agentWait: .seconds(0),
                     maxSessionsPerApp: 4,
                     maxClientsPerApp: 2,
                     maxConditionsPerApp: 50,
@@ -373,6 +377,18 @@ struct DaemonConfigurationTests {
         )
     }
 
+    @Test("P14: agent-wait defaults to 5 s, 0 is no wait, and a negative one is refused saying what 0 means")
+    func agentWait() throws {
+        #expect(DaemonConfiguration().core.agentWait == .seconds(5))
+        let none = try DaemonConfiguration.parse(text: "[lifecycle]\nagent-wait = 0", file: "/etc/locd/locd.toml")
+        #expect(none.core.agentWait == .seconds(0))
+        #expect(
+            failure("[lifecycle]\nagent-wait = -1")
+                == "/etc/locd/locd.toml:2: key lifecycle.agent-wait: expected a number of seconds >= 0 (0: no wait), "
+                + "found -1"
+        )
+    }
+
     @Test("P12: always-reconfirm defaults to 3 days, 0 turns it off, and a negative one is refused")
     func alwaysReconfirm() throws {
         #expect(DaemonConfiguration().core.alwaysReconfirm == .seconds(259_200))
@@ -502,7 +518,7 @@ struct DaemonConfigurationTests {
         #expect(
             failure("[lifecycle]\nbackground-grace = 5\ngrace = 5")
                 == "/etc/locd/locd.toml:3: key lifecycle.grace: unknown key; allowed in [lifecycle]: background-grace, "
-                + "relaunch-window, relaunch-adopt, prompt-timeout, always-reconfirm"
+                + "relaunch-window, relaunch-adopt, prompt-timeout, agent-wait, always-reconfirm"
         )
         #expect(
             failure("[limits]\nmax-sessions = 5")

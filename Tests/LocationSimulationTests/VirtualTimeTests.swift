@@ -82,8 +82,38 @@ struct VirtualTimeTests {
         #expect(notRunning.time == 11.0)
     }
 
-    @Test("P8: with no agent a prompt is dismissed when prompt-timeout passes, after the last event")
+    @Test("P8: a prompt nobody answers is dismissed when prompt-timeout passes, after the last event")
     func promptTimesOut() throws {
+        let timeline = try run(
+            """
+            agent = false
+            [lifecycle]
+            prompt-timeout = 45.0
+            agent-wait = 600.0
+
+            [apps."com.ex.maps"]
+            NSLocationWhenInUseUsageDescription = "Shows you on the map"
+
+            [[events]]
+            at = 0.0
+            app = "com.ex.maps"
+            event = "launch"
+
+            [[events]]
+            at = 2.0
+            app = "com.ex.maps"
+            event = "create-session"
+            authorization = "whenInUse"
+            """
+        )
+        let prompts = timeline.filter { $0.subject == .prompt }
+        #expect(prompts.map(\.time) == [2.0, 47.0])
+        #expect(prompts.map(\.resolution) == [nil, "dismissed"])
+        #expect(prompts.first?.options == ["allowWhileUsing", "allowOnce", "deny"])
+    }
+
+    @Test("P14: with no agent connected, a prompt is dismissed after the daemon's default agent-wait of 5 s")
+    func promptWithNoAgent() throws {
         let timeline = try run(
             """
             agent = false
@@ -106,9 +136,9 @@ struct VirtualTimeTests {
             """
         )
         let prompts = timeline.filter { $0.subject == .prompt }
-        #expect(prompts.map(\.time) == [2.0, 47.0])
-        #expect(prompts.map(\.resolution) == [nil, "dismissed"])
-        #expect(prompts.first?.options == ["allowWhileUsing", "allowOnce", "deny"])
+        #expect(prompts.map(\.time) == [2.0, 7.0])
+        #expect(prompts.map(\.resolution) == [nil, "unanswered"])
+        #expect(prompts.last?.what.contains("no agent to ask within agent-wait (P14)") == true)
     }
 
     @Test("until stops virtual time: a prompt timeout after it never fires")

@@ -45,7 +45,7 @@ package final class DaemonProcess {
             state-dir = "\(stateDirectory)"
             apps-dirs = ["\(appsDirectory)"]
             admin-group = "root"
-            \(Self.withPatientIdleTimeout(settings))
+            \(Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings)))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)
@@ -64,6 +64,16 @@ package final class DaemonProcess {
         let line = "idle-timeout = 120.0"
         guard let table = settings.range(of: "[limits]\n") else { return settings + "\n[limits]\n" + line }
         return settings.replacingCharacters(in: table, with: "[limits]\n" + line + "\n")
+    }
+
+    /// `settings` with `agent-wait = 600` unless it sets one: tests answer prompts with calls and agents started
+    /// after the prompt, and on a loaded machine they could come later than the default 5 s (P14's own tests set
+    /// the wait they test).
+    package static func withPatientAgentWait(_ settings: String) -> String {
+        guard !settings.contains("agent-wait") else { return settings }
+        let line = "agent-wait = 600.0"
+        guard let table = settings.range(of: "[lifecycle]\n") else { return settings + "\n[lifecycle]\n" + line }
+        return settings.replacingCharacters(in: table, with: "[lifecycle]\n" + line + "\n")
     }
 
     /// A `[[broker]]` table (SEMANTICS I13) of `user` (by default the test's own, which runs the brokers here) and,

@@ -36,12 +36,15 @@ final class GeoClueHarness {
 
     /// - Parameters:
     ///   - promptTimeout: locd's `prompt-timeout`.
+    ///   - agentWait: locd's `agent-wait` (P14); by default long, so that an agent a test starts after the client's
+    ///     `Start` is not raced by it on a loaded machine.
     ///   - provider: the lines of locd's `[provider]` table; by default a fixed point in Berlin.
     ///   - brokered: whether locd.toml's `brokers` names the locd-geoclue the harness runs (SEMANTICS I8).
     ///   - limits: lines of locd's `[limits]` table beside its `idle-timeout`.
     ///   - unknownApps: locd's `unknown-brokered-apps` (I11): `deny` refuses an app id with no manifest at once.
     init(
         promptTimeout: Double = 30,
+        agentWait: Double = 600,
         provider: String? = nil,
         brokered: Bool = true,
         limits: String = "",
@@ -54,6 +57,7 @@ final class GeoClueHarness {
         try startBus()
         try startLocd(
             promptTimeout: promptTimeout,
+            agentWait: agentWait,
             provider: provider ?? Self.berlin,
             brokered: brokered,
             limits: limits,
@@ -98,6 +102,7 @@ final class GeoClueHarness {
 
     private func startLocd(
         promptTimeout: Double,
+        agentWait: Double,
         provider: String,
         brokered: Bool,
         limits: String,
@@ -133,6 +138,7 @@ final class GeoClueHarness {
         [lifecycle]
         relaunch-window = 60.0
         prompt-timeout = \(promptTimeout)
+        agent-wait = \(agentWait)
         [limits]
         idle-timeout = 120.0
         \(limits)
