@@ -34,6 +34,7 @@ struct ShippedFilesTests {
         expected.appsDirectories = ["config/apps.d"]
         expected.allowUnknownApps = true
         expected.lifecycle.promptTimeout = .seconds(60)
+        expected.lifecycle.agentWait = .seconds(60)
         #expect(configuration == expected)
         // Whoever runs it, root included, the demo serves inside the checkout.
         #expect(configuration.socketPath(uid: 0, environment: [:]) == ".run/io.locd")
