@@ -251,8 +251,8 @@ let package = Package(
         ),
         .executableTarget(name: "locd-fuzz", dependencies: ["FuzzTargets"]),
         // What the test targets share: the core driver, polling with a deadline, a NOTIFY_SOCKET listener,
-        // temporary directories, a seeded generator, the real `locd` started on a socket of its own, and a fake
-        // locd-network.
+        // temporary directories, a seeded generator, waiting for a child's exit, the real `locd` started on a socket
+        // of its own, and a fake locd-network.
         .target(
             name: "LocationTestSupport",
             dependencies: [
@@ -284,7 +284,7 @@ let package = Package(
             dependencies: ["LocationConfiguration", "LocationCore", "LocationTestSupport"]
         ),
         // App ids and process facts from fake /proc trees, and from the test process's own.
-        .testTarget(name: "ProcessIdentityTests", dependencies: ["ProcessIdentity"]),
+        .testTarget(name: "ProcessIdentityTests", dependencies: ["ProcessIdentity", "LocationTestSupport"]),
         // The Varlink module on its own: JSON text, frames, method names, the flood log; no daemon.
         .testTarget(
             name: "VarlinkTests",

@@ -85,7 +85,6 @@ struct ManPageTests {
         // The pages are a few kilobytes: stderr cannot fill its pipe while stdout is read to its end.
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, printed, said)
+        return (process.waitForExit().status, printed, said)
     }
 }

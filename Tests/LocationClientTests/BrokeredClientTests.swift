@@ -45,8 +45,7 @@ struct BrokeredClientTests {
 
         deinit {
             close(pidfd)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signalAndWait(SIGKILL)
         }
     }
 

@@ -516,10 +516,9 @@ struct ClientLibraryTests {
         let status = try daemon.connect().call("io.locd.Admin.Status")["status"]
         #expect(status?["appsUsingLocation"] == .array([.string("com.example.maps")]))
 
-        kill(example.processIdentifier, SIGINT)
-        example.waitUntilExit()
+        let ended = example.signalAndWait(SIGINT)
         let text = collected.finish()
-        #expect(example.terminationStatus == 0, "\(text)")
+        #expect(ended.status == 0, "\(text)")
         #expect(text.contains("as com.example.maps: authorizedWhenInUse\n"))
         #expect(text.hasSuffix("goodbye\n"))
         // Goodbye ended its session at once: nothing lingers.

@@ -83,8 +83,7 @@ struct DocumentedProgramTests {
         agent.standardError = FileHandle.nullDevice
         try agent.run()
         defer {
-            agent.terminate()
-            agent.waitUntilExit()
+            agent.signalAndWait(SIGTERM)
         }
         try #require(
             try await eventually(timeout: 20) {
@@ -131,9 +130,9 @@ struct DocumentedProgramTests {
         // Polled with a deadline: a program that never ends fails the test instead of hanging it.
         let ended = try await eventually(timeout: timeout, every: 0.1) { !process.isRunning }
         if !ended { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let status = process.waitForExit().status
         #expect(ended, "\(command.joined(separator: " ")) still ran after \(Int(timeout)) s")
-        return process.terminationStatus
+        return status
     }
 
     /// Writes `text` unless the file already holds it, so that an unchanged app is not rebuilt.

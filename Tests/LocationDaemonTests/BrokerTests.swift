@@ -97,7 +97,7 @@ struct BrokerTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
@@ -215,8 +215,7 @@ struct BrokerTests {
         victim.arguments = ["60"]
         try victim.run()
         defer {
-            kill(victim.processIdentifier, SIGKILL)
-            victim.waitUntilExit()
+            victim.signalAndWait(SIGKILL)
         }
         let socket = daemon.socketPath
         let pid = "\(victim.processIdentifier)"
@@ -275,8 +274,7 @@ struct BrokerTests {
         app.arguments = ["30"]
         try app.run()
         defer {
-            kill(app.processIdentifier, SIGKILL)
-            app.waitUntilExit()
+            app.signalAndWait(SIGKILL)
         }
         let pidfd = try #require(ProcessFacts.openPidfd(app.processIdentifier))
         defer { close(pidfd) }

@@ -64,8 +64,7 @@ struct CombinedProviderTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitForExit().status == 0)
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -197,7 +197,7 @@ struct ConnectionLimitTests {
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(arguments) exited \(process.terminationStatus)")
+        let ended = process.waitForExit()
+        #expect(ended.status == 0, "\(arguments) exited \(ended.status)")
     }
 }

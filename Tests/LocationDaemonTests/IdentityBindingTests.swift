@@ -39,7 +39,7 @@ struct IdentityBindingTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 

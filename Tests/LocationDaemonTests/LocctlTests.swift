@@ -747,7 +747,6 @@ struct LocctlTests {
         process.standardError = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.waitForExit().status, String(decoding: data, as: UTF8.self))
     }
 }

@@ -82,7 +82,7 @@ struct PeerIdentityTests {
         echo.arguments = ["gone"]
         echo.standardOutput = FileHandle(fileDescriptor: writer, closeOnDealloc: false)
         try echo.run()
-        echo.waitUntilExit()
+        try #require(echo.waitUntilReaped(), "echo exited and was not reaped")
         let gone = try #require(sender(of: CredentialedRead.receive(descriptor: reader, capacity: 4096)))
         #expect(gone.pid == echo.processIdentifier)
         #expect(!gone.isRunning)

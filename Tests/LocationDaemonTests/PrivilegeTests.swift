@@ -24,7 +24,7 @@ struct PrivilegeTests {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
             VarlinkReply.decode(Array($0.utf8))
         }

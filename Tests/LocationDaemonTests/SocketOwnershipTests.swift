@@ -72,9 +72,9 @@ struct SocketOwnershipTests {
         // Polled with a deadline: a daemon that does not stop must fail the test, not hang it.
         _ = eventually(timeout: 20) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let ended = process.waitForExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, said)
+        return (ended.status, said)
     }
 
     private func inode(_ path: String) throws -> UInt {

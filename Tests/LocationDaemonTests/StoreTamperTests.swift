@@ -92,9 +92,9 @@ struct StoreTamperTests {
         // Polled with a deadline: a second locd that does not stop must fail the test, not hang it.
         _ = eventually(timeout: 10) { !second.isRunning }
         if second.isRunning { kill(second.processIdentifier, SIGKILL) }
-        second.waitUntilExit()
+        let ended = second.waitForExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus == 73)
+        #expect(ended.status == 73)
         #expect(said.contains(daemon.stateDirectory + "/lock"), "stderr: \(said)")
         #expect(said.contains("pid \(daemon.pid)"), "stderr: \(said)")
         // The first still serves on its socket, and it is still the first that answers.
@@ -208,7 +208,6 @@ struct StoreTamperTests {
         process.arguments = [flag, path]
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return process.waitForExit().status == 0
     }
 }

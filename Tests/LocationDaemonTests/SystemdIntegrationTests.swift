@@ -68,8 +68,7 @@ struct SystemdIntegrationTests {
         process.standardError = announcements
         try process.run()
         defer {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
+            if process.isRunning { process.signalAndWait(SIGTERM) }
         }
         // systemd-socket-activate says "Listening on PATH as 3." once bound, and starts locd on the first
         // connection.
@@ -135,7 +134,7 @@ struct SystemdIntegrationTests {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return (String(decoding: data, as: UTF8.self), (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 }

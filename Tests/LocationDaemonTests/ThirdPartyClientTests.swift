@@ -23,9 +23,8 @@ struct ThirdPartyClientTests {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
         #expect(
-            process.terminationStatus == 0,
+            process.waitForExit().status == 0,
             "python varlink client failed: \(problems)\n\(PythonVarlink.installHint)"
         )
         let seen = try #require(JSONValue.parse(Array(data)))
@@ -80,8 +79,7 @@ struct ThirdPartyClientTests {
         try process.run()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(problems)\n\(PythonVarlink.installHint)")
+        #expect(process.waitForExit().status == 0, "\(problems)\n\(PythonVarlink.installHint)")
         #expect(problems.isEmpty, "no traceback: \(problems)")
         let lines = printed.split(separator: "\n").map(String.init)
         let session = try daemon.connect().call("io.locd.Admin.ListSessions", ["appId": .string("com.example.maps")])

@@ -38,9 +38,9 @@ import Testing
         process.standardError = output
         try process.run()
         if !eventually(timeout: 20, every: 0.05, { !process.isRunning }) { process.terminate() }
-        process.waitUntilExit()
+        let ended = process.waitForExit()
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, text)
+        return (ended.status, text)
     }
 
     @Test("U19: every request names locd-network, its version, the system and the project in its User-Agent")

@@ -47,7 +47,7 @@ struct SocketPermissionTests {
         attacker.standardInput = commands
         attacker.standardOutput = answers
         try attacker.run()
-        defer { attacker.waitUntilExit() }
+        defer { attacker.waitForExit() }
         let lines = answers.fileHandleForReading
         #expect(String(decoding: lines.readLine(), as: UTF8.self) == "trying")
 
@@ -83,7 +83,7 @@ struct SocketPermissionTests {
                 ))
                 .flatMap { Int32($0.split(separator: " ").first ?? "") }
             kill(window == nil ? network.processIdentifier : child ?? network.processIdentifier, SIGTERM)
-            network.waitUntilExit()
+            network.waitForExit()
         }
         try notify.waitFor("READY=1", timeout: 20, while: { network.isRunning })
 

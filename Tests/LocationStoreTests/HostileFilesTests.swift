@@ -68,7 +68,7 @@ import Testing
             try holder.run()
             defer {
                 input.fileHandleForWriting.closeFile()
-                holder.waitUntilExit()
+                holder.waitForExit()
             }
             try #require(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
             let error = #expect(throws: StoreError.self) {
@@ -198,8 +198,7 @@ import Testing
                 "python3", "-c", "import sqlite3; sqlite3.connect('\(directory.path)/locd.sqlite').execute('VACUUM')",
             ]
             try empty.run()
-            empty.waitUntilExit()
-            try #require(empty.terminationStatus == 0)
+            try #require(empty.waitForExit().status == 0)
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             #expect(try Self.files(in: directory.path, startingWith: "locd.sqlite.damaged-").count == 1)
             #expect(store.damaged?.reason.contains("no tables") == true)

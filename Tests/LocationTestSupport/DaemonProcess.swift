@@ -193,37 +193,16 @@ package final class DaemonProcess {
     @discardableResult
     package func stop() -> Int32 {
         guard let process else { return 0 }
-        let status = Self.signalAndWait(process, SIGTERM)
+        let status = process.signalAndWait(SIGTERM).status
         collectOutput()
         self.process = nil
         return status
     }
 
-    /// Sends `signal` to the daemon unless it has exited, and waits for its exit with `waitid(WNOWAIT)`, which sees
-    /// the exit without reaping it: Foundation's `waitUntilExit` depends on its own SIGCHLD watcher, which under a
-    /// full suite of parallel tests spawning processes was seen to miss an exit and wait for ever.
-    private static func signalAndWait(_ process: Process, _ signal: Int32) -> Int32 {
-        let pid = process.processIdentifier
-        var info = siginfo_t()
-        // Signalled only while it is ours and has not exited: a reaped pid may be another process's by now.
-        if waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG) == 0 && info._sifields._sigchld.si_pid == 0 {
-            kill(pid, signal)
-        }
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 {
-            // ECHILD: Foundation reaped it already, and knows its status.
-            guard errno == EINTR else {
-                process.waitUntilExit()
-                return process.terminationStatus
-            }
-        }
-        // The exit code, or the signal that ended it, as Foundation's terminationStatus gives them.
-        return info._sifields._sigchld.si_status
-    }
-
     /// SIGKILL: a crash at this very moment.
     package func crash() {
         guard let process else { return }
-        _ = Self.signalAndWait(process, SIGKILL)
+        process.signalAndWait(SIGKILL)
         collectOutput()
         self.process = nil
     }
@@ -254,7 +233,7 @@ package final class DaemonProcess {
         process.standardOutput = output
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        process.waitForExit()
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -98,7 +98,7 @@ package final class NetworkLocationProcess: @unchecked Sendable {
     package func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         if !eventually(timeout: 5, every: 0.02, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Settings for a Watch, as locd's network provider sends them.

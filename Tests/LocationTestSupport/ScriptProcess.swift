@@ -69,7 +69,7 @@ package final class ScriptProcess: @unchecked Sendable {
     package func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         if !eventually(timeout: 5, every: 0.05, { !process.isRunning }) { kill9() }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Closes its standard input, the way a script that reads commands is told to leave, and waits for the exit;
@@ -77,13 +77,12 @@ package final class ScriptProcess: @unchecked Sendable {
     package func closeInput() {
         try? input.fileHandleForWriting.close()
         if !eventually(timeout: 10, every: 0.05, { !process.isRunning }) { kill9() }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// SIGKILL, and waits for the exit: for dbus-daemon, which has nothing to save and ignores SIGTERM when its
     /// parent ignores it.
     package func kill9() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.signalAndWait(SIGKILL) }
     }
 }

@@ -53,8 +53,7 @@ package final class StandInGeolocate: @unchecked Sendable {
                 ],
                 logPath: directory + "/openssl.log"
             )
-            openssl.process.waitUntilExit()
-            guard openssl.process.terminationStatus == 0 else {
+            guard openssl.process.waitForExit().status == 0 else {
                 throw StandInFailure("openssl could not make a certificate: \(openssl.log)")
             }
             arguments += ["--tls", certificate, key]

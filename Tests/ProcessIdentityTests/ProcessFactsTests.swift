@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 import Testing
 
 @testable import ProcessIdentity
@@ -80,7 +81,7 @@ struct ProcessFactsTests {
         let shell = URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path
         #expect(facts.executable(of: child.processIdentifier) == shell)
         try input.fileHandleForWriting.close()
-        child.waitUntilExit()
+        try #require(child.waitUntilReaped(), "the child exited and was not reaped")
         #expect(facts.pid(ofPidfd: pidfd) == -1)
         let file = open("/dev/null", O_RDONLY)
         defer { close(file) }

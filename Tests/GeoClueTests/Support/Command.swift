@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -55,10 +56,10 @@ enum Command {
         // deadline would never stop and the test would wait for it forever.
         let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        process.waitUntilExit()
+        let ended = process.waitForExit()
         killer.cancel()
         return CommandResult(
-            status: process.terminationStatus,
+            status: ended.status,
             output: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
             errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "",
             elapsed: Date().timeIntervalSince(started)

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -30,10 +31,7 @@ final class ConnectionHolder {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
+        if process.isRunning { process.signalAndWait(SIGKILL) }
     }
 
     /// Opens `count` connections one after the other; what became of each ("ok", "io.locd.App.LimitExceeded

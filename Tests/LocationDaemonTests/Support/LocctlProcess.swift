@@ -53,9 +53,8 @@ enum LocctlBinary {
         // Small outputs: stderr cannot fill its pipe while stdout is read to its end.
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         return Result(
-            status: process.terminationStatus,
+            status: process.waitForExit().status,
             output: String(decoding: out, as: UTF8.self),
             errors: String(decoding: err, as: UTF8.self)
         )
@@ -96,15 +95,11 @@ final class RunningLocctl {
         // Reading to the end of its output is the signal: the pipe closes when the process exits.
         while nextLine(timeout: max(0, deadline.timeIntervalSinceNow)) != nil {}
         guard deadline.timeIntervalSinceNow > 0 || !process.isRunning else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.waitForExit().status
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.signalAndWait(SIGKILL) }
     }
 
     /// The next line, or `nil` when none comes within `timeout` seconds (or the process ended).
@@ -126,8 +121,6 @@ final class RunningLocctl {
 
     /// Sends `signal` and waits for the exit; returns the exit status (or the signal's number if it killed).
     func stop(with signal: Int32 = SIGINT) -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.signalAndWait(signal).status
     }
 }

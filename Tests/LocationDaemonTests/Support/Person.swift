@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationTestSupport
 import Varlink
 
 #if canImport(Glibc)
@@ -33,8 +34,7 @@ final class Person {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.signalAndWait(SIGKILL) }
     }
 
     /// Sends a call on connection `connection` and returns its first reply.

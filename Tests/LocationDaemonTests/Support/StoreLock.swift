@@ -31,7 +31,7 @@ final class StoreLock {
     func release() {
         guard holder.isRunning else { return }
         try? input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        holder.waitForExit()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +31,7 @@ final class UnreadFlood {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { process.signalAndWait(SIGKILL) }
     }
 
     /// Waits for the script's line starting with `word` ("open", "flooding", "blocked"); the rest of the line.

@@ -1,4 +1,5 @@
 import Foundation
+import LocationTestSupport
 
 /// What a finished command printed (stdout and stderr together) and how it exited.
 struct CommandResult {
@@ -41,9 +42,9 @@ final class RunningCommand {
         let seconds = Double(timeout.components.seconds)
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let ended = process.waitForExit()
         watchdog.cancel()
-        return CommandResult(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        return CommandResult(status: ended.status, output: String(decoding: data, as: UTF8.self))
     }
 }
 
