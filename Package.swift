@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CEpoll", "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                "CEpoll", "CSdBus", "DesktopEntry", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -166,6 +166,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The `[Desktop Entry]` of an app's `.desktop` file, found by app id and read within bounds: the description
+        // locd-geoclue passes for an app without a manifest, and the name and icon locd-agent shows.
+        .target(name: "DesktopEntry"),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
         // an ichnaea-compatible geolocation service, served as io.locd.NetworkLocation.
         .target(
