@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
         .executable(name: "locd-network", targets: ["locd-network"]),
+        .executable(name: "locd-agent", targets: ["locd-agent"]),
     ],
     // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
     // SwiftNIO of the dependencies below.
@@ -145,7 +146,7 @@ let package = Package(
                 daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
             ]
         ),
-        // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for LocationGeoClue.
+        // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
         .target(name: "CSdBus", dependencies: ["CSystemd"]),
         // org.freedesktop.GeoClue2 on the system bus, served from locd's sessions: one locd app connection per peer.
         .target(
@@ -169,6 +170,21 @@ let package = Package(
         // The `[Desktop Entry]` of an app's `.desktop` file, found by app id and read within bounds: the description
         // locd-geoclue passes for an app without a manifest, and the name and icon locd-agent shows.
         .target(name: "DesktopEntry"),
+        // The person's agent (SEMANTICS §16): locd's prompts as desktop notifications on the session bus, a core that
+        // decides and a shell of sd-bus and Varlink.
+        .target(
+            name: "LocationAgent",
+            dependencies: ["CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log")]
+        ),
+        .executableTarget(
+            name: "locd-agent",
+            dependencies: [
+                "LocationAgent",
+                "LocationClient",
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Logging", "swift-log"),
+            ]
+        ),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
         // an ichnaea-compatible geolocation service, served as io.locd.NetworkLocation.
         .target(
@@ -359,6 +375,13 @@ let package = Package(
                 "locd-network", "LocationNetwork", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // locd-agent's core on its own, then the real binary between the real locd and a real notification server
+        // (dunst under Xvfb, or a stand-in without actions) on a private session bus.
+        .testTarget(
+            name: "LocationAgentTests",
+            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "SystemdSupportTests",
