@@ -41,7 +41,15 @@ struct ChildProcess {
             kill(pid, SIGKILL)
             throw StandInFailure("\(arguments.joined(separator: " ")) did not exit in \(timeout) s")
         }
-        status = info._sifields._sigchld.si_pid != 0 ? info._sifields._sigchld.si_status : process.terminationStatus
+        if info._sifields._sigchld.si_pid != 0 {
+            status = info._sifields._sigchld.si_status
+        } else {
+            // Foundation reaped it, and says it stopped running only once it has its status: asking before traps.
+            guard eventually(timeout: timeout, every: 0.01, { !process.isRunning }) else {
+                throw StandInFailure("\(arguments.joined(separator: " ")): no exit status in \(timeout) s")
+            }
+            status = process.terminationStatus
+        }
         output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
 }
