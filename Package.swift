@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "locd-geoclue", targets: ["locd-geoclue"]),
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
         .executable(name: "locd-network", targets: ["locd-network"]),
+        .executable(name: "locd-agent", targets: ["locd-agent"]),
     ],
     // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
     // SwiftNIO of the dependencies below.
@@ -145,13 +146,13 @@ let package = Package(
                 daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
             ]
         ),
-        // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for LocationGeoClue.
+        // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
         .target(name: "CSdBus", dependencies: ["CSystemd"]),
         // org.freedesktop.GeoClue2 on the system bus, served from locd's sessions: one locd app connection per peer.
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CEpoll", "CSdBus", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                "CEpoll", "CSdBus", "DesktopEntry", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -164,6 +165,24 @@ let package = Package(
                 daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The `[Desktop Entry]` of an app's `.desktop` file, found by app id and read within bounds: the description
+        // locd-geoclue passes for an app without a manifest, and the name and icon locd-agent shows.
+        .target(name: "DesktopEntry"),
+        // The person's agent (SEMANTICS §16): locd's prompts as desktop notifications on the session bus, a core that
+        // decides and a shell of sd-bus and Varlink.
+        .target(
+            name: "LocationAgent",
+            dependencies: ["CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log")]
+        ),
+        .executableTarget(
+            name: "locd-agent",
+            dependencies: [
+                "LocationAgent",
+                "LocationClient",
+                daemonOnly("ArgumentParser", "swift-argument-parser"),
+                daemonOnly("Logging", "swift-log"),
             ]
         ),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
@@ -356,6 +375,13 @@ let package = Package(
                 "locd-network", "LocationNetwork", "LocationProtocol", "LocationTestSupport", "JSON", "Varlink",
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
+        ),
+        // locd-agent's core on its own, then the real binary between the real locd and a real notification server
+        // (dunst under Xvfb, or a stand-in without actions) on a private session bus.
+        .testTarget(
+            name: "LocationAgentTests",
+            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "SystemdSupportTests",

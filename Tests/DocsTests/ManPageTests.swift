@@ -6,9 +6,11 @@ import Testing
 @Suite("Man pages")
 struct ManPageTests {
     static let root = Repository.root()
-    static let pages = ["locd.8", "locctl.1", "locd.toml.5", "locd-apps.d.5", "locd-geoclue.8", "locd-network.8"]
+    static let pages = [
+        "locd.8", "locctl.1", "locd.toml.5", "locd-apps.d.5", "locd-geoclue.8", "locd-network.8", "locd-agent.1",
+    ]
 
-    @Test("man: man/ holds the six pages, and systemd/install.mk installs each of them")
+    @Test("man: man/ holds the seven pages, and systemd/install.mk installs each of them")
     func pagesInstalled() throws {
         let present = try FileManager.default.contentsOfDirectory(atPath: Self.root + "/man").sorted()
         #expect(present == Self.pages.sorted())

@@ -141,13 +141,16 @@ package final class DaemonProcess {
     ]
 
     /// The `locd` binary beside the test bundle.
-    package static var binary: String {
+    package static var binary: String { executable("locd") }
+
+    /// A binary of this package beside the test bundle, `.build/debug/NAME` when there is none.
+    package static func executable(_ name: String) -> String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("locd").path
+            let path = candidate.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        return ".build/debug/locd"
+        return ".build/debug/" + name
     }
 
     /// Starts the daemon and waits for its `READY=1`.

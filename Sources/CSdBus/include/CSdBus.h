@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <sys/eventfd.h>  // the bus thread's wake-up; Glibc's module map leaves it out
+#include <sys/signalfd.h>  // locd-agent stops between events on SIGTERM; Glibc's module map leaves it out too
 #include <systemd/sd-bus.h>
 
 // The vtable flags, as constants Swift can read (the header's anonymous enum imports without a type).

@@ -262,14 +262,7 @@ final class GeoClueHarness {
     }
 
     /// A binary of this package, beside the test bundle.
-    static func binary(_ name: String) -> String {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return ".build/debug/" + name
-    }
+    static func binary(_ name: String) -> String { DaemonProcess.executable(name) }
 }
 
 /// A part of the harness did not start; the description carries its log.

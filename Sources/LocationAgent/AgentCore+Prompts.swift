@@ -1,0 +1,82 @@
+/// Prompts and their notifications (SEMANTICS N2, N3, N4).
+extension AgentCore {
+    /// locd sent `prompt`, of the app that looks like `app`: one notification (N2), or with a server that cannot ask
+    /// one that says how to answer, and the terminal the first time if asked for (N4).
+    mutating func promptReceived(_ prompt: Prompt, app: AppLook) -> [Action] {
+        retrySeconds = Self.firstRetrySeconds
+        guard stream == .open, case .present(let canAsk, let markup) = server,
+            !shown.contains(where: { $0.prompt.id == prompt.id })
+        else { return [] }
+        let entry = Shown(prompt: prompt, app: app, precise: prompt.preciseByDefault, notification: nil)
+        shown.append(entry)
+        var actions: [Action] = [
+            .notify(
+                Notification(prompt: prompt, app: app, precise: entry.precise, canAsk: canAsk, markup: markup),
+                prompt: prompt.id
+            )
+        ]
+        if !canAsk && opensTerminal && !terminalOpened {
+            terminalOpened = true
+            actions.append(.openTerminal)
+        }
+        return actions
+    }
+
+    /// locd withdrew the prompt (answered anywhere, dismissed, cancelled): its notification closes (N3).
+    mutating func promptWithdrawn(_ id: String) -> [Action] {
+        retrySeconds = Self.firstRetrySeconds
+        guard let index = shown.firstIndex(where: { $0.prompt.id == id }) else { return [] }
+        let notification = shown.remove(at: index).notification
+        return notification.map { [.closeNotification($0)] } ?? []
+    }
+
+    /// The server showed the notification of `prompt` (`nil`: the notice) as `id`. A prompt withdrawn meanwhile
+    /// closes it at once.
+    mutating func notificationShown(_ id: UInt32, for prompt: String?) -> [Action] {
+        guard let prompt else { return [] }
+        guard let index = shown.firstIndex(where: { $0.prompt.id == prompt }) else { return [.closeNotification(id)] }
+        shown[index].notification = id
+        return []
+    }
+
+    /// The person chose `key` on notification `id`: the accuracy toggle shows the same notification again in place
+    /// with the other label; an option is the answer, with the accuracy shown (N2, N3).
+    mutating func actionInvoked(_ key: String, on id: UInt32) -> [Action] {
+        guard let index = shown.firstIndex(where: { $0.notification == id }),
+            case .present(let canAsk, let markup) = server
+        else { return [] }
+        let entry = shown[index]
+        if key == Notification.accuracyToggleKey && entry.prompt.accuracyToggle {
+            shown[index].precise.toggle()
+            let again = Notification(
+                prompt: entry.prompt,
+                app: entry.app,
+                precise: !entry.precise,
+                replaces: id,
+                canAsk: canAsk,
+                markup: markup
+            )
+            return [.notify(again, prompt: entry.prompt.id)]
+        }
+        guard entry.prompt.options.contains(key) else { return [] }
+        let accuracy = entry.prompt.accuracyToggle ? (entry.precise ? "full" : "reduced") : nil
+        return [.answer(prompt: entry.prompt.id, answer: key, accuracy: accuracy)]
+    }
+
+    /// Notification `id` closed, by the person or the server: nothing is answered, the prompt stays pending in locd,
+    /// where `locctl agent` can still answer it (N3).
+    mutating func notificationClosed(_ id: UInt32) -> [Action] {
+        guard let index = shown.firstIndex(where: { $0.notification == id }) else { return [] }
+        shown[index].notification = nil
+        return [.log(.info, "the notification of prompt \(shown[index].prompt.id) was closed unanswered")]
+    }
+
+    /// locd refused an answer: a prompt gone meanwhile (`NoSuchPrompt`) is the person's too late, and nothing
+    /// follows (N3); anything else is logged.
+    mutating func answerRefused(_ prompt: String, error: String) -> [Action] {
+        if error == "io.locd.Admin.NoSuchPrompt" {
+            return [.log(.info, "prompt \(prompt) was answered too late: it is gone")]
+        }
+        return [.log(.warning, "cannot answer prompt \(prompt): \(error)")]
+    }
+}

@@ -1,0 +1,174 @@
+/// What locd-agent does, decided from what happens (SEMANTICS §16): the prompts locd sends, the notification
+/// server's signals and replies, the stream's end. Deterministic: it never touches the bus, the socket or a clock;
+/// each event returns the ``Action``s for the shell to carry out, and what the shell learns doing them comes back as
+/// events.
+struct AgentCore {
+    /// What the shell does for the core.
+    enum Action: Equatable, Sendable {
+        /// Ask the notification server what it can do (`GetCapabilities`); the answer is
+        /// ``AgentCore/capabilitiesKnown(_:)``.
+        case queryCapabilities
+        /// Open locd's `Admin.Prompts` stream; a failure is ``AgentCore/streamLost(_:)``.
+        case openStream
+        /// Close the stream: nobody could see what it sends (N4).
+        case closeStream
+        /// Call ``AgentCore/retryDue()`` once `seconds` have passed.
+        case scheduleRetry(seconds: Double)
+        /// Show `notification`; its id comes back as ``AgentCore/notificationShown(_:for:)``. `prompt` is `nil` for
+        /// the notice of a server that cannot ask.
+        case notify(Notification, prompt: String?)
+        case closeNotification(UInt32)
+        /// `Admin.AnswerPrompt(id, answer, accuracy)`; a refusal comes back as
+        /// ``AgentCore/answerRefused(_:error:)``.
+        case answer(prompt: String, answer: String, accuracy: String?)
+        case log(LogLevel, String)
+        /// Open `locctl agent` in a terminal (N4, `--terminal`).
+        case openTerminal
+    }
+
+    enum LogLevel: Equatable, Sendable {
+        case debug, info, warning
+    }
+
+    /// The notification server, as far as the agent knows it.
+    enum Server: Equatable {
+        case unknown
+        case absent
+        case present(canAsk: Bool, markup: Bool)
+    }
+
+    enum Stream: Equatable {
+        case closed
+        case open
+        case waitingToReopen
+    }
+
+    /// A prompt locd sent, and its notification while one shows it.
+    struct Shown: Equatable {
+        var prompt: Prompt
+        var app: AppLook
+        var precise: Bool
+        var notification: UInt32?
+    }
+
+    /// Whether to open a terminal with `locctl agent` where the server cannot ask (`--terminal`).
+    let opensTerminal: Bool
+    var server = Server.unknown
+    var stream = Stream.closed
+    /// The prompts sent on the stream now open, by id, in the order they came.
+    var shown: [Shown] = []
+    /// The wait before the stream is opened again: 1 s, doubling to 60 s while it keeps failing (N1).
+    var retrySeconds = AgentCore.firstRetrySeconds
+    private var toldCannotAsk = false
+    var terminalOpened = false
+
+    static let firstRetrySeconds = 1.0
+    static let mostRetrySeconds = 60.0
+
+    init(opensTerminal: Bool = false) {
+        self.opensTerminal = opensTerminal
+    }
+
+    /// The agent starts: first learn whether anyone can show a notification.
+    mutating func start() -> [Action] {
+        [.queryCapabilities]
+    }
+
+    /// `GetCapabilities` answered, or failed (`nil`): no server, D-Bus activation included (N4).
+    mutating func capabilitiesKnown(_ capabilities: [String]?) -> [Action] {
+        guard let capabilities else {
+            var actions = forgetStream()
+            if server != .absent {
+                actions.append(
+                    .log(
+                        .warning,
+                        "no notification server owns org.freedesktop.Notifications on the session bus: nobody could "
+                            + "see a location prompt, so none is asked for until one starts"
+                    )
+                )
+            }
+            server = .absent
+            return actions
+        }
+        let canAsk = capabilities.contains("actions")
+        let markup = capabilities.contains("body-markup")
+        server = .present(canAsk: canAsk, markup: markup)
+        var actions: [Action] = []
+        if !canAsk && !toldCannotAsk {
+            toldCannotAsk = true
+            actions += [
+                .log(
+                    .warning,
+                    "the notification server shows no actions, so prompts cannot be answered from their "
+                        + "notifications: \(Notification.terminalAdvice)"
+                ),
+                .notify(.cannotAsk(markup: markup), prompt: nil),
+            ]
+        }
+        if stream == .closed {
+            stream = .open
+            actions.append(.openStream)
+        }
+        return actions
+    }
+
+    /// A connection took `org.freedesktop.Notifications` (`NameOwnerChanged`): ask it what it can do.
+    mutating func serverAppeared() -> [Action] {
+        var actions: [Action] = []
+        if case .present = server { actions = serverVanished() }
+        actions.append(.queryCapabilities)
+        return actions
+    }
+
+    /// The server left the bus, and its notifications with it: nobody can see a prompt now (N4).
+    mutating func serverVanished() -> [Action] {
+        for index in shown.indices { shown[index].notification = nil }
+        server = .absent
+        toldCannotAsk = false
+        var actions = forgetStream()
+        actions.append(.log(.warning, "the notification server left the session bus; waiting for another"))
+        return actions
+    }
+
+    /// Closes the stream if one is open or about to be, and forgets its prompts.
+    private mutating func forgetStream() -> [Action] {
+        let actions: [Action] = stream == .open ? [.closeStream] : []
+        stream = .closed
+        shown.removeAll()
+        return actions
+    }
+
+    /// locd ended the stream, refused it, or could not be reached: every prompt it sent is gone with it and will be
+    /// sent again (N3); it is opened again after a wait that doubles while this keeps happening (N1).
+    mutating func streamLost(_ reason: String) -> [Action] {
+        guard stream == .open else { return [] }
+        var actions: [Action] = shown.compactMap { $0.notification.map(Action.closeNotification) }
+        shown.removeAll()
+        stream = .waitingToReopen
+        actions += [
+            .log(.warning, "\(reason); opening the prompt stream again in \(Self.format(retrySeconds)) s"),
+            .scheduleRetry(seconds: retrySeconds),
+        ]
+        retrySeconds = min(retrySeconds * 2, Self.mostRetrySeconds)
+        return actions
+    }
+
+    /// The wait after a lost stream is over; a wait no longer needed (the server left meanwhile) does nothing.
+    mutating func retryDue() -> [Action] {
+        guard stream == .waitingToReopen, case .present = server else { return [] }
+        stream = .open
+        return [.openStream]
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+extension AgentCore {
+    /// The agent stops (SIGTERM, the session ends): its notifications close, since nobody would hear their actions.
+    mutating func stop() -> [Action] {
+        defer { shown.removeAll() }
+        return shown.compactMap { $0.notification.map(Action.closeNotification) }
+    }
+}

@@ -1,0 +1,217 @@
+import CSdBus
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The imperative shell of locd-agent: one thread that waits on the session bus, locd's prompt stream, SIGTERM and
+/// the retry timer together, hands what happens to ``AgentCore`` and carries out the actions it returns.
+package final class AgentShell {
+    /// What the command line decides.
+    package struct Configuration: Sendable {
+        /// locd's socket.
+        package var socketPath: String
+        /// The command that opens a terminal running the words after it, for `--terminal` (N4); `nil` without.
+        package var terminal: [String]?
+        /// `locctl`, as the terminal runs it.
+        package var locctl: String
+        /// Where `.desktop` files are looked up.
+        package var applicationDirectories: [String]
+
+        package init(socketPath: String, terminal: [String]?, locctl: String, applicationDirectories: [String]) {
+            self.socketPath = socketPath
+            self.terminal = terminal
+            self.locctl = locctl
+            self.applicationDirectories = applicationDirectories
+        }
+    }
+
+    private let configuration: Configuration
+    private let logger: Logger
+    private var core: AgentCore
+    private var bus: SessionBus?
+    private var stream: PromptStream?
+    private var retryAt: ContinuousClock.Instant?
+
+    package init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        core = AgentCore(opensTerminal: configuration.terminal != nil)
+    }
+
+    /// Serves until SIGTERM or SIGINT (0), or until another agent is found to own the name (0, N1).
+    /// - Throws: ``AgentFailure`` when the session bus cannot be used or goes away.
+    package func run() throws(AgentFailure) {
+        let signals = try Self.blockTerminationSignals()
+        defer { close(signals) }
+        let bus = try SessionBus()
+        self.bus = bus
+        guard try bus.takeAgentName() else {
+            logger.notice(
+                "\(SessionBus.agentName) is taken on this session bus: another locd-agent shows this session's prompts"
+            )
+            return
+        }
+        try bus.listen()
+        logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
+        perform(core.start())
+        while true {
+            for signal in try bus.process() { perform(handle(signal)) }
+            while let stream, stream.hasBufferedReply { readStream(stream) }
+            if let retryAt, retryAt <= .now {
+                self.retryAt = nil
+                perform(core.retryDue())
+                continue
+            }
+            let (busPoll, busTimeout) = try bus.pollRequest()
+            var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+            if let stream { descriptors.append(pollfd(fd: stream.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout(busTimeout))
+            if descriptors[1].revents != 0 {
+                logger.info("stopping")
+                perform(core.stop())
+                _ = try? bus.process()
+                return
+            }
+            if descriptors.count > 2, descriptors[2].revents != 0, let stream { readStream(stream) }
+        }
+    }
+
+    /// The poll timeout: the bus's own or the retry's, whichever is first.
+    private func timeout(_ busMilliseconds: Int32) -> Int32 {
+        guard let retryAt else { return busMilliseconds }
+        let left = ContinuousClock.now.duration(to: retryAt)
+        let milliseconds = Int32(
+            clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        )
+        return busMilliseconds < 0 ? milliseconds : min(milliseconds, busMilliseconds)
+    }
+
+    private func handle(_ signal: SessionBus.Signal) -> [AgentCore.Action] {
+        switch signal {
+        case .actionInvoked(let id, let key): core.actionInvoked(key, on: id)
+        case .notificationClosed(let id): core.notificationClosed(id)
+        case .serverChanged(owned: true): core.serverAppeared()
+        case .serverChanged(owned: false): core.serverVanished()
+        }
+    }
+
+    private func readStream(_ stream: PromptStream) {
+        for reply in stream.receive() {
+            switch reply {
+            case .prompt(let value):
+                guard let prompt = Prompt(value) else {
+                    logger.warning("locd sent a prompt without an id, app or kind; it is not shown")
+                    continue
+                }
+                let app = AppLook(appID: prompt.appID, directories: configuration.applicationDirectories)
+                perform(core.promptReceived(prompt, app: app))
+            case .withdrawn(let id):
+                perform(core.promptWithdrawn(id))
+            case .ended(let reason):
+                self.stream = nil
+                perform(core.streamLost(reason))
+                return
+            }
+        }
+    }
+
+    /// Carries out `actions`, and those that what they learn returns, in order.
+    private func perform(_ actions: [AgentCore.Action]) {
+        var queue = actions[...]
+        while let action = queue.popFirst() { queue += carryOut(action) }
+    }
+
+    private func carryOut(_ action: AgentCore.Action) -> [AgentCore.Action] {
+        guard let bus else { return [] }
+        switch action {
+        case .queryCapabilities:
+            return core.capabilitiesKnown(bus.capabilities())
+        case .openStream:
+            do {
+                stream = try PromptStream(socketPath: configuration.socketPath)
+                logger.debug("prompt stream open")
+                return []
+            } catch {
+                return core.streamLost("cannot reach locd at \(configuration.socketPath): \(error)")
+            }
+        case .closeStream:
+            stream = nil
+            retryAt = nil
+            return []
+        case .scheduleRetry(let seconds):
+            retryAt = .now.advanced(by: .seconds(seconds))
+            return []
+        case .notify(let notification, let prompt):
+            do {
+                let id = try bus.notify(notification)
+                logger.debug("notification \(id) shows \(prompt.map { "prompt \($0)" } ?? "the notice")")
+                return core.notificationShown(id, for: prompt)
+            } catch {
+                logger.warning("cannot show the notification of prompt \(prompt ?? "notice"): \(error)")
+                return []
+            }
+        case .closeNotification(let id):
+            bus.closeNotification(id)
+            return []
+        case .answer(let prompt, let answer, let accuracy):
+            let refusal = PromptStream.answer(
+                socketPath: configuration.socketPath,
+                id: prompt,
+                answer: answer,
+                accuracy: accuracy
+            )
+            guard let refusal else {
+                logger.info("answered prompt \(prompt): \(answer)\(accuracy.map { " (\($0))" } ?? "")")
+                return []
+            }
+            return core.answerRefused(prompt, error: refusal)
+        case .log(let level, let message):
+            switch level {
+            case .debug: logger.debug("\(message)")
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            }
+            return []
+        case .openTerminal:
+            openTerminal()
+            return []
+        }
+    }
+
+    /// Starts `locctl agent` in the desktop's terminal, and does not wait for it.
+    private func openTerminal() {
+        guard let terminal = configuration.terminal, !terminal.isEmpty else { return }
+        let command = terminal + [configuration.locctl, "agent", "--socket", configuration.socketPath]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        do {
+            try process.run()
+            logger.notice("opened a terminal for locctl agent: \(command.joined(separator: " "))")
+        } catch {
+            logger.warning("cannot open a terminal with \(command.joined(separator: " ")): \(error)")
+        }
+    }
+
+    /// Blocks SIGTERM and SIGINT and returns a signalfd that reads them, so that the loop stops between events.
+    private static func blockTerminationSignals() throws(AgentFailure) -> Int32 {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        sigprocmask(SIG_BLOCK, &set, nil)
+        let descriptor = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        guard descriptor >= 0 else { throw AgentFailure("cannot read signals", code: -errno) }
+        return descriptor
+    }
+}
+
+extension AgentShell {
+    /// The `applications` directories of the XDG base directories, in the order they are searched.
+    package static func applicationDirectories(environment: [String: String]) -> [String] {
+        AppLook.applicationDirectories(environment: environment)
+    }
+}

@@ -1,0 +1,51 @@
+import JSON
+
+/// A prompt as locd sends it on `io.locd.Admin.Prompts` (PROTOCOL.md's `Prompt`), with what the agent shows of it.
+struct Prompt: Equatable, Sendable {
+    var id: String
+    var appID: String
+    /// `authorization`, `alwaysUpgrade`, `temporaryFullAccuracy` or `alwaysReconfirm`.
+    var kind: String
+    /// The app's words: its usage description, or for temporary full accuracy the purpose key's text.
+    var usageDescription: String
+    /// The answers it offers, by their wire names.
+    var options: [String]
+    /// Whether the answer carries an accuracy the person chooses: "Precise: On" or Off (N2).
+    var accuracyToggle: Bool
+    /// Whether precise location is shown on at first (`defaultAccuracy` is `full`).
+    var preciseByDefault: Bool
+
+    init(
+        id: String,
+        appID: String,
+        kind: String,
+        usageDescription: String,
+        options: [String],
+        accuracyToggle: Bool = false,
+        preciseByDefault: Bool = true
+    ) {
+        self.id = id
+        self.appID = appID
+        self.kind = kind
+        self.usageDescription = usageDescription
+        self.options = options
+        self.accuracyToggle = accuracyToggle
+        self.preciseByDefault = preciseByDefault
+    }
+
+    /// The prompt of a `prompt` reply; `nil` when it has no id, app or kind, which no answer could then name.
+    init?(_ value: JSONValue) {
+        guard let id = value["id"]?.stringValue, let appID = value["appId"]?.stringValue,
+            let kind = value["kind"]?.stringValue
+        else { return nil }
+        self.init(
+            id: id,
+            appID: appID,
+            kind: kind,
+            usageDescription: value["usageDescription"]?.stringValue ?? "",
+            options: value["options"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            accuracyToggle: value["accuracyToggle"]?.boolValue ?? false,
+            preciseByDefault: value["defaultAccuracy"]?.stringValue != "reduced"
+        )
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import JSON
+import LocationTestSupport
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real locd-agent between the real locd and a real notification server: dunst under Xvfb on a private session
+/// bus, whose context menu the test answers as a person would, or a stand-in server that shows no buttons.
+@Suite("locd-agent on a desktop", .serialized)
+struct AgentDesktopTests {
+    private static let hasDesktop = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb", "/usr/bin/dbus-daemon"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    private static let asRoot = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+    /// Two uids no system account uses: ordinary users to the kernel and to locd (as in PeopleTests).
+    private static let alice: UInt32 = 61_001
+    private static let bob: UInt32 = 61_002
+
+    /// locd, and a desktop (on a display of its own) of the test's own user on them, with dunst if asked.
+    private static func scene(dunst: Bool) throws -> (DaemonProcess, Desktop) {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let desktop = try Desktop(display: try XDisplay())
+        if dunst { try desktop.startDunst() }
+        return (daemon, desktop)
+    }
+
+    /// The record of `appID` of user `uid`, as an administrator's `ListApps` shows it.
+    private func authorization(_ appID: String, of uid: UInt32 = getuid(), _ daemon: DaemonProcess) throws -> JSONValue?
+    {
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        return apps.first { $0["appId"] == .string(appID) && $0["user"] == .int(Int64(uid)) }?["authorization"]
+    }
+
+    /// A client of `appID` in the foreground with a whenInUse session: its prompt goes to the agent.
+    private func asking(_ appID: String, _ daemon: DaemonProcess) throws -> VarlinkClient {
+        let app = try daemon.app(appID, state: "foreground")
+        try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        return app
+    }
+
+    private func agents(_ daemon: DaemonProcess) throws -> Int64? {
+        try daemon.connect().call("io.locd.Admin.Status")["status"]?["agents"]?.intValue
+    }
+
+    @Test(
+        "N2, N3: a prompt shown by dunst with the app's name is answered there: Allow While Using App, Don't Allow",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func answeredOnTheDesktop() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=find-location\n")
+        try desktop.startDunst()
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+        let maps = try asking("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        let menu = try desktop.choose("Allow While Using App")
+        #expect(menu.contains("#Allow While Using App (Allow “Maps” to use your location?)"), "\(menu)")
+        #expect(menu.contains("#Allow Once (") && menu.contains("#Don't Allow (") && menu.contains("#Precise: On ("))
+        #expect(eventually { (try? authorization("com.ex.maps", daemon))?["status"] == .string("authorizedWhenInUse") })
+        #expect(try authorization("com.ex.maps", daemon)?["accuracy"] == .string("fullAccuracy"))
+        // The answered prompt is withdrawn, and its notification closes.
+        #expect(desktop.waitForDisplayed(0))
+        let run = try asking("com.ex.run", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        let second = try desktop.choose("Don't Allow")
+        #expect(second.contains("#Don't Allow (Allow “com.ex.run” to use your location?)"), "\(second)")
+        #expect(eventually { (try? authorization("com.ex.run", daemon))?["status"] == .string("denied") })
+        withExtendedLifetime((maps, run)) {}
+    }
+
+    @Test(
+        "N2: Precise: On flips the notification in place to Off, and the answer then gives reduced accuracy",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func preciseToggle() throws {
+        let (daemon, desktop) = try Self.scene(dunst: true)
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        let maps = try asking("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        _ = try desktop.choose("Precise: On")
+        // The same notification shown again in place: the agent logs each Notify; dunst still shows one.
+        #expect(eventually { agent.log.components(separatedBy: "shows prompt").count == 3 }, "\(agent.log)")
+        #expect(try desktop.displayed() == 1)
+        let menu = try desktop.choose("Allow While Using App")
+        #expect(menu.contains("#Precise: Off ("), "\(menu)")
+        #expect(eventually { (try? authorization("com.ex.maps", daemon))?["status"] == .string("authorizedWhenInUse") })
+        #expect(try authorization("com.ex.maps", daemon)?["accuracy"] == .string("reducedAccuracy"))
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
+        "N3: a prompt answered by another agent is withdrawn and its dunst notification closes",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func withdrawnCloses() throws {
+        let (daemon, desktop) = try Self.scene(dunst: true)
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        let other = try daemon.connect()
+        try other.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: [:], more: true))
+        let maps = try asking("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        let prompt = try #require(try other.receive().parameters["prompt"])
+        try daemon.connect().call("io.locd.Admin.AnswerPrompt", ["id": prompt["id"]!, "answer": .string("allowOnce")])
+        #expect(desktop.waitForDisplayed(0), "\(agent.log)")
+        #expect(!agent.log.contains("answered prompt"))
+        #expect(try authorization("com.ex.maps", daemon)?["oneTime"] == .bool(true))
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
+        "N4: a server without actions gets one notice naming locctl agent, each prompt says how to answer, and --terminal opens it",
+        .enabled(if: hasDesktop, "needs dbus-daemon and python3-gi (.ci/install-deps --tests)")
+    )
+    func serverWithoutActions() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        try desktop.write(
+            "terminal.sh",
+            try String(contentsOf: fixtures.appendingPathComponent("terminal.sh"), encoding: .utf8),
+            executable: true
+        )
+        let server = try desktop.startServer(capabilities: ["body", "body-markup"])
+        let agent = try desktop.startAgent(
+            socket: daemon.socketPath,
+            ["--terminal", "--terminal-command", desktop.directory.at("terminal.sh")]
+        )
+        let notice = try #require(server.waitFor { $0["notify"] != nil }, "\(agent.log)")
+        #expect(notice["body"]?.stringValue?.contains("locctl agent") == true)
+        #expect(notice["actions"]?.arrayValue?.isEmpty == true)
+        #expect(agent.waitFor("locctl agent"))
+        let maps = try asking("com.ex.maps", daemon)
+        let shown = try #require(server.waitFor { $0["summary"]?.stringValue?.hasPrefix("Allow") == true })
+        #expect(shown["summary"] == .string("Allow “com.ex.maps” to use your location?"))
+        #expect(shown["body"]?.stringValue?.hasPrefix("Shows you on the map") == true)
+        #expect(shown["body"]?.stringValue?.contains("locctl agent") == true)
+        #expect(shown["actions"]?.arrayValue?.isEmpty == true)
+        #expect(shown["hints"] == .array([.string("desktop-entry"), .string("resident"), .string("urgency")]))
+        let terminal = desktop.directory.at("terminal")
+        #expect(eventually { FileManager.default.fileExists(atPath: terminal) })
+        let command = (try? String(contentsOfFile: terminal, encoding: .utf8)) ?? ""
+        #expect(command.contains("locctl agent --socket \(daemon.socketPath)"), "\(command)")
+        #expect(server.objects.filter { $0["notify"] != nil }.count == 2)
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
+        "N4: with no notification server the agent keeps no prompt stream open, and opens one when a server appears",
+        .enabled(if: hasDesktop, "needs dbus-daemon and python3-gi (.ci/install-deps --tests)")
+    )
+    func noServer() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        #expect(agent.waitFor("no notification server"), "\(agent.log)")
+        #expect(try agents(daemon) == 0)
+        _ = try desktop.startServer(capabilities: ["actions", "body"])
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+    }
+
+    @Test(
+        "N1: a second locd-agent on the same session bus finds io.locd.Agent taken and exits 0 saying so",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func onePerSession() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        _ = try desktop.startServer(capabilities: ["actions", "body"])
+        let first = try desktop.startAgent(socket: daemon.socketPath)
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(first.log)")
+        let second = try desktop.run([DaemonProcess.executable("locd-agent"), "--socket", daemon.socketPath])
+        #expect(second.status == 0)
+        #expect(second.output.contains("io.locd.Agent is taken"), "\(second.output)")
+        #expect(try first.process.isRunning && agents(daemon) == 1)
+    }
+
+    @Test(
+        "N1, H7: each person's agent, run as that user on their own session bus, shows only that user's prompts",
+        .enabled(if: hasDesktop && asRoot, "needs dunst, Xvfb, and root to run two users' processes")
+    )
+    func eachPersonTheirOwn() throws {
+        let display = try XDisplay()
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let alice = try Desktop(display: display, uid: Self.alice)
+        let bob = try Desktop(display: display, uid: Self.bob)
+        try alice.startDunst()
+        try bob.startDunst()
+        _ = try alice.startAgent(socket: daemon.socketPath)
+        _ = try bob.startAgent(socket: daemon.socketPath)
+        #expect(eventually { (try? agents(daemon)) == 2 })
+        // Alice's Maps asks: only Alice's desktop shows it, and her answer is her app's.
+        let person = try PersonApp(socket: daemon.socketPath, uid: Self.alice, appID: "com.ex.maps")
+        #expect(alice.waitForDisplayed(1))
+        #expect(try bob.displayed() == 0)
+        _ = try alice.choose("Allow While Using App")
+        #expect(
+            eventually {
+                (try? authorization("com.ex.maps", of: Self.alice, daemon))?["status"] == .string("authorizedWhenInUse")
+            }
+        )
+        #expect(try authorization("com.ex.maps", of: Self.bob, daemon) == nil)
+        #expect(try bob.displayed() == 0 && bob.menus.isEmpty)
+        withExtendedLifetime(person) {}
+    }
+}
+
+/// An app of another user: `Hello` and a whenInUse session from a Python client run as `uid` (its connection's peer
+/// uid is the user's), held until dropped.
+private final class PersonApp {
+    private let client: ScriptProcess
+    private let directory: TemporaryDirectory
+
+    init(socket: String, uid: UInt32, appID: String) throws {
+        directory = try TemporaryDirectory(prefix: "agent-app")
+        let script = """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            for method, parameters in [("io.locd.App.Hello", {"appId": sys.argv[2], "state": "foreground"}),
+                                       ("io.locd.App.CreateSession", {"authorization": "whenInUse"})]:
+                s.sendall(json.dumps({"method": method, "parameters": parameters}).encode() + b"\\0")
+                reply = b""
+                while b"\\0" not in reply: reply += s.recv(65536)
+                print(reply.split(b"\\0")[0].decode(), flush=True)
+            sys.stdin.read()
+            """
+        client = try ScriptProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/python3", "-c",
+                script, socket, appID,
+            ],
+            logPath: directory.at("app.log")
+        )
+        guard client.waitFor({ $0["parameters"]?["session"] != nil }) != nil else {
+            throw StandInFailure("the app of uid \(uid) did not start: \(client.log)")
+        }
+    }
+
+    deinit {
+        client.kill9()
+        directory.remove()
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import LocationTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An X display of the test's own (Xvfb), which every desktop of a test shares: dunst draws there.
+final class XDisplay {
+    let name: String
+    private let server: ScriptProcess
+    private let directory: TemporaryDirectory
+
+    /// Starts Xvfb on the first free display, which it names on its standard output (`-displayfd`).
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "agent-x")
+        let server = try ScriptProcess(
+            ["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1024x600x24", "-nolisten", "tcp"],
+            logPath: directory.at("xvfb.log")
+        )
+        self.server = server
+        var number: String?
+        _ = eventually(timeout: 20, every: 0.02) {
+            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(
+                String.init
+            )
+            return number != nil || !server.process.isRunning
+        }
+        guard let number else { throw StandInFailure("Xvfb did not start: \(server.log)") }
+        name = ":" + number
+    }
+
+    deinit {
+        server.kill9()
+        directory.remove()
+    }
+
+    /// A screenshot of the whole display, as a PNG at `path` (ImageMagick's `import`).
+    func screenshot(to path: String) throws {
+        let shot = try ChildProcess(["/usr/bin/import", "-window", "root", "-display", name, path])
+        guard shot.status == 0 else { throw StandInFailure("import failed: \(shot.output)") }
+    }
+}
+
+/// One person's graphical session: a session bus of its own (dbus-daemon), a notification server on it (dunst on
+/// the shared display, or a stand-in without actions), and locd-agent, all run as `uid` through `setpriv` (or as the
+/// test's own user).
+final class Desktop {
+    let uid: UInt32?
+    let display: XDisplay
+    let directory: TemporaryDirectory
+    let address: String
+    private var processes: [ScriptProcess] = []
+    /// The pid of the bus of a person of another uid, whose user namespace their processes join.
+    private var namespaceHolder: Int32?
+
+    init(display: XDisplay, uid: UInt32? = nil) throws {
+        self.uid = uid
+        self.display = display
+        directory = try TemporaryDirectory(prefix: "agent-desktop")
+        if let uid { chown(directory.path, uid, uid) }
+        address = "unix:path=" + directory.at("bus")
+        // A session bus that starts no service: the notification server is the one the test starts, never one
+        // D-Bus activation would find installed (dunst's own activation file).
+        try write(
+            "session.conf",
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(address)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        )
+        let daemon = [
+            "/usr/bin/dbus-daemon", "--config-file=" + directory.at("session.conf"), "--nofork", "--print-address=1",
+        ]
+        // dbus-daemon refuses a peer whose uid has no passwd entry (it looks up its groups), and the test users have
+        // none: the person's bus runs in a user namespace of the person's own, where their uid is 0, and their
+        // other processes join it (``launcher``). To the kernel, and so to locd's peer credentials, they are `uid`.
+        let bus = try start(
+            uid == nil ? daemon : ["/usr/bin/unshare", "--user", "--map-root-user"] + daemon,
+            log: "bus.log"
+        )
+        if uid != nil { namespaceHolder = bus.process.processIdentifier }
+        guard eventually(timeout: 20, every: 0.02, { bus.log.contains("unix:path=") || !bus.process.isRunning }),
+            bus.log.contains("unix:path=")
+        else { throw StandInFailure("dbus-daemon did not start: \(bus.log)") }
+    }
+
+    deinit {
+        for process in processes.reversed() { process.kill9() }
+        directory.remove()
+    }
+
+    /// The words that run a program as this person: as `uid`, and once the bus runs, in its user namespace.
+    private var launcher: [String] {
+        guard let uid else { return [] }
+        if let namespaceHolder { return ["/usr/bin/nsenter", "--user", "--target", "\(namespaceHolder)"] }
+        return ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"]
+    }
+
+    /// The person's environment: the session bus, the display, a home and the XDG data directories in the session's
+    /// directory (`share/applications` holds the apps' `.desktop` files).
+    var environment: [String: String] {
+        [
+            "DBUS_SESSION_BUS_ADDRESS": address, "DISPLAY": display.name, "HOME": directory.path,
+            "XDG_DATA_HOME": directory.at("share"), "XDG_DATA_DIRS": directory.at("system-share"),
+            "XDG_RUNTIME_DIR": directory.path, "LOCD_SOCKET": "",
+        ]
+    }
+
+    /// Starts `arguments` as the person, its output in `log` of the session's directory.
+    @discardableResult
+    func start(_ arguments: [String], log: String) throws -> ScriptProcess {
+        let process = try ScriptProcess(launcher + arguments, environment: environment, logPath: directory.at(log))
+        processes.append(process)
+        return process
+    }
+
+    /// Runs `arguments` as the person to their end.
+    func run(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(launcher + arguments, environment: environment)
+    }
+
+    /// Writes a file of the session's directory, readable by the person.
+    func write(_ relativePath: String, _ text: String, executable: Bool = false) throws {
+        let path = try directory.write(relativePath, text)
+        chmod(path, executable ? 0o755 : 0o644)
+        if let uid {
+            var directory = (path as NSString).deletingLastPathComponent
+            while directory.hasPrefix(self.directory.path) {
+                chown(directory, uid, uid)
+                directory = (directory as NSString).deletingLastPathComponent
+            }
+        }
+    }
+
+    /// Starts dunst, with `Fixtures/pick.sh` as its menu, and waits until it serves.
+    func startDunst() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").path
+        try write("pick.sh", try String(contentsOfFile: fixtures + "/pick.sh", encoding: .utf8), executable: true)
+        try write("want", "")
+        try write(
+            "dunstrc",
+            """
+            [global]
+                dmenu = \(directory.at("pick.sh"))
+                font = DejaVu Sans 12
+                width = 560
+                origin = top-right
+                offset = 16x16
+                padding = 12
+                horizontal_padding = 14
+                frame_width = 2
+                icon_position = left
+                min_icon_size = 48
+                max_icon_size = 64
+            [urgency_critical]
+                background = "#222222"
+                foreground = "#ffffff"
+                frame_color = "#3d8fd1"
+                timeout = 0
+            """
+        )
+        try start(["/usr/bin/dunst", "-config", directory.at("dunstrc")], log: "dunst.log")
+        guard eventually(timeout: 20, every: 0.05, { (try? displayed()) != nil }) else {
+            throw StandInFailure(
+                "dunst did not start: \((try? String(contentsOfFile: directory.at("dunst.log"), encoding: .utf8)) ?? "")"
+            )
+        }
+    }
+
+    /// Starts the stand-in notification server with these capabilities, and waits until it owns the name.
+    func startServer(capabilities: [String]) throws -> ScriptProcess {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/notification_server.py").path
+        let server = try start(["/usr/bin/python3", script, capabilities.joined(separator: ",")], log: "server.log")
+        guard server.waitFor({ $0["ready"] != nil }) != nil else {
+            throw StandInFailure("the stand-in notification server did not start: \(server.log)")
+        }
+        return server
+    }
+
+    /// How many notifications dunst shows now; `nil` when dunstctl cannot ask it.
+    func displayed() throws -> Int? {
+        let count = try run(["/usr/bin/dunstctl", "count", "displayed"])
+        guard count.status == 0 else { return nil }
+        return Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Whether dunst comes to show `count` notifications within 20 s.
+    func waitForDisplayed(_ count: Int) -> Bool {
+        eventually(timeout: 20, every: 0.05) { (try? displayed()) == count }
+    }
+
+    /// The menus dunst gave the picker so far.
+    var menus: [String] {
+        let text = (try? String(contentsOfFile: directory.at("menus"), encoding: .utf8)) ?? ""
+        return text.components(separatedBy: "---\n").filter { !$0.isEmpty }
+    }
+
+    /// Chooses the action labelled `label` of the notification shown, as the person would in dunst's context menu
+    /// (`dunstctl context`), and returns the menu dunst offered.
+    func choose(_ label: String) throws -> String {
+        let before = menus.count
+        try write("want", label)
+        let context = try run(["/usr/bin/dunstctl", "context"])
+        guard context.status == 0 else { throw StandInFailure("dunstctl context failed: \(context.output)") }
+        guard eventually(timeout: 20, every: 0.02, { menus.count > before }) else {
+            throw StandInFailure("dunst opened no menu")
+        }
+        return menus[before]
+    }
+
+    /// Starts locd-agent on locd's socket at `socket`, with `arguments` after.
+    func startAgent(socket: String, _ arguments: [String] = [], log: String = "agent.log") throws -> ScriptProcess {
+        try start([DaemonProcess.executable("locd-agent"), "--socket", socket, "--verbose"] + arguments, log: log)
+    }
+}
