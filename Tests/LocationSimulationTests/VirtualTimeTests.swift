@@ -82,6 +82,24 @@ struct VirtualTimeTests {
         #expect(notRunning.time == 11.0)
     }
 
+    /// Maps, launched at 0, asks for a When In Use session at 2 s: a prompt with nobody to answer it.
+    private static let mapsAsksAtTwo = """
+
+        [apps."com.ex.maps"]
+        NSLocationWhenInUseUsageDescription = "Shows you on the map"
+
+        [[events]]
+        at = 0.0
+        app = "com.ex.maps"
+        event = "launch"
+
+        [[events]]
+        at = 2.0
+        app = "com.ex.maps"
+        event = "create-session"
+        authorization = "whenInUse"
+        """
+
     @Test("P8: a prompt nobody answers is dismissed when prompt-timeout passes, after the last event")
     func promptTimesOut() throws {
         let timeline = try run(
@@ -90,21 +108,7 @@ struct VirtualTimeTests {
             [lifecycle]
             prompt-timeout = 45.0
             agent-wait = 600.0
-
-            [apps."com.ex.maps"]
-            NSLocationWhenInUseUsageDescription = "Shows you on the map"
-
-            [[events]]
-            at = 0.0
-            app = "com.ex.maps"
-            event = "launch"
-
-            [[events]]
-            at = 2.0
-            app = "com.ex.maps"
-            event = "create-session"
-            authorization = "whenInUse"
-            """
+            """ + Self.mapsAsksAtTwo
         )
         let prompts = timeline.filter { $0.subject == .prompt }
         #expect(prompts.map(\.time) == [2.0, 47.0])
@@ -119,21 +123,7 @@ struct VirtualTimeTests {
             agent = false
             [lifecycle]
             prompt-timeout = 45.0
-
-            [apps."com.ex.maps"]
-            NSLocationWhenInUseUsageDescription = "Shows you on the map"
-
-            [[events]]
-            at = 0.0
-            app = "com.ex.maps"
-            event = "launch"
-
-            [[events]]
-            at = 2.0
-            app = "com.ex.maps"
-            event = "create-session"
-            authorization = "whenInUse"
-            """
+            """ + Self.mapsAsksAtTwo
         )
         let prompts = timeline.filter { $0.subject == .prompt }
         #expect(prompts.map(\.time) == [2.0, 7.0])
