@@ -212,6 +212,8 @@ public enum LocationInterfaces {
           precise: ?bool
         )
 
+        # brokered: a broker speaks for a process of the app (a GeoClue client through locd-geoclue,
+        # SEMANTICS I8): a desktop whose own GeoClue agent shows dialogs asks it there (N6).
         type Prompt (
           id: string,
           appId: string,
@@ -222,7 +224,8 @@ public enum LocationInterfaces {
           defaultAccuracy: (full, reduced),
           accuracyToggle: bool,
           raisedAt: float,
-          user: ?int
+          user: ?int,
+          brokered: ?bool
         )
 
         # running: some session or stream needs location, so the provider is started (U3).
