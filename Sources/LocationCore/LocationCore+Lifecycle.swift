@@ -27,7 +27,10 @@ extension LocationCore {
         }
         clients[client]?.app = app
         // I8: a broker's connection speaks for the process it named; Goodbye ends that process's clients only.
-        if let broker { clients[client]?.pid = broker.process }
+        if let broker {
+            clients[client]?.pid = broker.process
+            clients[client]?.brokered = true
+        }
         let old = apps[app].state
         apps[app].clients.append(client)
 

@@ -378,7 +378,8 @@ extension LocationCore {
             defaultAccuracy: reduced ? .reduced : .full,
             accuracyToggle: prompt.key == .authorization && !reduced,
             raisedAt: prompt.raisedAt ?? now,
-            user: prompt.user
+            user: prompt.user,
+            brokered: apps[prompt.app].clients.contains { clients[$0]?.brokered == true }
         )
     }
 }

@@ -132,4 +132,6 @@ struct ClientEntry {
     /// The handle of the app it said `Hello` for.
     var app: Int?
     var streams: [CallID] = []
+    /// A broker's connection, speaking for a process of its app (I8): its app's prompts say so (N6).
+    var brokered = false
 }

@@ -108,6 +108,8 @@ package struct PromptView: Hashable, Codable, Sendable {
     package var raisedAt: Instant
     /// The user whose app asks (H1): their agents are offered the prompt (H7).
     package var user: UInt32? = nil
+    /// A broker speaks for a process of the app (I8): a desktop with GeoClue dialogs of its own asks it there (N6).
+    package var brokered = false
 }
 
 /// The kinds of `Admin.Watch` event.

@@ -140,6 +140,7 @@ extension PromptView {
         object["accuracyToggle"] = .bool(accuracyToggle)
         object["raisedAt"] = .double(clock.unixTime(of: raisedAt))
         if let user { object["user"] = .int(Int64(user)) }
+        if brokered { object["brokered"] = .bool(true) }
         return .object(object)
     }
 }

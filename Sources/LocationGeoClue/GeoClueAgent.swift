@@ -17,6 +17,13 @@ final class GeoClueAgent {
     /// The registrations of its calls and of its `PropertiesChanged` match; unref'd when it goes.
     var slots: [OpaquePointer] = []
 
+    /// The `AddAgent` id of GeoClue's demo agent, which is never asked a prompt (G11): it shows no dialog of its own,
+    /// and answers not authorized when it cannot reach a notification server, a deny nobody gave.
+    static let demoAgentID = "geoclue-demo-agent"
+
+    /// Whether it may be asked locd's prompts (G11).
+    var showsPrompts: Bool { id != Self.demoAgentID }
+
     init(name: String, id: String, uid: UInt32, serial: UInt64) {
         self.name = name
         self.id = id

@@ -134,7 +134,8 @@ extension GeoClueService {
         } else {
             refreshAccuracy(of: agent.uid)
         }
-        promptLink().open()
+        // G11: the Prompts stream is held only while some agent can be asked; locd counts it as an agent (P14).
+        if agent.showsPrompts { promptLink().open() }
         askWaitingPrompts()
     }
 
@@ -152,10 +153,17 @@ extension GeoClueService {
         }
     }
 
-    /// The agent that answers for `uid`: the latest registered whose properties are known, apart from `excluded`.
-    func agentInCharge(of uid: UInt32, excluding excluded: Set<String> = []) -> GeoClueAgent? {
-        agents.values.filter { $0.uid == uid && $0.maxAccuracy != nil && !excluded.contains($0.name) }
-            .max { $0.serial < $1.serial }
+    /// The agent that answers for `uid`: the latest registered whose properties are known, apart from `excluded`;
+    /// with `asking`, only one that shows prompts (G11: never GeoClue's demo agent).
+    func agentInCharge(
+        of uid: UInt32,
+        excluding excluded: Set<String> = [],
+        asking: Bool = false
+    ) -> GeoClueAgent? {
+        agents.values.filter {
+            $0.uid == uid && $0.maxAccuracy != nil && !excluded.contains($0.name) && (!asking || $0.showsPrompts)
+        }
+        .max { $0.serial < $1.serial }
     }
 
     /// What the Manager's `AvailableAccuracyLevel` tells `peer`: its uid's agent's `MaxAccuracyLevel`, else exact.
@@ -182,7 +190,7 @@ extension GeoClueService {
         agent.asking = [:]
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
         refreshAccuracy(of: agent.uid)
-        if agents.isEmpty {
+        if !agents.values.contains(where: \.showsPrompts) {
             promptLink().close()
             promptsLost()
         } else {

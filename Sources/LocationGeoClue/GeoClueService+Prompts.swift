@@ -95,7 +95,7 @@ extension GeoClueService {
     func ask(_ id: String) {
         guard let pending = prompts[id], pending.askedOf == nil,
             let client = clients.values.filter({ isStarting($0, for: pending.prompt) }).min(by: { $0.path < $1.path }),
-            let agent = agentInCharge(of: pending.prompt.user, excluding: pending.failed),
+            let agent = agentInCharge(of: pending.prompt.user, excluding: pending.failed, asking: true),
             agent.asking.count < limits.promptsPerAgent
         else { return }
         let level = pending.prompt.requestedLevel(client: client.requestedAccuracy)

@@ -109,12 +109,12 @@ struct GeoClueAgentTests {
     }
 
     @Test(
-        "G11: GeoClue's demo agent, with no notification server to ask, answers not authorized: the app is denied",
+        "G11, P14: GeoClue's demo agent is never asked: alone it leaves the prompt to be dismissed, and denies nothing",
         .enabled(if: FileManager.default.isExecutableFile(atPath: demoAgent))
     )
-    func demoAgentDenies() throws {
-        let harness = try GeoClueHarness()
-        // A session bus that is not there: the demo agent cannot show its notification, so it refuses.
+    func demoAgentIsNeverAsked() throws {
+        let harness = try GeoClueHarness(agentWait: 0.5)
+        // A session bus that is not there: the demo agent could not show its notification, and would refuse.
         let demo = try ScriptProcess(
             [Self.demoAgent],
             environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
@@ -125,14 +125,42 @@ struct GeoClueAgentTests {
         defer { demo.kill9() }  // it has nothing to save, and ignores SIGTERM when the test runner does
         let bridge = try #require(harness.bridge)
         #expect(bridge.waitFor("agent geoclue-demo-agent registered"), "\(bridge.log)\(demo.log)")
+        // The demo agent alone holds no Prompts stream, so locd has nobody to ask (P14).
+        #expect(try Self.locdAgents(harness) == 0)
         let result = try harness.python(["start", "test.denied"])
         let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
         #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
-        #expect((reply["message"] as? String)?.contains("locctl auth test.denied while-using") == true, "\(reply)")
-        // Decided by the agent at once, not at locd's prompt timeout (30 s here).
-        #expect(result.elapsed < 5, "\(result.elapsed) s")
-        #expect(bridge.log.contains("prompt asked of agent geoclue-demo-agent"), "\(bridge.log)")
-        #expect(try Self.authorization(harness, "test.denied")["status"] as? String == "denied")
+        #expect((reply["message"] as? String)?.contains("locd-agent") == true, "\(reply)")
+        #expect(!bridge.log.contains("prompt asked of agent geoclue-demo-agent"), "\(bridge.log)")
+        #expect(try Self.authorization(harness, "test.denied")["status"] as? String == "notDetermined")
+    }
+
+    @Test(
+        "G11, N6: beside GeoClue's demo agent, the user's own locd agent answers, and the client starts",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: demoAgent))
+    )
+    func usersOwnAgentBesideTheDemoAgent() throws {
+        let harness = try GeoClueHarness()
+        let demo = try ScriptProcess(
+            [Self.demoAgent],
+            environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
+                $1
+            },
+            logPath: harness.directory + "/demo-agent.log"
+        )
+        defer { demo.kill9() }
+        let bridge = try #require(harness.bridge)
+        #expect(bridge.waitFor("agent geoclue-demo-agent registered"), "\(bridge.log)\(demo.log)")
+        let agent = try ScriptProcess(
+            [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
+            environment: ["LOCD_SOCKET": harness.socket],
+            logPath: harness.directory + "/agent.log"
+        )
+        defer { agent.stop() }
+        let result = try harness.python(["where-am-i", "test.allowed", "8"])
+        let location = try #require(result.objects.first, "\(result.output)\(result.errors)\(agent.log)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(!bridge.log.contains("prompt asked of agent geoclue-demo-agent"), "\(bridge.log)")
     }
 
     @Test("G11: an agent that allows at city level makes the grant approximate: the grid cell, accuracy 5000")

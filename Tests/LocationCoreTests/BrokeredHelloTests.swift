@@ -28,6 +28,18 @@ struct BrokeredHelloTests {
         #expect(h.prompts("org.example.Quiet").map(\.usageDescription) == ["(no description)"])
     }
 
+    @Test("N6: a prompt says brokered while a broker speaks for a process of its app, and not for the app's own")
+    func promptSaysBrokered() {
+        var h = Harness()
+        let broker = h.connect(pid: 50)
+        h.call(broker, brokered("com.ex.maps", process: 4000))
+        #expect(h.create(broker, .whenInUse) != nil)
+        #expect(h.prompts("com.ex.maps").map(\.brokered) == [true])
+        let own = h.launch("com.ex.run", state: .foreground)
+        #expect(h.create(own, .whenInUse) != nil)
+        #expect(h.prompts("com.ex.run").map(\.brokered) == [false])
+    }
+
     @Test("I11: with deny, an app with no manifest is AppUnknown, with a message naming the key to change")
     func deny() {
         var h = Harness(configuration: CoreConfiguration(unknownBrokeredApps: .deny))
