@@ -17,8 +17,10 @@ struct AgentCommand: ParsableCommand {
             app, what it asks, its usage description and the options, numbered. Type a number or an \
             option name and Enter; on an authorization prompt that offers precise location, add \
             "precise" or "approximate" (for example "1 approximate"). A prompt answered elsewhere, \
-            timed out or no longer needed is withdrawn and the next one is shown. End of input or \
-            Ctrl-C ends the agent with exit code 0.
+            timed out or no longer needed is withdrawn and the next one is shown. Answers typed or \
+            piped in before a prompt comes answer the prompts to come, in order. End of input (once \
+            those answers are used) or Ctrl-C ends the agent with exit code 0. When locd restarts, \
+            the agent waits for it and goes on.
 
             The agent answers your own apps' prompts (SEMANTICS H7), as any user may. --all-users, for \
             an administrator (a kiosk's agent), is offered every user's prompts instead; each prompt \
@@ -58,15 +60,13 @@ struct AgentCommand: ParsableCommand {
 
     func run() throws {
         endOnInterrupt()
-        let stream = try connection.connect()
-        let answerer = try connection.connect()
-        do {
-            let parameters: JSONObject = allUsers ? ["everyone": .bool(true)] : [:]
-            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
-        } catch {
-            throw CommandFailure.report(error)
-        }
-        var agent = PromptAgent(stream: stream, answerer: answerer, automatic: answer, precise: precise?.isOn)
+        let connection = self.connection
+        var agent = try PromptAgent(
+            connect: { try connection.connect() },
+            parameters: allUsers ? ["everyone": .bool(true)] : [:],
+            automatic: answer,
+            precise: precise?.isOn
+        )
         try agent.run()
     }
 

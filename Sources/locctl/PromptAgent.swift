@@ -7,22 +7,54 @@ import Varlink
 import Glibc
 #endif
 
-/// The agent's loop: prompts from one connection, answers on another, the terminal in between.
+/// The agent's loop: prompts from one connection, each answer on a connection of its own, the terminal in between.
+///
+/// The answering connection is opened for each answer: one held open from the start and silent until the first
+/// prompt would be closed by locd at `idle-timeout`, and the first answer lost with it. The stream is opened again
+/// when locd ends it (a restart), and answers typed or piped in before their prompt came wait for it.
 struct PromptAgent {
-    let stream: VarlinkClient
-    let answerer: VarlinkClient
+    /// Opens a connection to locd.
+    let connect: () throws -> VarlinkClient
+    /// The `Prompts` call's parameters (`everyone` for `--all-users`).
+    let parameters: JSONObject
     let automatic: AgentAnswer?
     let precise: Bool?
+    private var stream: VarlinkClient
     private var queue: [JSONValue] = []
     private var shown: JSONValue?
     private var input = LineReader(descriptor: 0)
+    /// Lines typed while no prompt was shown, for the prompts to come, oldest first; at most ``maximumEarly``.
+    private var early: [String] = []
     private let style = Style.standardOutput
+    static let maximumEarly = 64
+    /// The waits between attempts to open the stream again: 1 s, doubling to 30 s.
+    static let retrySeconds = (first: 1.0, most: 30.0)
 
-    init(stream: VarlinkClient, answerer: VarlinkClient, automatic: AgentAnswer?, precise: Bool?) {
-        self.stream = stream
-        self.answerer = answerer
+    init(
+        connect: @escaping () throws -> VarlinkClient,
+        parameters: JSONObject,
+        automatic: AgentAnswer?,
+        precise: Bool?
+    ) throws {
+        self.connect = connect
+        self.parameters = parameters
         self.automatic = automatic
         self.precise = precise
+        stream = try Self.openStream(connect, parameters)
+    }
+
+    /// Connects and asks for the prompts.
+    private static func openStream(
+        _ connect: () throws -> VarlinkClient,
+        _ parameters: JSONObject
+    ) throws -> VarlinkClient {
+        let stream = try connect()
+        do {
+            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
+        } catch {
+            throw CommandFailure.report(error)
+        }
+        return stream
     }
 
     mutating func run() throws {
@@ -31,6 +63,8 @@ struct PromptAgent {
         }
         while true {
             showNextIfIdle()
+            // At the end of its input the agent ends, once no answer typed ahead waits for its prompt.
+            if input.atEnd && early.isEmpty && automatic == nil { return }
             if stream.hasBufferedReply {
                 try receivePrompt()
                 continue
@@ -43,7 +77,6 @@ struct PromptAgent {
             if descriptors[0].revents != 0 { try receivePrompt() }
             if descriptors.count > 1 && descriptors[1].revents != 0 {
                 for line in input.readAvailable() { answerTyped(line) }
-                if input.atEnd { return }
             }
         }
     }
@@ -62,6 +95,8 @@ struct PromptAgent {
                 return
             }
             send(choice, to: next)
+        } else if !early.isEmpty {
+            answerTyped(early.removeFirst())
         } else {
             askForAnswer()
         }
@@ -79,14 +114,18 @@ struct PromptAgent {
             reply = try stream.receive()
         } catch VarlinkClient.ClientError.timedOut {
             return  // Part of a reply arrived; the rest will.
+        } catch VarlinkClient.ClientError.closed {
+            // The connection ended without a final reply: locd stopped or restarted.
+            return try reopen()
         } catch {
             throw CommandFailure.report(error)
         }
         if let error = reply.error {
             throw CommandFailure.report(VarlinkError(name: error, parameters: reply.parameters))
         }
+        // locd sends the pending prompts again on a stream opened anew: one already here is not queued twice.
         if let prompt = reply.parameters["prompt"], let id = Self.id(prompt),
-            !queue.contains(where: { Self.id($0) == id })
+            !queue.contains(where: { Self.id($0) == id }), Self.id(shown) != id
         {
             queue.append(prompt)
         }
@@ -97,15 +136,35 @@ struct PromptAgent {
             }
             queue.removeAll { Self.id($0) == withdrawn }
         }
-        if !reply.continues {
-            printError("locd ended the prompt stream; run locctl agent again once locd is back.")
-            throw ExitCode.failure
+        if !reply.continues { try reopen() }
+    }
+
+    /// locd ended the stream (a restart, or it stopped): the agent opens it again as soon as locd is back, and
+    /// locd sends the prompts still pending. What is queued or shown stays: an answer to a prompt gone meanwhile is
+    /// told `NoSuchPrompt` and dropped.
+    private mutating func reopen() throws {
+        printLine("  locd ended the prompt stream; waiting for locd to come back…")
+        var wait = Self.retrySeconds.first
+        while true {
+            usleep(UInt32(wait * 1_000_000))
+            if let reopened = try? Self.openStream(connect, parameters) {
+                stream = reopened
+                printLine("  connected to locd again")
+                return
+            }
+            wait = min(wait * 2, Self.retrySeconds.most)
         }
     }
 
     private mutating func answerTyped(_ line: String) {
         guard let prompt = shown else {
-            if !line.trimmingCharacters(in: .whitespaces).isEmpty { printLine("  no prompt is waiting") }
+            // Typed or piped ahead of its prompt: it answers the next one to come.
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+            if early.count < Self.maximumEarly {
+                early.append(line)
+            } else {
+                printLine("  no prompt is waiting, and \(Self.maximumEarly) answers already wait for theirs")
+            }
             return
         }
         switch PromptChoice.parse(line, for: prompt) {
@@ -124,7 +183,7 @@ struct PromptAgent {
         var parameters: JSONObject = ["id": .string(id), "answer": .string(choice.answer)]
         if let accuracy = choice.accuracy { parameters["accuracy"] = .string(accuracy) }
         do {
-            try answerer.call("io.locd.Admin.AnswerPrompt", parameters)
+            try connect().call("io.locd.Admin.AnswerPrompt", parameters)
             let accuracy = choice.accuracy.map { $0 == "full" ? " (precise)" : " (approximate)" } ?? ""
             printLine("  answered \(id): \(choice.answer)\(accuracy)")
             finish(prompt)

@@ -357,6 +357,64 @@ struct LocctlTests {
         #expect(agent.stop() == 0)
     }
 
+    /// The agents locd counts, as `locctl status` shows them.
+    private func agents(_ daemon: DaemonProcess) throws -> Int64? {
+        try daemon.connect().call("io.locd.Admin.Status")["status"]?["agents"]?.intValue
+    }
+
+    @Test("P8, F13: locctl agent answers a prompt that comes after idle-timeout: no silent connection is left to close")
+    func agentOutlivesIdleTimeout() throws {
+        let daemon = try DaemonProcess(settings: DaemonProcess.fastLifecycle + "\n[limits]\nidle-timeout = 0.5")
+        try daemon.start()
+        let agent = try RunningLocctl(["agent", "--answer", "allowWhileUsing"], socket: daemon.socketPath)
+        #expect(try eventually(timeout: 15) { try agents(daemon) == 1 }, "\(agent.transcript)")
+        // A connection opened after the agent's and left silent: once locd has closed it, idle-timeout has passed
+        // for every connection the agent opened before it.
+        let probe = try daemon.connect()
+        #expect(throws: VarlinkClient.ClientError.closed) { try probe.receive() }
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let answered = agent.line(within: 15) { $0.contains("answered ") }
+        #expect(answered?.hasSuffix(": allowWhileUsing") == true, "\(agent.transcript)")
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test("P8: locctl agent waits for locd across a restart and answers the prompts of the new daemon")
+    func agentSurvivesRestart() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let agent = try RunningLocctl(["agent", "--answer", "allowWhileUsing"], socket: daemon.socketPath)
+        #expect(try eventually(timeout: 15) { try agents(daemon) == 1 }, "\(agent.transcript)")
+        daemon.stop()
+        #expect(agent.line(within: 15) { $0.contains("waiting for locd to come back") } != nil, "\(agent.transcript)")
+        try daemon.start()
+        #expect(agent.line(within: 60) { $0.contains("connected to locd again") } != nil, "\(agent.transcript)")
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(agent.line(within: 15) { $0.contains("answered ") } != nil, "\(agent.transcript)")
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test("P1: an answer piped into locctl agent before its prompt comes answers it, and the agent then ends 0")
+    func answerPipedAhead() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let agent = try RunningLocctl(["agent"], socket: daemon.socketPath, input: true)
+        agent.input?.fileHandleForWriting.write(Data("1\n".utf8))
+        try agent.closeInput()
+        #expect(try eventually(timeout: 15) { try agents(daemon) == 1 }, "\(agent.transcript)")
+        let maps = try daemon.app("com.ex.maps")
+        try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        #expect(agent.exitStatus(within: 15) == 0, "\(agent.transcript)")
+        #expect(agent.transcript.contains { $0.contains("answered ") && $0.hasSuffix(": allowWhileUsing") })
+        let authorization = try maps.call("io.locd.App.GetAuthorization")["authorization"]
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+    }
+
     @Test("A3: locctl agent hears a prompt withdrawn by an admin's change, and ends 0 at the end of its input")
     func agentWithdrawn() throws {
         let daemon = try DaemonProcess()
