@@ -1,6 +1,6 @@
 /// An app's authorization, as Core Location reports it (`CLAuthorizationStatus`, `CLAccuracyAuthorization`),
 /// with the label the Settings screen shows for it.
-public struct Authorization: Sendable, Hashable {
+public struct Authorization: Sendable, Hashable, CustomStringConvertible {
     /// `CLAuthorizationStatus`; raw values are the wire names.
     public enum Status: String, Sendable, Hashable, CaseIterable {
         case notDetermined
@@ -49,6 +49,16 @@ public struct Authorization: Sendable, Hashable {
         self.oneTime = oneTime
         self.temporaryFullAccuracy = temporaryFullAccuracy
         self.settingsLabel = settingsLabel
+    }
+
+    /// The status, accuracy and what qualifies them, then the Settings label, as
+    /// `authorizedAlways, fullAccuracy, provisional (Settings: whileUsing)`.
+    public var description: String {
+        var parts = [status.rawValue, accuracy.rawValue]
+        if provisional { parts.append("provisional") }
+        if oneTime { parts.append("oneTime") }
+        if temporaryFullAccuracy { parts.append("temporaryFullAccuracy") }
+        return parts.joined(separator: ", ") + " (Settings: \(settingsLabel.rawValue))"
     }
 
     /// Whether location may be delivered at all: `authorizedWhenInUse` or `authorizedAlways`.

@@ -3,7 +3,7 @@
 ///
 /// ``ServiceSession/Diagnostic``, ``LocationUpdate`` and ``Monitor/Event`` expose the bits that apply to them
 /// as Apple-named Bools; this is the whole mask, for logging and for what those types leave out.
-public struct DiagnosticFlags: OptionSet, Sendable, Hashable {
+public struct DiagnosticFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: Int
 
     public init(rawValue: Int) {
@@ -37,6 +37,9 @@ public struct DiagnosticFlags: OptionSet, Sendable, Hashable {
     public var names: [String] {
         Self.names.indices.filter { rawValue & (1 << $0) != 0 }.map { Self.names[$0] }
     }
+
+    /// The names of the flags that are set, as `[accuracyLimited, insufficientlyInUse]`; `[]` when none limits.
+    public var description: String { "[" + names.joined(separator: ", ") + "]" }
 
     /// The flags named, ignoring names this version does not know.
     public init(names: some Sequence<String>) {

@@ -13,8 +13,9 @@ extension Monitor {
         }
 
         public var monitor: String
-        /// The identifier the condition was added under; empty on an event that concerns the whole monitor.
-        public var identifier: String
+        /// The identifier the condition was added under; `nil` on an event about the whole monitor: the first event
+        /// of ``Monitor/events``, and each change of the diagnostics that apply to every condition.
+        public var identifier: String?
         public var state: State
         public var date: Date
         public var flags: DiagnosticFlags
@@ -41,7 +42,7 @@ extension Monitor {
                 throw LocationClientError.unexpectedReply("a monitor event without monitor or state")
             }
             self.monitor = monitor
-            identifier = value["identifier"]?.stringValue ?? ""
+            identifier = value["identifier"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             self.state = state
             date = Date(timeIntervalSince1970: value["date"]?.doubleValue ?? 0)
             flags = try DiagnosticFlags(wire: value["diagnostic"])

@@ -39,7 +39,16 @@ public final class Monitor: Sendable {
     }
 
     /// Starts monitoring `condition` under `identifier`, replacing what was there (`CLMonitor.add(_:identifier:)`).
+    ///
+    /// An empty identifier is refused (``LocationClientError/invalidParameter(parameter:message:)``): events about the
+    /// whole monitor carry none.
     public func add(_ condition: CircularGeographicCondition, identifier: String) async throws {
+        guard !identifier.isEmpty else {
+            throw LocationClientError.invalidParameter(
+                parameter: "identifier",
+                message: "a condition needs a non-empty identifier: events with none are about the whole monitor"
+            )
+        }
         let wire: JSONValue = .object([
             "latitude": .double(condition.center.latitude), "longitude": .double(condition.center.longitude),
             "radius": .double(condition.radius),

@@ -4,7 +4,7 @@ import Varlink
 extension ServiceSession {
     /// Why a session is limited, like `CLServiceSession.Diagnostic`: the Apple-named flags that apply to sessions,
     /// and the whole mask.
-    public struct Diagnostic: Sendable, Hashable {
+    public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         public var flags: DiagnosticFlags
 
         public init(flags: DiagnosticFlags) {
@@ -13,6 +13,8 @@ extension ServiceSession {
 
         /// The mask as sent on the wire.
         public var mask: Int { flags.rawValue }
+        /// The flags by name, as `Diagnostic[insufficientlyInUse]`: what limits the session, readable in a log.
+        public var description: String { "Diagnostic" + flags.description }
         /// The app is denied, or location services are off.
         public var authorizationDenied: Bool { flags.contains(.authorizationDenied) }
         /// Location services are off for everyone.

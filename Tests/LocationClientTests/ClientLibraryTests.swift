@@ -395,6 +395,8 @@ struct ClientLibraryTests {
         // unsatisfied (the demo point is 650 m from the circle); which one depends on when the fix comes.
         #expect(event.state == .unknown || event.state == .unsatisfied, "\(event.state)")
         #expect(!event.conditionLimitExceeded && !event.authorizationDenied)
+        // An empty identifier would read as an event about the whole monitor: it is refused before it is sent.
+        await #expect(throws: LocationClientError.self) { try await monitor.add(home, identifier: "") }
         await client.close()
     }
 
