@@ -62,11 +62,51 @@ struct Locctl: ParsableCommand {
         return GlobalOptions.rearranged(arguments, commands: Set(commands), defaultCommand: defaultCommand)
     }
 
+    /// What to say of a command line whose first word is no command: argument-parser would take it for an argument
+    /// of the default command and show `status`'s usage, which names neither the mistake nor the commands.
+    static func unknownCommand(in line: [String]) -> String? {
+        let commands = configuration.subcommands.map { $0._commandName }
+        // The first word that is not a global option (`--socket PATH` left before a word that is no command).
+        var index = line.startIndex
+        while index < line.endIndex,
+            GlobalOptions.valued.contains(line[index]) || GlobalOptions.flags.contains(line[index])
+        {
+            index += GlobalOptions.valued.contains(line[index]) ? 2 : 1
+        }
+        guard index < line.endIndex else { return nil }
+        let word = line[index]
+        guard !word.hasPrefix("-"), word != "help", !commands.contains(word) else { return nil }
+        let closest = commands.min { editDistance(word, $0) < editDistance(word, $1) }
+        let suggestion = closest.flatMap { editDistance(word, $0) <= 2 ? " Did you mean '\($0)'?" : nil } ?? ""
+        return "locctl: unknown command '\(word)'.\(suggestion) Commands: \(commands.joined(separator: ", ")); "
+            + "locctl --help says what each does."
+    }
+
+    /// The number of one-character insertions, deletions and substitutions that turn `a` into `b`.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// Runs the command, but exits 1 (not argument-parser's 64) on a command line it cannot parse,
     /// so that the exit codes are the three the help text promises.
     static func main() {
+        let line = commandLine(Array(CommandLine.arguments.dropFirst()))
+        if let message = unknownCommand(in: line) {
+            writeStandardError(message + "\n")
+            Glibc.exit(ExitCode.failure.rawValue)
+        }
         do {
-            var command = try parseAsRoot(commandLine(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(line)
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {

@@ -15,6 +15,23 @@ struct ParsingTests {
         #expect(status.connection.socketPath == "/tmp/x")
     }
 
+    @Test("locctl: a mistyped command is named as unknown, with the closest command and the list, not status's usage")
+    func unknownCommand() {
+        let message = Locctl.unknownCommand(in: Locctl.commandLine(["stauts"]))
+        #expect(
+            message?.hasPrefix("locctl: unknown command 'stauts'. Did you mean 'status'?") == true,
+            "\(message ?? "")"
+        )
+        #expect(message?.contains("apps, app, sessions") == true)
+        #expect(
+            Locctl.unknownCommand(in: Locctl.commandLine(["--socket", "/tmp/x", "frobnicate"]))?.contains("Did")
+                == false
+        )
+        for line in [[], ["status"], ["--json"], ["help", "apps"], ["--socket", "/tmp/x", "apps"]] {
+            #expect(Locctl.unknownCommand(in: Locctl.commandLine(line)) == nil, "\(line)")
+        }
+    }
+
     @Test("locctl: --socket, --json and --no-legend before the command mean what they mean after it, as in systemctl")
     func globalOptionsBeforeTheCommand() throws {
         let before = Locctl.commandLine(["--socket", "/tmp/x", "status", "--json"])
