@@ -34,9 +34,12 @@ package enum TimelineFormat {
 
     /// An array of entries with the field names of ``TimelineEntry``, keys sorted, fields that do not apply
     /// left out; ends with a newline.
-    package static func json(_ entries: [TimelineEntry]) -> String {
+    /// - Parameter pretty: one field a line, for the expected files a person reads and diffs; else one line, as every
+    ///   `locctl … --json` prints.
+    package static func json(_ entries: [TimelineEntry], pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         // Encoding plain strings, numbers and arrays cannot fail.
         let data = (try? encoder.encode(entries)) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -68,7 +68,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "The scenario file (TOML).")
     var scenario: String
 
-    @Flag(name: .long, help: "Print the timeline as a JSON array of entries with stable field names.")
+    @Flag(name: .long, help: "Print the timeline as a JSON array of entries with stable field names, on one line.")
     var json = false
 
     func run() throws {

@@ -12,7 +12,11 @@ struct ShippedScenarioTests {
         let timeline = try Simulator.run(ScenarioParser.parse(file: path))
         let stem = String(file.dropLast(".toml".count))
         Golden.check(TimelineFormat.table(timeline), against: stem + ".txt", sourceLocation: sourceLocation)
-        Golden.check(TimelineFormat.json(timeline), against: stem + ".json", sourceLocation: sourceLocation)
+        Golden.check(
+            TimelineFormat.json(timeline, pretty: true),
+            against: stem + ".json",
+            sourceLocation: sourceLocation
+        )
         return timeline
     }
 
