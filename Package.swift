@@ -148,11 +148,13 @@ let package = Package(
         ),
         // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
         .target(name: "CSdBus", dependencies: ["CSystemd"]),
+        // An sd-bus vtable built from Swift values, for the objects locd-geoclue and locd-agent export.
+        .target(name: "BusVTable", dependencies: ["CSdBus"]),
         // org.freedesktop.GeoClue2 on the system bus, served from locd's sessions: one locd app connection per peer.
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "CEpoll", "CSdBus", "DesktopEntry", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -174,7 +176,9 @@ let package = Package(
         // decides and a shell of sd-bus and Varlink.
         .target(
             name: "LocationAgent",
-            dependencies: ["CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log")]
+            dependencies: [
+                "BusVTable", "CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "locd-agent",

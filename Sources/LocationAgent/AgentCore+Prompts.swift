@@ -40,8 +40,10 @@ extension AgentCore {
     }
 
     /// The person chose `key` on notification `id`: the accuracy toggle shows the same notification again in place
-    /// with the other label; an option is the answer, with the accuracy shown (N2, N3).
+    /// with the other label; an option is the answer, with the accuracy shown (N2, N3). The resident notification of
+    /// the apps using location has its own action (N5).
     mutating func actionInvoked(_ key: String, on id: UInt32) -> [Action] {
+        if showsUse(id) { return inUseActionInvoked(key) }
         guard let index = shown.firstIndex(where: { $0.notification == id }),
             case .present(let canAsk, let markup) = server
         else { return [] }
@@ -64,8 +66,10 @@ extension AgentCore {
     }
 
     /// Notification `id` closed, by the person or the server: nothing is answered, the prompt stays pending in locd,
-    /// where `locctl agent` can still answer it (N3).
+    /// where `locctl agent` can still answer it (N3). The resident notification closed stays closed until the apps
+    /// using location change (N5).
     mutating func notificationClosed(_ id: UInt32) -> [Action] {
+        if showsUse(id) { return inUseNotificationClosed() }
         guard let index = shown.firstIndex(where: { $0.notification == id }) else { return [] }
         shown[index].notification = nil
         return [.log(.info, "the notification of prompt \(shown[index].prompt.id) was closed unanswered")]

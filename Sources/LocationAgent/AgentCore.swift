@@ -24,6 +24,24 @@ struct AgentCore {
         case log(LogLevel, String)
         /// Open `locctl agent` in a terminal (N4, `--terminal`).
         case openTerminal
+        /// Open locd's `Admin.Watch` stream; open, it is ``AgentCore/watchOpened()``, and a failure
+        /// ``AgentCore/watchLost(_:)`` (N5).
+        case openWatch
+        /// Call `Admin.Status`; the answer is ``AgentCore/statusRead(_:)``, a failure ``AgentCore/watchLost(_:)``.
+        case readStatus
+        /// Call ``AgentCore/watchRetryDue()`` once `seconds` have passed.
+        case scheduleWatchRetry(seconds: Double)
+        /// Learn whether someone owns `org.kde.StatusNotifierWatcher`; the answer is ``AgentCore/trayKnown(present:)``.
+        case queryTray
+        /// Register the tray item with the tray's `StatusNotifierWatcher`.
+        case registerTray
+        /// Give the tray item this look, signalling what changed (`NewStatus`, `NewToolTip`).
+        case showTray(Indicator.TrayLook)
+        /// Show the resident notification of the apps using location; its id comes back as
+        /// ``AgentCore/inUseNotificationShown(_:)``.
+        case notifyInUse(Notification)
+        /// Open the settings, `locctl apps`, in a terminal (N5).
+        case openSettings
     }
 
     enum LogLevel: Equatable, Sendable {
@@ -61,6 +79,8 @@ struct AgentCore {
     var retrySeconds = AgentCore.firstRetrySeconds
     private var toldCannotAsk = false
     var terminalOpened = false
+    /// The apps using location, and how they are shown (N5).
+    var indicator = Indicator()
 
     static let firstRetrySeconds = 1.0
     static let mostRetrySeconds = 60.0
@@ -69,9 +89,11 @@ struct AgentCore {
         self.opensTerminal = opensTerminal
     }
 
-    /// The agent starts: first learn whether anyone can show a notification.
+    /// The agent starts: first learn whether anyone can show a notification, and whether a tray can show what uses
+    /// location.
     mutating func start() -> [Action] {
-        [.queryCapabilities]
+        indicator.watch = .open
+        return [.queryCapabilities, .queryTray, .openWatch]
     }
 
     /// `GetCapabilities` answered, or failed (`nil`): no server, D-Bus activation included (N4).
@@ -88,6 +110,7 @@ struct AgentCore {
                 )
             }
             server = .absent
+            indicator.notification = nil
             return actions
         }
         let canAsk = capabilities.contains("actions")
@@ -109,7 +132,7 @@ struct AgentCore {
             stream = .open
             actions.append(.openStream)
         }
-        return actions
+        return actions + showNotification()
     }
 
     /// A connection took `org.freedesktop.Notifications` (`NameOwnerChanged`): ask it what it can do.
@@ -123,6 +146,7 @@ struct AgentCore {
     /// The server left the bus, and its notifications with it: nobody can see a prompt now (N4).
     mutating func serverVanished() -> [Action] {
         for index in shown.indices { shown[index].notification = nil }
+        indicator.notification = nil
         server = .absent
         toldCannotAsk = false
         var actions = forgetStream()
@@ -160,15 +184,21 @@ struct AgentCore {
         return [.openStream]
     }
 
-    private static func format(_ seconds: Double) -> String {
+    static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
 
 extension AgentCore {
-    /// The agent stops (SIGTERM, the session ends): its notifications close, since nobody would hear their actions.
+    /// The agent stops (SIGTERM, the session ends): its notifications close, since nobody would hear their actions, and
+    /// the resident one would go on saying what nobody follows any more.
     mutating func stop() -> [Action] {
         defer { shown.removeAll() }
-        return shown.compactMap { $0.notification.map(Action.closeNotification) }
+        var actions = shown.compactMap { $0.notification.map(Action.closeNotification) }
+        if let id = indicator.notification {
+            indicator.notification = nil
+            actions.append(.closeNotification(id))
+        }
+        return actions
     }
 }

@@ -6,23 +6,33 @@ import Logging
 import Glibc
 #endif
 
-/// The imperative shell of locd-agent: one thread that waits on the session bus, locd's prompt stream, SIGTERM and
-/// the retry timer together, hands what happens to ``AgentCore`` and carries out the actions it returns.
+/// The imperative shell of locd-agent: one thread that waits on the session bus, locd's prompt and event streams,
+/// SIGTERM and the retry timers together, hands what happens to ``AgentCore`` and carries out the actions it returns.
 package final class AgentShell {
     /// What the command line decides.
     package struct Configuration: Sendable {
         /// locd's socket.
         package var socketPath: String
-        /// The command that opens a terminal running the words after it, for `--terminal` (N4); `nil` without.
-        package var terminal: [String]?
+        /// The command that opens a terminal running the words after it: for the settings (N5), and for
+        /// `locctl agent` with `--terminal` (N4).
+        package var terminal: [String]
+        /// Whether to open `locctl agent` in the terminal where the notifications cannot ask (`--terminal`).
+        package var opensTerminal: Bool
         /// `locctl`, as the terminal runs it.
         package var locctl: String
         /// Where `.desktop` files are looked up.
         package var applicationDirectories: [String]
 
-        package init(socketPath: String, terminal: [String]?, locctl: String, applicationDirectories: [String]) {
+        package init(
+            socketPath: String,
+            terminal: [String],
+            opensTerminal: Bool,
+            locctl: String,
+            applicationDirectories: [String]
+        ) {
             self.socketPath = socketPath
             self.terminal = terminal
+            self.opensTerminal = opensTerminal
             self.locctl = locctl
             self.applicationDirectories = applicationDirectories
         }
@@ -33,12 +43,16 @@ package final class AgentShell {
     private var core: AgentCore
     private var bus: SessionBus?
     private var stream: PromptStream?
+    private var watch: UseWatch?
+    private var tray: TrayItem?
+    /// When each retry is due.
     private var retryAt: ContinuousClock.Instant?
+    private var watchRetryAt: ContinuousClock.Instant?
 
     package init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        core = AgentCore(opensTerminal: configuration.terminal != nil)
+        core = AgentCore(opensTerminal: configuration.opensTerminal)
     }
 
     /// Serves until SIGTERM or SIGINT (0), or until another agent is found to own the name (0, N1).
@@ -55,19 +69,30 @@ package final class AgentShell {
             return
         }
         try bus.listen()
+        tray = try TrayItem(bus: bus)
         logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
         perform(core.start())
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
             while let stream, stream.hasBufferedReply { readStream(stream) }
+            while let watch, watch.hasBufferedEvent { readWatch(watch.receiveEvents()) }
+            while let watch, watch.hasBufferedStatus { readWatch(watch.receiveStatus()) }
             if let retryAt, retryAt <= .now {
                 self.retryAt = nil
                 perform(core.retryDue())
                 continue
             }
+            if let watchRetryAt, watchRetryAt <= .now {
+                self.watchRetryAt = nil
+                perform(core.watchRetryDue())
+                continue
+            }
             let (busPoll, busTimeout) = try bus.pollRequest()
             var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
-            if let stream { descriptors.append(pollfd(fd: stream.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+            let streams = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor]
+            for descriptor in streams {
+                descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            }
             _ = poll(&descriptors, nfds_t(descriptors.count), timeout(busTimeout))
             if descriptors[1].revents != 0 {
                 logger.info("stopping")
@@ -75,18 +100,26 @@ package final class AgentShell {
                 _ = try? bus.process()
                 return
             }
-            if descriptors.count > 2, descriptors[2].revents != 0, let stream { readStream(stream) }
+            if descriptors[2].revents != 0, let stream { readStream(stream) }
+            if descriptors[3].revents != 0, let watch { readWatch(watch.receiveEvents()) }
+            if descriptors[4].revents != 0, let watch { readWatch(watch.receiveStatus()) }
         }
     }
 
-    /// The poll timeout: the bus's own or the retry's, whichever is first.
+    /// The poll timeout: the bus's own or a retry's, whichever is first.
     private func timeout(_ busMilliseconds: Int32) -> Int32 {
-        guard let retryAt else { return busMilliseconds }
-        let left = ContinuousClock.now.duration(to: retryAt)
-        let milliseconds = Int32(
-            clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-        )
-        return busMilliseconds < 0 ? milliseconds : min(milliseconds, busMilliseconds)
+        var milliseconds = busMilliseconds
+        for due in [retryAt, watchRetryAt].compactMap(\.self) {
+            let left = ContinuousClock.now.duration(to: due)
+            let wait = Int32(
+                clamping: max(
+                    0,
+                    left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                )
+            )
+            milliseconds = milliseconds < 0 ? wait : min(milliseconds, wait)
+        }
+        return milliseconds
     }
 
     private func handle(_ signal: SessionBus.Signal) -> [AgentCore.Action] {
@@ -95,6 +128,30 @@ package final class AgentShell {
         case .notificationClosed(let id): core.notificationClosed(id)
         case .serverChanged(owned: true): core.serverAppeared()
         case .serverChanged(owned: false): core.serverVanished()
+        case .trayChanged(let owned): core.trayKnown(present: owned)
+        case .trayActivated: core.trayActivated()
+        case .trayRegistered(let failure):
+            [failure.map { .log(.warning, "the tray refused the location item: \($0)") } ?? .log(.debug, "in the tray")]
+        }
+    }
+
+    /// Hands what the event stream or `Status` said to the core.
+    private func readWatch(_ replies: [UseWatch.Reply]) {
+        for reply in replies {
+            switch reply {
+            case .event:
+                perform(core.watchEvent())
+            case .status(let using, let background):
+                let directories = configuration.applicationDirectories
+                let use = LocationUse(using: using, background: background) {
+                    AppLook(appID: $0, directories: directories).name
+                }
+                perform(core.statusRead(use))
+            case .ended(let reason):
+                self.watch = nil
+                perform(core.watchLost(reason))
+                return
+            }
         }
     }
 
@@ -176,21 +233,68 @@ package final class AgentShell {
             }
             return []
         case .openTerminal:
-            openTerminal()
+            openTerminal("agent")
             return []
+        case .openSettings:
+            openTerminal("apps")
+            return []
+        case .openWatch:
+            do {
+                watch = try UseWatch(socketPath: configuration.socketPath)
+                logger.debug("event stream open")
+                return core.watchOpened()
+            } catch {
+                return core.watchLost("cannot reach locd at \(configuration.socketPath): \(error)")
+            }
+        case .readStatus:
+            guard let watch else { return [] }
+            do {
+                try watch.requestStatus()
+                return []
+            } catch {
+                self.watch = nil
+                return core.watchLost("cannot ask locd for its status: \(error)")
+            }
+        case .scheduleWatchRetry(let seconds):
+            watchRetryAt = .now.advanced(by: .seconds(seconds))
+            return []
+        case .queryTray:
+            return core.trayKnown(present: bus.hasOwner(TrayItem.watcherName))
+        case .registerTray:
+            do {
+                try tray?.register()
+            } catch {
+                logger.warning("\(error)")
+            }
+            return []
+        case .showTray(let look):
+            tray?.show(look)
+            logger.debug("location in use: \(look.status)")
+            return []
+        case .notifyInUse(let notification):
+            do {
+                let id = try bus.notify(notification)
+                logger.debug("notification \(id) shows the apps using location")
+                return core.inUseNotificationShown(id)
+            } catch {
+                logger.warning("cannot show the notification of the apps using location: \(error)")
+                return []
+            }
         }
     }
 
-    /// Starts `locctl agent` in the desktop's terminal, and does not wait for it.
-    private func openTerminal() {
-        guard let terminal = configuration.terminal, !terminal.isEmpty else { return }
-        let command = terminal + [configuration.locctl, "agent", "--socket", configuration.socketPath]
+    /// Starts `locctl COMMAND` in the desktop's terminal, and does not wait for it: `agent` to answer prompts (N4),
+    /// `apps` for the settings (N5).
+    private func openTerminal(_ subcommand: String) {
+        let terminal = configuration.terminal
+        guard !terminal.isEmpty else { return }
+        let command = terminal + [configuration.locctl, subcommand, "--socket", configuration.socketPath]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         do {
             try process.run()
-            logger.notice("opened a terminal for locctl agent: \(command.joined(separator: " "))")
+            logger.notice("opened a terminal for locctl \(subcommand): \(command.joined(separator: " "))")
         } catch {
             logger.warning("cannot open a terminal with \(command.joined(separator: " ")): \(error)")
         }

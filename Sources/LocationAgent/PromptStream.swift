@@ -1,11 +1,7 @@
 import JSON
 import Varlink
 
-/// locd's side of the agent: the `io.locd.Admin.Prompts` stream, opened as the agent's own user (H7: that user's
-/// prompts, no privilege), and `AnswerPrompt` on a connection of its own.
-///
-/// Blocking, on the agent's one thread: the stream's socket is polled beside the bus, and a reply is read only when
-/// bytes are there.
+/// locd's side of the prompts: the `io.locd.Admin.Prompts` stream, and `AnswerPrompt` on a connection of its own.
 final class PromptStream {
     /// What one reply of the stream says.
     enum Reply {
@@ -15,41 +11,31 @@ final class PromptStream {
         case ended(String)
     }
 
-    let socketPath: String
-    private let client: VarlinkClient
+    private let stream: LocdStream
 
     /// Connects and asks for the prompts.
     init(socketPath: String) throws {
-        self.socketPath = socketPath
-        client = try VarlinkClient(path: socketPath, timeout: 5)
-        try client.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: [:], more: true))
+        stream = try LocdStream(socketPath: socketPath, method: "io.locd.Admin.Prompts", name: "the prompt stream")
     }
 
-    var fileDescriptor: Int32 { client.fileDescriptor }
+    var fileDescriptor: Int32 { stream.fileDescriptor }
 
     /// Whether a whole reply waits in the buffer, to be read without polling.
-    var hasBufferedReply: Bool { client.hasBufferedReply }
+    var hasBufferedReply: Bool { stream.hasBufferedReply }
 
     /// Reads what the stream says now: a reply can carry a prompt and a withdrawal both.
     func receive() -> [Reply] {
-        let reply: VarlinkReply
-        do {
-            reply = try client.receive()
-        } catch VarlinkClient.ClientError.timedOut {
-            return []  // Part of a reply came; the rest will.
-        } catch {
-            return [.ended("the prompt stream broke: \(error)")]
+        stream.receive().flatMap { reply -> [Reply] in
+            switch reply {
+            case .parameters(let parameters):
+                var replies: [Reply] = []
+                if let prompt = parameters["prompt"] { replies.append(.prompt(prompt)) }
+                if let id = parameters["withdrawn"]?.stringValue { replies.append(.withdrawn(id)) }
+                return replies
+            case .ended(let reason):
+                return [.ended(reason)]
+            }
         }
-        if let error = reply.error {
-            return [
-                .ended("locd refused the prompt stream: \(VarlinkError(name: error, parameters: reply.parameters))")
-            ]
-        }
-        var replies: [Reply] = []
-        if let prompt = reply.parameters["prompt"] { replies.append(.prompt(prompt)) }
-        if let id = reply.parameters["withdrawn"]?.stringValue { replies.append(.withdrawn(id)) }
-        if !reply.continues { replies.append(.ended("locd ended the prompt stream")) }
-        return replies
     }
 
     /// Answers prompt `id`; the Varlink error name locd refused it with, or a description of why it could not be

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// The person's session bus, as the agent uses it: its name `io.locd.Agent` (N1), the calls of
-/// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications and of the server.
+/// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications, of the server and of
+/// the tray (N5).
 ///
 /// Calls wait for their reply (a notification server answers at once, or is started by D-Bus activation within the
 /// bus's timeout); signals that arrive meanwhile are kept by sd-bus and read by the next ``process()``. One thread
@@ -17,10 +18,16 @@ final class SessionBus {
         case notificationClosed(UInt32)
         /// `org.freedesktop.Notifications` changed owner; `owned` whether someone has it now.
         case serverChanged(owned: Bool)
+        /// `org.kde.StatusNotifierWatcher`, the tray, changed owner; `owned` whether someone has it now.
+        case trayChanged(owned: Bool)
+        /// The person activated the tray item (``TrayItem``).
+        case trayActivated
+        /// The tray answered `RegisterStatusNotifierItem`: `failure` says why it refused, `nil` when it took it.
+        case trayRegistered(failure: String?)
     }
 
     /// Where the signal callbacks put what they read, until ``process()`` takes it.
-    private final class Inbox {
+    final class Inbox {
         var signals: [Signal] = []
     }
 
@@ -29,7 +36,7 @@ final class SessionBus {
     private static let serverPath = "/org/freedesktop/Notifications"
 
     let bus: OpaquePointer
-    private let inbox = Inbox()
+    let inbox = Inbox()
 
     /// Connects to the session bus: `DBUS_SESSION_BUS_ADDRESS` when set, else the user's own
     /// (`$XDG_RUNTIME_DIR/bus`).
@@ -50,13 +57,16 @@ final class SessionBus {
         return true
     }
 
-    /// Listens for the server's `ActionInvoked` and `NotificationClosed` and for changes of its owner.
+    /// Listens for the server's `ActionInvoked` and `NotificationClosed`, and for changes of its owner and of the
+    /// tray's.
     func listen() throws(AgentFailure) {
         let rules = [
             "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='ActionInvoked'",
             "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='NotificationClosed'",
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'",
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(TrayItem.watcherName)'",
         ]
         let context = Unmanaged.passUnretained(inbox).toOpaque()
         for rule in rules {
@@ -88,8 +98,13 @@ final class SessionBus {
         case "NotificationClosed":
             return reader.uint32().map(Signal.notificationClosed)
         case "NameOwnerChanged":
-            guard reader.string() == serverName, reader.string() != nil, let owner = reader.string() else { return nil }
-            return .serverChanged(owned: !owner.isEmpty)
+            let name = reader.string()
+            guard reader.string() != nil, let owner = reader.string() else { return nil }
+            switch name {
+            case serverName: return .serverChanged(owned: !owner.isEmpty)
+            case TrayItem.watcherName: return .trayChanged(owned: !owner.isEmpty)
+            default: return nil
+            }
         default:
             return nil
         }
@@ -171,18 +186,35 @@ final class SessionBus {
         }
     }
 
-    /// Calls `member` of the notification server with the arguments `append` writes, and returns the reply, which
-    /// the caller unreferences.
-    private func call(_ member: String, _ append: (OpaquePointer) -> Int32) throws(AgentFailure) -> OpaquePointer {
+    /// Whether a connection owns `name` now (`NameHasOwner`); `false` when the bus cannot say.
+    func hasOwner(_ name: String) -> Bool {
+        let reply = try? call(
+            "NameHasOwner",
+            of: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus"
+        ) { message in
+            let writer = MessageWriter(message)
+            writer.string(name)
+            return writer.result
+        }
+        guard let reply else { return false }
+        defer { sd_bus_message_unref(reply) }
+        var owned: Int32 = 0
+        return sd_bus_message_read_basic(reply, code("b"), &owned) > 0 && owned != 0
+    }
+
+    /// Calls `member` of the notification server, or of `destination`, with the arguments `append` writes, and
+    /// returns the reply, which the caller unreferences.
+    private func call(
+        _ member: String,
+        of destination: String = serverName,
+        path: String = serverPath,
+        interface: String = serverName,
+        _ append: (OpaquePointer) -> Int32
+    ) throws(AgentFailure) -> OpaquePointer {
         var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(
-            bus,
-            &message,
-            Self.serverName,
-            Self.serverPath,
-            Self.serverName,
-            member
-        )
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw AgentFailure("cannot call \(member)", code: result) }
         defer { sd_bus_message_unref(message) }
         result = append(message)
@@ -193,14 +225,14 @@ final class SessionBus {
         result = sd_bus_call(bus, message, 0, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) }
-            throw AgentFailure("\(Self.serverName).\(member) failed\(name.map { ": \($0)" } ?? "")", code: result)
+            throw AgentFailure("\(interface).\(member) failed\(name.map { ": \($0)" } ?? "")", code: result)
         }
         return reply
     }
 }
 
 /// Reads basic values of a message in order.
-private struct MessageReader {
+struct MessageReader {
     let message: OpaquePointer
 
     init(_ message: OpaquePointer) { self.message = message }
@@ -218,7 +250,7 @@ private struct MessageReader {
 }
 
 /// Appends values to a message, keeping the first failure in ``result``.
-private final class MessageWriter {
+final class MessageWriter {
     let message: OpaquePointer
     private(set) var result: Int32 = 0
 
@@ -273,7 +305,7 @@ private final class MessageWriter {
     }
 }
 
-private func code(_ character: Character) -> CChar { CChar(bitPattern: character.asciiValue ?? 0) }
+func code(_ character: Character) -> CChar { CChar(bitPattern: character.asciiValue ?? 0) }
 
 /// A call or setup that failed: what was being done, and the errno-style code sd-bus answered.
 package struct AgentFailure: Error, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import BusVTable
 import CSdBus
 
 /// The three interfaces of GeoClue2 as Debian's `geoclue-2.0` ships their XML, as sd-bus vtables.

@@ -1,3 +1,4 @@
+import BusVTable
 import CSdBus
 import Logging
 import ProcessIdentity

@@ -10,7 +10,7 @@ import Logging
 struct LocdAgent: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locd-agent",
-        abstract: "Show your apps' location prompts as desktop notifications, and send locd your answers.",
+        abstract: "Show your apps' location prompts as notifications, send your answers, and show what uses location.",
         discussion: """
             Runs in your graphical session as you (the user unit locd-agent.service, or the autostart entry \
             io.locd.Agent.desktop) and owns io.locd.Agent on the session bus: a second one exits at once. Each \
@@ -18,6 +18,12 @@ struct LocdAgent: ParsableCommand {
             `locctl agent` can still answer. A notification server that shows no buttons gets one notice naming \
             `locctl agent`, which --terminal opens in a terminal; with no notification server at all the agent \
             waits for one and asks locd for nothing meanwhile.
+
+            While any of your apps uses location, the agent shows which: in the tray as a location icon \
+            (a StatusNotifierItem, where the session has an org.kde.StatusNotifierWatcher), its tooltip listing \
+            the apps, or else as one quiet notification that stays until no app uses location. Apps using \
+            location in the background under a While Using grant are called out. Clicking the icon, or the \
+            notification's Settings, opens `locctl apps` in a terminal.
             """
     )
 
@@ -42,7 +48,7 @@ struct LocdAgent: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "With --terminal: the command that runs the words after it in a terminal.",
+            "The command that runs the words after it in a terminal: for the settings, and with --terminal.",
             valueName: "command"
         )
     )
@@ -64,7 +70,8 @@ struct LocdAgent: ParsableCommand {
         let shell = AgentShell(
             configuration: .init(
                 socketPath: socket ?? DefaultSocket.path(environment: environment),
-                terminal: terminal ? terminalCommand.split(separator: " ").map(String.init) : nil,
+                terminal: terminalCommand.split(separator: " ").map(String.init),
+                opensTerminal: terminal,
                 locctl: FileManager.default.isExecutableFile(atPath: beside) ? beside : "locctl",
                 applicationDirectories: AgentShell.applicationDirectories(environment: environment)
             ),

@@ -220,7 +220,7 @@ struct AgentCoreTests {
     @Test("N4: with no notification server no prompt stream is open; one opens once a server appears")
     func noServer() {
         var core = AgentCore()
-        #expect(core.start() == [.queryCapabilities])
+        #expect(core.start() == [.queryCapabilities, .queryTray, .openWatch])
         let none = core.capabilitiesKnown(nil)
         #expect(!none.contains(.openStream) && core.stream == .closed)
         #expect(none.contains { if case .log(.warning, _) = $0 { true } else { false } })

@@ -46,6 +46,18 @@ struct AgentDesktopTests {
         try daemon.connect().call("io.locd.Admin.Status")["status"]?["agents"]?.intValue
     }
 
+    /// `appID` allowed While Using, in the foreground with a whenInUse session and a live-updates stream that has
+    /// delivered a location: an app using location until its clients are dropped.
+    private func usingLocation(_ appID: String, _ daemon: DaemonProcess) throws -> [VarlinkClient] {
+        try daemon.authorize(appID, "whileUsing")
+        let app = try daemon.app(appID, state: "foreground")
+        try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let stream = try daemon.app(appID, state: "foreground")
+        var reply = try stream.stream("io.locd.App.LiveUpdates")
+        while reply["update"]?["location"].map({ $0 == .null }) ?? true { reply = try stream.next() }
+        return [app, stream]
+    }
+
     @Test(
         "N2, N3: a prompt shown by dunst with the app's name is answered there: Allow While Using App, Don't Allow",
         .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
@@ -118,17 +130,9 @@ struct AgentDesktopTests {
     )
     func serverWithoutActions() throws {
         let (daemon, desktop) = try Self.scene(dunst: false)
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        try desktop.write(
-            "terminal.sh",
-            try String(contentsOf: fixtures.appendingPathComponent("terminal.sh"), encoding: .utf8),
-            executable: true
-        )
+        let terminal = try desktop.installTerminal()
         let server = try desktop.startServer(capabilities: ["body", "body-markup"])
-        let agent = try desktop.startAgent(
-            socket: daemon.socketPath,
-            ["--terminal", "--terminal-command", desktop.directory.at("terminal.sh")]
-        )
+        let agent = try desktop.startAgent(socket: daemon.socketPath, ["--terminal", "--terminal-command", terminal])
         let notice = try #require(server.waitFor { $0["notify"] != nil }, "\(agent.log)")
         #expect(notice["body"]?.stringValue?.contains("locctl agent") == true)
         #expect(notice["actions"]?.arrayValue?.isEmpty == true)
@@ -140,10 +144,7 @@ struct AgentDesktopTests {
         #expect(shown["body"]?.stringValue?.contains("locctl agent") == true)
         #expect(shown["actions"]?.arrayValue?.isEmpty == true)
         #expect(shown["hints"] == .array([.string("desktop-entry"), .string("resident"), .string("urgency")]))
-        let terminal = desktop.directory.at("terminal")
-        #expect(eventually { FileManager.default.fileExists(atPath: terminal) })
-        let command = (try? String(contentsOfFile: terminal, encoding: .utf8)) ?? ""
-        #expect(command.contains("locctl agent --socket \(daemon.socketPath)"), "\(command)")
+        #expect(eventually { desktop.terminalCommands.contains("locctl agent --socket \(daemon.socketPath)") })
         #expect(server.objects.filter { $0["notify"] != nil }.count == 2)
         withExtendedLifetime(maps) {}
     }
@@ -159,6 +160,70 @@ struct AgentDesktopTests {
         #expect(try agents(daemon) == 0)
         _ = try desktop.startServer(capabilities: ["actions", "body"])
         #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+    }
+
+    @Test(
+        "N5: an app using location is one resident notification naming it, whose Settings opens locctl apps; it closes when the app quits",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func inUseNotification() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=find-location\n")
+        let terminal = try desktop.installTerminal()
+        try desktop.startDunst(showingUse: true)
+        let agent = try desktop.startAgent(socket: daemon.socketPath, ["--terminal-command", terminal])
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+        #expect(try desktop.displayed() == 0)
+        var maps: [VarlinkClient]? = try usingLocation("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1), "\(agent.log)")
+        let menu = try desktop.choose("Settings")
+        #expect(menu.contains("#Settings (“Maps” is using your location)"), "\(menu)")
+        #expect(eventually { desktop.terminalCommands.contains("locctl apps --socket \(daemon.socketPath)") })
+        // Resident: choosing Settings leaves it shown.
+        #expect(try desktop.displayed() == 1)
+        maps = nil
+        #expect(desktop.waitForDisplayed(0), "\(agent.log)")
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
+        "N5: where a tray runs, the agent's StatusNotifierItem is Active listing the app while it uses location and Passive after; without the tray it is a notification",
+        .enabled(if: hasDesktop, "needs dbus-daemon and python3-gi (.ci/install-deps --tests)")
+    )
+    func inUseTray() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\n")
+        let terminal = try desktop.installTerminal()
+        let server = try desktop.startServer(capabilities: ["actions", "body"])
+        let tray = try desktop.startTray()
+        let agent = try desktop.startAgent(socket: daemon.socketPath, ["--terminal-command", terminal])
+        /// The item as the tray read it last.
+        func item() -> JSONObject? { tray.objects.last { $0["status"] != nil } }
+        let registered = try #require(tray.waitFor { $0["registered"] != nil }, "\(agent.log)")
+        #expect(registered["registered"] == registered["sender"])
+        #expect(eventually { item()?["status"] == .string("Passive") }, "\(tray.log)")
+        #expect(item()?["category"] == .string("SystemServices") && item()?["id"] == .string("io.locd.Agent"))
+        #expect(item()?["menu"] == .bool(false) && item()?["icon"] == .string("find-location"))
+        var maps: [VarlinkClient]? = try usingLocation("com.ex.maps", daemon)
+        #expect(eventually { item()?["status"] == .string("Active") }, "\(tray.log)\n\(agent.log)")
+        #expect(
+            item()?["tooltip"] == .array([.string("find-location"), .string("Location Services"), .string("Maps")])
+        )
+        tray.send("activate")
+        #expect(eventually { desktop.terminalCommands.contains("locctl apps --socket \(daemon.socketPath)") })
+        maps = nil
+        #expect(eventually { item()?["status"] == .string("Passive") }, "\(tray.log)")
+        #expect(item()?["tooltip"]?.arrayValue?.last == .string("No app is using your location"))
+        // While the tray showed it, no notification did; with the tray gone, the notification does.
+        #expect(!server.log.contains("using your location"))
+        maps = try usingLocation("com.ex.maps", daemon)
+        #expect(eventually { item()?["status"] == .string("Active") })
+        tray.kill9()
+        let shown = try #require(server.waitFor { $0["summary"] == .string("“Maps” is using your location") })
+        #expect(shown["actions"] == .array([.string("settings"), .string("Settings")]))
+        maps = nil
+        #expect(server.waitFor { $0["close"] != nil && $0["close"] == shown["notify"] } != nil, "\(server.log)")
+        withExtendedLifetime(maps) {}
     }
 
     @Test(

@@ -144,10 +144,11 @@ final class Desktop {
     }
 
     /// Starts dunst, with `Fixtures/pick.sh` as its menu, and waits until it serves.
-    func startDunst() throws {
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures").path
-        try write("pick.sh", try String(contentsOfFile: fixtures + "/pick.sh", encoding: .utf8), executable: true)
+    /// - Parameter showingUse: whether it shows the agent's low-urgency notification of the apps using location
+    ///   (N5). The tests of prompts leave it out: an app allowed there goes on to use location, and the prompts' counts
+    ///   of notifications shown are then the prompts' own.
+    func startDunst(showingUse: Bool = false) throws {
+        try write("pick.sh", try String(contentsOfFile: Self.fixture("pick.sh"), encoding: .utf8), executable: true)
         try write("want", "")
         try write(
             "dunstrc",
@@ -169,7 +170,10 @@ final class Desktop {
                 foreground = "#ffffff"
                 frame_color = "#3d8fd1"
                 timeout = 0
-            """
+            [urgency_low]
+                timeout = 0
+
+            """ + (showingUse ? "" : "[in_use]\n    msg_urgency = low\n    skip_display = true\n")
         )
         try start(["/usr/bin/dunst", "-config", directory.at("dunstrc")], log: "dunst.log")
         guard eventually(timeout: 20, every: 0.05, { (try? displayed()) != nil }) else {
@@ -181,13 +185,42 @@ final class Desktop {
 
     /// Starts the stand-in notification server with these capabilities, and waits until it owns the name.
     func startServer(capabilities: [String]) throws -> ScriptProcess {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/notification_server.py").path
+        let script = Self.fixture("notification_server.py")
         let server = try start(["/usr/bin/python3", script, capabilities.joined(separator: ",")], log: "server.log")
         guard server.waitFor({ $0["ready"] != nil }) != nil else {
             throw StandInFailure("the stand-in notification server did not start: \(server.log)")
         }
         return server
+    }
+
+    /// Starts the stand-in tray (`Fixtures/tray_watcher.py`), and waits until it owns the name.
+    func startTray() throws -> ScriptProcess {
+        let tray = try start(["/usr/bin/python3", Self.fixture("tray_watcher.py")], log: "tray.log")
+        guard tray.waitFor({ $0["ready"] != nil }) != nil else {
+            throw StandInFailure("the stand-in tray did not start: \(tray.log)")
+        }
+        return tray
+    }
+
+    /// The path of `Fixtures/NAME` of these tests.
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+    }
+
+    /// Copies `Fixtures/terminal.sh`, the stand-in terminal, to the session's directory; its path there.
+    func installTerminal() throws -> String {
+        try write(
+            "terminal.sh",
+            try String(contentsOfFile: Self.fixture("terminal.sh"), encoding: .utf8),
+            executable: true
+        )
+        return directory.at("terminal.sh")
+    }
+
+    /// What the stand-in terminal was asked to run so far.
+    var terminalCommands: String {
+        (try? String(contentsOfFile: directory.at("terminal"), encoding: .utf8)) ?? ""
     }
 
     /// How many notifications dunst shows now; `nil` when dunstctl cannot ask it.

@@ -7,14 +7,16 @@ import Glibc
 /// An sd-bus vtable and the strings it points to, in memory of its own: sd-bus reads the table at every call
 /// on an object registered with it, so it lives as long as the service.
 ///
+/// Shared by the services on a bus: locd-geoclue's GeoClue2 objects and locd-agent's tray item.
+///
 /// Every method and writable property is `SD_BUS_VTABLE_UNPRIVILEGED`. Without it sd-bus lets through only callers
 /// of the service's own uid, root, or holders of `CAP_SYS_ADMIN`, and answers everyone else `AccessDenied` before
 /// the handler runs: every desktop user's GeoClue client. Who may use what is decided in the handlers (only the
 /// creating peer uses a client) and by locd, as GeoClue does; the check would also cost a call to the bus for each
 /// call it checks.
-final class VTable {
+package final class VTable {
     /// One member of an interface, as the SD_BUS_* macros describe it.
-    enum Member {
+    package enum Member {
         /// A method; `names` are its in then out argument names.
         case method(String, signature: String, result: String, names: [String], sd_bus_message_handler_t)
         case signal(String, signature: String, names: [String])
@@ -28,11 +30,11 @@ final class VTable {
         )
     }
 
-    let entries: UnsafeMutablePointer<sd_bus_vtable>
+    package let entries: UnsafeMutablePointer<sd_bus_vtable>
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private let count: Int
 
-    init(_ members: [Member]) {
+    package init(_ members: [Member]) {
         count = members.count + 2
         entries = .allocate(capacity: count)
         entries[0] = csdbus_vtable_start(0)
