@@ -24,6 +24,8 @@ struct AgentCore {
         case log(LogLevel, String)
         /// Open `locctl agent` in a terminal (N4, `--terminal`).
         case openTerminal
+        /// Learn whether someone owns `org.gnome.Shell`; the answer is ``AgentCore/desktopDialogChanged(present:)``.
+        case queryDesktopDialog
     }
 
     enum LogLevel: Equatable, Sendable {
@@ -61,6 +63,8 @@ struct AgentCore {
     var retrySeconds = AgentCore.firstRetrySeconds
     private var toldCannotAsk = false
     var terminalOpened = false
+    /// Whether the session's shell asks GeoClue clients' authorization in a dialog of its own (N6).
+    var desktopAsks = false
 
     static let firstRetrySeconds = 1.0
     static let mostRetrySeconds = 60.0
@@ -69,9 +73,10 @@ struct AgentCore {
         self.opensTerminal = opensTerminal
     }
 
-    /// The agent starts: first learn whether anyone can show a notification.
+    /// The agent starts: first learn whether the desktop asks GeoClue clients itself, and whether anyone can show a
+    /// notification.
     mutating func start() -> [Action] {
-        [.queryCapabilities]
+        [.queryDesktopDialog, .queryCapabilities]
     }
 
     /// `GetCapabilities` answered, or failed (`nil`): no server, D-Bus activation included (N4).

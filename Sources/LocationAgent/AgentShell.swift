@@ -95,6 +95,7 @@ package final class AgentShell {
         case .notificationClosed(let id): core.notificationClosed(id)
         case .serverChanged(owned: true): core.serverAppeared()
         case .serverChanged(owned: false): core.serverVanished()
+        case .desktopDialogChanged(let owned): core.desktopDialogChanged(present: owned)
         }
     }
 
@@ -129,6 +130,8 @@ package final class AgentShell {
         switch action {
         case .queryCapabilities:
             return core.capabilitiesKnown(bus.capabilities())
+        case .queryDesktopDialog:
+            return core.desktopDialogChanged(present: bus.hasOwner(SessionBus.desktopDialogName))
         case .openStream:
             do {
                 stream = try PromptStream(socketPath: configuration.socketPath)

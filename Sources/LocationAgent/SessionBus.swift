@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// The person's session bus, as the agent uses it: its name `io.locd.Agent` (N1), the calls of
-/// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications and of the server.
+/// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications, of the server and of
+/// GNOME Shell (N6).
 ///
 /// Calls wait for their reply (a notification server answers at once, or is started by D-Bus activation within the
 /// bus's timeout); signals that arrive meanwhile are kept by sd-bus and read by the next ``process()``. One thread
@@ -17,6 +18,8 @@ final class SessionBus {
         case notificationClosed(UInt32)
         /// `org.freedesktop.Notifications` changed owner; `owned` whether someone has it now.
         case serverChanged(owned: Bool)
+        /// ``SessionBus/desktopDialogName`` changed owner; `owned` whether someone has it now.
+        case desktopDialogChanged(owned: Bool)
     }
 
     /// Where the signal callbacks put what they read, until ``process()`` takes it.
@@ -27,6 +30,8 @@ final class SessionBus {
     static let agentName = "io.locd.Agent"
     static let serverName = "org.freedesktop.Notifications"
     private static let serverPath = "/org/freedesktop/Notifications"
+    /// GNOME Shell's name: its owner is a GeoClue agent that asks in dialogs of its own (N6).
+    static let desktopDialogName = "org.gnome.Shell"
 
     let bus: OpaquePointer
     private let inbox = Inbox()
@@ -50,13 +55,16 @@ final class SessionBus {
         return true
     }
 
-    /// Listens for the server's `ActionInvoked` and `NotificationClosed` and for changes of its owner.
+    /// Listens for the server's `ActionInvoked` and `NotificationClosed` and for changes of its owner and of GNOME
+    /// Shell's.
     func listen() throws(AgentFailure) {
         let rules = [
             "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='ActionInvoked'",
             "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='NotificationClosed'",
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'",
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.desktopDialogName)'",
         ]
         let context = Unmanaged.passUnretained(inbox).toOpaque()
         for rule in rules {
@@ -88,8 +96,13 @@ final class SessionBus {
         case "NotificationClosed":
             return reader.uint32().map(Signal.notificationClosed)
         case "NameOwnerChanged":
-            guard reader.string() == serverName, reader.string() != nil, let owner = reader.string() else { return nil }
-            return .serverChanged(owned: !owner.isEmpty)
+            let name = reader.string()
+            guard reader.string() != nil, let owner = reader.string() else { return nil }
+            switch name {
+            case serverName: return .serverChanged(owned: !owner.isEmpty)
+            case desktopDialogName: return .desktopDialogChanged(owned: !owner.isEmpty)
+            default: return nil
+            }
         default:
             return nil
         }
@@ -171,18 +184,35 @@ final class SessionBus {
         }
     }
 
-    /// Calls `member` of the notification server with the arguments `append` writes, and returns the reply, which
-    /// the caller unreferences.
-    private func call(_ member: String, _ append: (OpaquePointer) -> Int32) throws(AgentFailure) -> OpaquePointer {
+    /// Whether a connection owns `name` now (`NameHasOwner`); `false` when the bus cannot say.
+    func hasOwner(_ name: String) -> Bool {
+        let reply = try? call(
+            "NameHasOwner",
+            of: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus"
+        ) { message in
+            let writer = MessageWriter(message)
+            writer.string(name)
+            return writer.result
+        }
+        guard let reply else { return false }
+        defer { sd_bus_message_unref(reply) }
+        var owned: Int32 = 0
+        return sd_bus_message_read_basic(reply, code("b"), &owned) > 0 && owned != 0
+    }
+
+    /// Calls `member` of the notification server, or of `destination`, with the arguments `append` writes, and
+    /// returns the reply, which the caller unreferences.
+    private func call(
+        _ member: String,
+        of destination: String = serverName,
+        path: String = serverPath,
+        interface: String = serverName,
+        _ append: (OpaquePointer) -> Int32
+    ) throws(AgentFailure) -> OpaquePointer {
         var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(
-            bus,
-            &message,
-            Self.serverName,
-            Self.serverPath,
-            Self.serverName,
-            member
-        )
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw AgentFailure("cannot call \(member)", code: result) }
         defer { sd_bus_message_unref(message) }
         result = append(message)
@@ -193,7 +223,7 @@ final class SessionBus {
         result = sd_bus_call(bus, message, 0, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) }
-            throw AgentFailure("\(Self.serverName).\(member) failed\(name.map { ": \($0)" } ?? "")", code: result)
+            throw AgentFailure("\(interface).\(member) failed\(name.map { ": \($0)" } ?? "")", code: result)
         }
         return reply
     }
