@@ -275,7 +275,7 @@ let package = Package(
         .executableTarget(name: "locd-fuzz", dependencies: ["FuzzTargets"]),
         // What the test targets share: the core driver, polling with a deadline, a NOTIFY_SOCKET listener,
         // temporary directories, a seeded generator, waiting for a child's exit, the real `locd` started on a socket
-        // of its own, and a fake locd-network.
+        // of its own, a fake locd-network, and a person's desktop (dunst under Xvfb on a session bus of its own).
         .target(
             name: "LocationTestSupport",
             dependencies: [
@@ -362,12 +362,12 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and
-        // where-am-i.
+        // where-am-i; its clients' prompts answered by locd-agent on a desktop.
         .testTarget(
             name: "GeoClueTests",
             dependencies: [
-                "locd", "locctl", "locd-geoclue", "locd-example", "locd-network", "JSON", "LocationGeoClue",
-                "LocationTestSupport", "Varlink",
+                "locd", "locctl", "locd-agent", "locd-geoclue", "locd-example", "locd-network", "JSON",
+                "LocationGeoClue", "LocationTestSupport", "Varlink",
             ],
             exclude: ["Fixtures"]
         ),
@@ -384,8 +384,7 @@ let package = Package(
         // (dunst under Xvfb, or a stand-in without actions) on a private session bus.
         .testTarget(
             name: "LocationAgentTests",
-            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"],
-            exclude: ["Fixtures"]
+            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"]
         ),
         .testTarget(
             name: "SystemdSupportTests",

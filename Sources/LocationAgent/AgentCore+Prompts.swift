@@ -9,9 +9,17 @@ extension AgentCore {
         else { return [] }
         let entry = Shown(prompt: prompt, app: app, precise: prompt.preciseByDefault, notification: nil)
         shown.append(entry)
+        if leftToDesktop(prompt) { return [leavingLog(prompt)] }
+        return showPrompt(entry, canAsk: canAsk, markup: markup)
+    }
+
+    /// The notification of `entry`, and the terminal the first time a server that cannot ask shows one if asked for
+    /// (N4).
+    mutating func showPrompt(_ entry: Shown, canAsk: Bool, markup: Bool) -> [Action] {
+        let prompt = entry.prompt
         var actions: [Action] = [
             .notify(
-                Notification(prompt: prompt, app: app, precise: entry.precise, canAsk: canAsk, markup: markup),
+                Notification(prompt: prompt, app: entry.app, precise: entry.precise, canAsk: canAsk, markup: markup),
                 prompt: prompt.id
             )
         ]
@@ -30,11 +38,12 @@ extension AgentCore {
         return notification.map { [.closeNotification($0)] } ?? []
     }
 
-    /// The server showed the notification of `prompt` (`nil`: the notice) as `id`. A prompt withdrawn meanwhile
-    /// closes it at once.
+    /// The server showed the notification of `prompt` (`nil`: the notice) as `id`. A prompt withdrawn meanwhile, or
+    /// left to the desktop's own dialog meanwhile (N6), closes it at once.
     mutating func notificationShown(_ id: UInt32, for prompt: String?) -> [Action] {
         guard let prompt else { return [] }
-        guard let index = shown.firstIndex(where: { $0.prompt.id == prompt }) else { return [.closeNotification(id)] }
+        guard let index = shown.firstIndex(where: { $0.prompt.id == prompt }), !leftToDesktop(shown[index].prompt)
+        else { return [.closeNotification(id)] }
         shown[index].notification = id
         return []
     }

@@ -42,6 +42,8 @@ struct AgentCore {
         case notifyInUse(Notification)
         /// Open the settings, `locctl apps`, in a terminal (N5).
         case openSettings
+        /// Learn whether someone owns `org.gnome.Shell`; the answer is ``AgentCore/desktopDialogChanged(present:)``.
+        case queryDesktopDialog
     }
 
     enum LogLevel: Equatable, Sendable {
@@ -81,6 +83,8 @@ struct AgentCore {
     var terminalOpened = false
     /// The apps using location, and how they are shown (N5).
     var indicator = Indicator()
+    /// Whether the session's shell asks GeoClue clients' authorization in a dialog of its own (N6).
+    var desktopAsks = false
 
     static let firstRetrySeconds = 1.0
     static let mostRetrySeconds = 60.0
@@ -89,11 +93,11 @@ struct AgentCore {
         self.opensTerminal = opensTerminal
     }
 
-    /// The agent starts: first learn whether anyone can show a notification, and whether a tray can show what uses
-    /// location.
+    /// The agent starts: first learn whether the desktop asks GeoClue clients itself, whether anyone can show a
+    /// notification, and whether a tray can show what uses location.
     mutating func start() -> [Action] {
         indicator.watch = .open
-        return [.queryCapabilities, .queryTray, .openWatch]
+        return [.queryDesktopDialog, .queryCapabilities, .queryTray, .openWatch]
     }
 
     /// `GetCapabilities` answered, or failed (`nil`): no server, D-Bus activation included (N4).

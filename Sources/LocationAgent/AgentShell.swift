@@ -132,6 +132,7 @@ package final class AgentShell {
         case .trayActivated: core.trayActivated()
         case .trayRegistered(let failure):
             [failure.map { .log(.warning, "the tray refused the location item: \($0)") } ?? .log(.debug, "in the tray")]
+        case .desktopDialogChanged(let owned): core.desktopDialogChanged(present: owned)
         }
     }
 
@@ -186,6 +187,8 @@ package final class AgentShell {
         switch action {
         case .queryCapabilities:
             return core.capabilitiesKnown(bus.capabilities())
+        case .queryDesktopDialog:
+            return core.desktopDialogChanged(present: bus.hasOwner(SessionBus.desktopDialogName))
         case .openStream:
             do {
                 stream = try PromptStream(socketPath: configuration.socketPath)

@@ -14,6 +14,9 @@ struct Prompt: Equatable, Sendable {
     var accuracyToggle: Bool
     /// Whether precise location is shown on at first (`defaultAccuracy` is `full`).
     var preciseByDefault: Bool
+    /// Whether a broker speaks for a process of the app (a GeoClue client through locd-geoclue): a desktop whose
+    /// own GeoClue agent shows dialogs asks it there (N6).
+    var brokered: Bool
 
     init(
         id: String,
@@ -22,7 +25,8 @@ struct Prompt: Equatable, Sendable {
         usageDescription: String,
         options: [String],
         accuracyToggle: Bool = false,
-        preciseByDefault: Bool = true
+        preciseByDefault: Bool = true,
+        brokered: Bool = false
     ) {
         self.id = id
         self.appID = appID
@@ -31,6 +35,7 @@ struct Prompt: Equatable, Sendable {
         self.options = options
         self.accuracyToggle = accuracyToggle
         self.preciseByDefault = preciseByDefault
+        self.brokered = brokered
     }
 
     /// The prompt of a `prompt` reply; `nil` when it has no id, app or kind, which no answer could then name.
@@ -45,7 +50,8 @@ struct Prompt: Equatable, Sendable {
             usageDescription: value["usageDescription"]?.stringValue ?? "",
             options: value["options"]?.arrayValue?.compactMap(\.stringValue) ?? [],
             accuracyToggle: value["accuracyToggle"]?.boolValue ?? false,
-            preciseByDefault: value["defaultAccuracy"]?.stringValue != "reduced"
+            preciseByDefault: value["defaultAccuracy"]?.stringValue != "reduced",
+            brokered: value["brokered"]?.boolValue ?? false
         )
     }
 }

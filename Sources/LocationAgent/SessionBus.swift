@@ -6,7 +6,7 @@ import Glibc
 
 /// The person's session bus, as the agent uses it: its name `io.locd.Agent` (N1), the calls of
 /// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications, of the server and of
-/// the tray (N5).
+/// the tray (N5) and of GNOME Shell (N6).
 ///
 /// Calls wait for their reply (a notification server answers at once, or is started by D-Bus activation within the
 /// bus's timeout); signals that arrive meanwhile are kept by sd-bus and read by the next ``process()``. One thread
@@ -24,6 +24,8 @@ final class SessionBus {
         case trayActivated
         /// The tray answered `RegisterStatusNotifierItem`: `failure` says why it refused, `nil` when it took it.
         case trayRegistered(failure: String?)
+        /// ``SessionBus/desktopDialogName`` changed owner; `owned` whether someone has it now.
+        case desktopDialogChanged(owned: Bool)
     }
 
     /// Where the signal callbacks put what they read, until ``process()`` takes it.
@@ -34,6 +36,8 @@ final class SessionBus {
     static let agentName = "io.locd.Agent"
     static let serverName = "org.freedesktop.Notifications"
     private static let serverPath = "/org/freedesktop/Notifications"
+    /// GNOME Shell's name: its owner is a GeoClue agent that asks in dialogs of its own (N6).
+    static let desktopDialogName = "org.gnome.Shell"
 
     let bus: OpaquePointer
     let inbox = Inbox()
@@ -57,8 +61,8 @@ final class SessionBus {
         return true
     }
 
-    /// Listens for the server's `ActionInvoked` and `NotificationClosed`, and for changes of its owner and of the
-    /// tray's.
+    /// Listens for the server's `ActionInvoked` and `NotificationClosed`, and for changes of its owner, of the
+    /// tray's and of GNOME Shell's.
     func listen() throws(AgentFailure) {
         let rules = [
             "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='ActionInvoked'",
@@ -67,6 +71,8 @@ final class SessionBus {
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'",
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(TrayItem.watcherName)'",
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.desktopDialogName)'",
         ]
         let context = Unmanaged.passUnretained(inbox).toOpaque()
         for rule in rules {
@@ -103,6 +109,7 @@ final class SessionBus {
             switch name {
             case serverName: return .serverChanged(owned: !owner.isEmpty)
             case TrayItem.watcherName: return .trayChanged(owned: !owner.isEmpty)
+            case desktopDialogName: return .desktopDialogChanged(owned: !owner.isEmpty)
             default: return nil
             }
         default:

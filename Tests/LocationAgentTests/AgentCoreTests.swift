@@ -1,3 +1,4 @@
+import JSON
 import LocationTestSupport
 import Testing
 
@@ -13,7 +14,8 @@ struct AgentCoreTests {
         kind: String = "authorization",
         options: [String] = ["allowWhileUsing", "allowOnce", "deny"],
         toggle: Bool = true,
-        precise: Bool = true
+        precise: Bool = true,
+        brokered: Bool = false
     ) -> Prompt {
         Prompt(
             id: id,
@@ -22,7 +24,8 @@ struct AgentCoreTests {
             usageDescription: "Shows you <on> the map",
             options: options,
             accuracyToggle: toggle,
-            preciseByDefault: precise
+            preciseByDefault: precise,
+            brokered: brokered
         )
     }
 
@@ -220,7 +223,7 @@ struct AgentCoreTests {
     @Test("N4: with no notification server no prompt stream is open; one opens once a server appears")
     func noServer() {
         var core = AgentCore()
-        #expect(core.start() == [.queryCapabilities, .queryTray, .openWatch])
+        #expect(core.start() == [.queryDesktopDialog, .queryCapabilities, .queryTray, .openWatch])
         let none = core.capabilitiesKnown(nil)
         #expect(!none.contains(.openStream) && core.stream == .closed)
         #expect(none.contains { if case .log(.warning, _) = $0 { true } else { false } })
@@ -259,5 +262,115 @@ struct AgentCoreTests {
                 "/home/a/.local/share/applications", "/usr/local/share/applications", "/usr/share/applications",
             ]
         )
+    }
+}
+
+/// A desktop that asks GeoClue clients in dialogs of its own (SEMANTICS N6).
+extension AgentCoreTests {
+    /// A connected core that knows GNOME Shell runs.
+    private static func beside(shell: Bool = true) -> AgentCore {
+        var core = connected()
+        _ = core.desktopDialogChanged(present: shell)
+        return core
+    }
+
+    private static func notifications(in actions: [AgentCore.Action]) -> [String?] {
+        actions.compactMap { if case .notify(_, let prompt) = $0 { prompt } else { nil } }
+    }
+
+    @Test("N6: the agent learns whether GNOME Shell runs before it asks locd for prompts")
+    func asksForTheShellFirst() {
+        var core = AgentCore()
+        #expect(core.start().first == .queryDesktopDialog)
+        #expect(core.desktopDialogChanged(present: true).count == 1)
+        #expect(core.desktopAsks)
+        // The same news twice (NameHasOwner, then NameOwnerChanged) says nothing new.
+        #expect(core.desktopDialogChanged(present: true).isEmpty)
+    }
+
+    @Test("N6: beside GNOME Shell a brokered authorization prompt shows no notification; the log says its dialog asks")
+    func brokeredAuthorizationLeftToTheShell() {
+        var core = Self.beside()
+        let actions = core.promptReceived(Self.prompt(brokered: true), app: Self.maps)
+        #expect(Self.notifications(in: actions).isEmpty)
+        #expect(actions.count == 1)
+        guard case .log(.info, let text) = actions.first else {
+            Issue.record("expected one info line, got \(actions)")
+            return
+        }
+        #expect(text.contains("GNOME Shell") && text.contains("p1"), "\(text)")
+        // Withdrawn (GNOME Shell's answer reached locd): nothing to close.
+        #expect(core.promptWithdrawn("p1").isEmpty)
+    }
+
+    @Test("N6: beside GNOME Shell every other prompt is shown: not brokered, or brokered of another kind")
+    func otherPromptsShownBesideTheShell() {
+        var core = Self.beside()
+        #expect(Self.notifications(in: core.promptReceived(Self.prompt("p1"), app: Self.maps)) == ["p1"])
+        let others = [
+            ("p2", "temporaryFullAccuracy", ["allow", "deny"]),
+            ("p3", "alwaysUpgrade", ["keepWhileUsing", "changeToAlways"]),
+            ("p4", "alwaysReconfirm", ["keepAlways", "changeToWhileUsing"]),
+        ]
+        for (id, kind, options) in others {
+            let prompt = Self.prompt(id, kind: kind, options: options, toggle: false, brokered: true)
+            #expect(Self.notifications(in: core.promptReceived(prompt, app: Self.maps)) == [id], "\(kind)")
+        }
+    }
+
+    @Test("N6: without GNOME Shell a brokered authorization prompt is shown like any other")
+    func brokeredShownWithoutTheShell() {
+        var core = Self.beside(shell: false)
+        #expect(Self.notifications(in: core.promptReceived(Self.prompt(brokered: true), app: Self.maps)) == ["p1"])
+    }
+
+    @Test("N6: GNOME Shell starting closes the notification of a brokered authorization prompt, and only that one")
+    func shellAppearingCloses() {
+        var core = Self.showing(Self.prompt(brokered: true))
+        _ = core.promptReceived(Self.prompt("p2"), app: Self.maps)
+        _ = core.notificationShown(8, for: "p2")
+        let actions = core.desktopDialogChanged(present: true)
+        #expect(actions.filter { if case .closeNotification = $0 { true } else { false } } == [.closeNotification(7)])
+        #expect(Self.notifications(in: actions).isEmpty)
+        // Its notification is gone: the server's NotificationClosed and locd's withdrawal close nothing more.
+        #expect(core.notificationClosed(7).isEmpty)
+        #expect(core.promptWithdrawn("p1").isEmpty)
+        #expect(core.promptWithdrawn("p2") == [.closeNotification(8)])
+    }
+
+    @Test("N6: GNOME Shell leaving shows the brokered authorization prompts left to it, which can then be answered")
+    func shellLeavingShows() throws {
+        var core = Self.beside()
+        _ = core.promptReceived(Self.prompt(brokered: true), app: Self.maps)
+        _ = core.promptReceived(Self.prompt("p2"), app: Self.maps)
+        _ = core.notificationShown(8, for: "p2")
+        let actions = core.desktopDialogChanged(present: false)
+        #expect(Self.notifications(in: actions) == ["p1"])
+        let shown = try #require(Self.notification(in: actions))
+        #expect(shown.actions.map(\.key).contains("allowWhileUsing"))
+        _ = core.notificationShown(9, for: "p1")
+        #expect(
+            core.actionInvoked("allowWhileUsing", on: 9) == [
+                .answer(prompt: "p1", answer: "allowWhileUsing", accuracy: "full")
+            ]
+        )
+    }
+
+    @Test("N6: a notification shown just as GNOME Shell starts closes as it shows")
+    func shownAsTheShellStarts() {
+        var core = Self.connected()
+        _ = core.promptReceived(Self.prompt(brokered: true), app: Self.maps)
+        _ = core.desktopDialogChanged(present: true)
+        #expect(core.notificationShown(7, for: "p1") == [.closeNotification(7)])
+    }
+
+    @Test("N6: a prompt says brokered when locd sends brokered true; absent, it is not")
+    func brokeredParsed() throws {
+        let prompt = { (extra: String) in
+            JSONValue.parse(Array(#"{"id": "p1", "appId": "org.example.Maps", "kind": "authorization"\#(extra)}"#.utf8))
+                .flatMap(Prompt.init)
+        }
+        #expect(try #require(prompt("")).brokered == false)
+        #expect(try #require(prompt(#", "brokered": true"#)).brokered)
     }
 }

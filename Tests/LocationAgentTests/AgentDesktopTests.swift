@@ -12,8 +12,7 @@ import Glibc
 /// bus, whose context menu the test answers as a person would, or a stand-in server that shows no buttons.
 @Suite("locd-agent on a desktop", .serialized)
 struct AgentDesktopTests {
-    private static let hasDesktop = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb", "/usr/bin/dbus-daemon"]
-        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    private static let hasDesktop = Desktop.isAvailable
     private static let asRoot = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     /// Two uids no system account uses: ordinary users to the kernel and to locd (as in PeopleTests).
     private static let alice: UInt32 = 61_001

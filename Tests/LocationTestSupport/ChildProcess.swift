@@ -1,5 +1,4 @@
 import Foundation
-import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -9,12 +8,12 @@ import Glibc
 ///
 /// The exit is waited for with `waitid(WNOWAIT)` within a deadline, as `DaemonProcess` waits for locd: Foundation's
 /// `waitUntilExit` was seen to miss an exit under the parallel suite and wait for ever.
-struct ChildProcess {
-    var status: Int32
-    var output: String
+package struct ChildProcess {
+    package var status: Int32
+    package var output: String
 
     /// Runs `arguments` with `environment` added to the test's, and waits at most `timeout` seconds for its exit.
-    init(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws {
+    package init(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 20) throws {
         let directory = try TemporaryDirectory(prefix: "agent-child")
         defer { directory.remove() }
         let outputPath = directory.at("output")

@@ -1,18 +1,17 @@
 import Foundation
-import LocationTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// An X display of the test's own (Xvfb), which every desktop of a test shares: dunst draws there.
-final class XDisplay {
-    let name: String
+package final class XDisplay {
+    package let name: String
     private let server: ScriptProcess
     private let directory: TemporaryDirectory
 
     /// Starts Xvfb on the first free display, which it names on its standard output (`-displayfd`).
-    init() throws {
+    package init() throws {
         directory = try TemporaryDirectory(prefix: "agent-x")
         let server = try ScriptProcess(
             ["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1024x600x24", "-nolisten", "tcp"],
@@ -36,7 +35,7 @@ final class XDisplay {
     }
 
     /// A screenshot of the whole display, as a PNG at `path` (ImageMagick's `import`).
-    func screenshot(to path: String) throws {
+    package func screenshot(to path: String) throws {
         let shot = try ChildProcess(["/usr/bin/import", "-window", "root", "-display", name, path])
         guard shot.status == 0 else { throw StandInFailure("import failed: \(shot.output)") }
     }
@@ -44,17 +43,22 @@ final class XDisplay {
 
 /// One person's graphical session: a session bus of its own (dbus-daemon), a notification server on it (dunst on
 /// the shared display, or a stand-in without actions), and locd-agent, all run as `uid` through `setpriv` (or as the
-/// test's own user).
-final class Desktop {
-    let uid: UInt32?
-    let display: XDisplay
-    let directory: TemporaryDirectory
-    let address: String
+/// test's own user). Shared by LocationAgentTests and GeoClueTests, whose GeoClue clients' prompts it answers too.
+package final class Desktop {
+    /// Whether this machine has what a desktop needs: dunst, dunstctl, Xvfb and dbus-daemon
+    /// (`.ci/install-deps --tests`).
+    package static let isAvailable = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb", "/usr/bin/dbus-daemon"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    package let uid: UInt32?
+    package let display: XDisplay
+    package let directory: TemporaryDirectory
+    package let address: String
     private var processes: [ScriptProcess] = []
     /// The pid of the bus of a person of another uid, whose user namespace their processes join.
     private var namespaceHolder: Int32?
 
-    init(display: XDisplay, uid: UInt32? = nil) throws {
+    package init(display: XDisplay, uid: UInt32? = nil) throws {
         self.uid = uid
         self.display = display
         directory = try TemporaryDirectory(prefix: "agent-desktop")
@@ -109,7 +113,7 @@ final class Desktop {
 
     /// The person's environment: the session bus, the display, a home and the XDG data directories in the session's
     /// directory (`share/applications` holds the apps' `.desktop` files).
-    var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "DBUS_SESSION_BUS_ADDRESS": address, "DISPLAY": display.name, "HOME": directory.path,
             "XDG_DATA_HOME": directory.at("share"), "XDG_DATA_DIRS": directory.at("system-share"),
@@ -119,19 +123,19 @@ final class Desktop {
 
     /// Starts `arguments` as the person, its output in `log` of the session's directory.
     @discardableResult
-    func start(_ arguments: [String], log: String) throws -> ScriptProcess {
+    package func start(_ arguments: [String], log: String) throws -> ScriptProcess {
         let process = try ScriptProcess(launcher + arguments, environment: environment, logPath: directory.at(log))
         processes.append(process)
         return process
     }
 
     /// Runs `arguments` as the person to their end.
-    func run(_ arguments: [String]) throws -> ChildProcess {
+    package func run(_ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(launcher + arguments, environment: environment)
     }
 
     /// Writes a file of the session's directory, readable by the person.
-    func write(_ relativePath: String, _ text: String, executable: Bool = false) throws {
+    package func write(_ relativePath: String, _ text: String, executable: Bool = false) throws {
         let path = try directory.write(relativePath, text)
         chmod(path, executable ? 0o755 : 0o644)
         if let uid {
@@ -147,8 +151,12 @@ final class Desktop {
     /// - Parameter showingUse: whether it shows the agent's low-urgency notification of the apps using location
     ///   (N5). The tests of prompts leave it out: an app allowed there goes on to use location, and the prompts' counts
     ///   of notifications shown are then the prompts' own.
-    func startDunst(showingUse: Bool = false) throws {
-        try write("pick.sh", try String(contentsOfFile: Self.fixture("pick.sh"), encoding: .utf8), executable: true)
+    package func startDunst(showingUse: Bool = false) throws {
+        try write(
+            "pick.sh",
+            try String(contentsOfFile: ScriptProcess.fixture("pick.sh"), encoding: .utf8),
+            executable: true
+        )
         try write("want", "")
         try write(
             "dunstrc",
@@ -184,8 +192,8 @@ final class Desktop {
     }
 
     /// Starts the stand-in notification server with these capabilities, and waits until it owns the name.
-    func startServer(capabilities: [String]) throws -> ScriptProcess {
-        let script = Self.fixture("notification_server.py")
+    package func startServer(capabilities: [String]) throws -> ScriptProcess {
+        let script = ScriptProcess.fixture("notification_server.py")
         let server = try start(["/usr/bin/python3", script, capabilities.joined(separator: ",")], log: "server.log")
         guard server.waitFor({ $0["ready"] != nil }) != nil else {
             throw StandInFailure("the stand-in notification server did not start: \(server.log)")
@@ -194,56 +202,50 @@ final class Desktop {
     }
 
     /// Starts the stand-in tray (`Fixtures/tray_watcher.py`), and waits until it owns the name.
-    func startTray() throws -> ScriptProcess {
-        let tray = try start(["/usr/bin/python3", Self.fixture("tray_watcher.py")], log: "tray.log")
+    package func startTray() throws -> ScriptProcess {
+        let tray = try start(["/usr/bin/python3", ScriptProcess.fixture("tray_watcher.py")], log: "tray.log")
         guard tray.waitFor({ $0["ready"] != nil }) != nil else {
             throw StandInFailure("the stand-in tray did not start: \(tray.log)")
         }
         return tray
     }
 
-    /// The path of `Fixtures/NAME` of these tests.
-    static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
-    }
-
     /// Copies `Fixtures/terminal.sh`, the stand-in terminal, to the session's directory; its path there.
-    func installTerminal() throws -> String {
+    package func installTerminal() throws -> String {
         try write(
             "terminal.sh",
-            try String(contentsOfFile: Self.fixture("terminal.sh"), encoding: .utf8),
+            try String(contentsOfFile: ScriptProcess.fixture("terminal.sh"), encoding: .utf8),
             executable: true
         )
         return directory.at("terminal.sh")
     }
 
     /// What the stand-in terminal was asked to run so far.
-    var terminalCommands: String {
+    package var terminalCommands: String {
         (try? String(contentsOfFile: directory.at("terminal"), encoding: .utf8)) ?? ""
     }
 
     /// How many notifications dunst shows now; `nil` when dunstctl cannot ask it.
-    func displayed() throws -> Int? {
+    package func displayed() throws -> Int? {
         let count = try run(["/usr/bin/dunstctl", "count", "displayed"])
         guard count.status == 0 else { return nil }
         return Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Whether dunst comes to show `count` notifications within 20 s.
-    func waitForDisplayed(_ count: Int) -> Bool {
+    package func waitForDisplayed(_ count: Int) -> Bool {
         eventually(timeout: 20, every: 0.05) { (try? displayed()) == count }
     }
 
     /// The menus dunst gave the picker so far.
-    var menus: [String] {
+    package var menus: [String] {
         let text = (try? String(contentsOfFile: directory.at("menus"), encoding: .utf8)) ?? ""
         return text.components(separatedBy: "---\n").filter { !$0.isEmpty }
     }
 
     /// Chooses the action labelled `label` of the notification shown, as the person would in dunst's context menu
     /// (`dunstctl context`), and returns the menu dunst offered.
-    func choose(_ label: String) throws -> String {
+    package func choose(_ label: String) throws -> String {
         let before = menus.count
         try write("want", label)
         let context = try run(["/usr/bin/dunstctl", "context"])
@@ -255,7 +257,11 @@ final class Desktop {
     }
 
     /// Starts locd-agent on locd's socket at `socket`, with `arguments` after.
-    func startAgent(socket: String, _ arguments: [String] = [], log: String = "agent.log") throws -> ScriptProcess {
+    package func startAgent(
+        socket: String,
+        _ arguments: [String] = [],
+        log: String = "agent.log"
+    ) throws -> ScriptProcess {
         try start([DaemonProcess.executable("locd-agent"), "--socket", socket, "--verbose"] + arguments, log: log)
     }
 }
