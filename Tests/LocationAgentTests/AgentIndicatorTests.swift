@@ -44,7 +44,7 @@ struct AgentIndicatorTests {
     @Test("N5: the agent watches locd's events from the start, and reads Status as soon as Watch is open")
     func watchesFromTheStart() {
         var core = AgentCore()
-        #expect(core.start() == [.queryCapabilities, .queryTray, .openWatch])
+        #expect(core.start() == [.queryDesktopDialog, .queryCapabilities, .queryTray, .openWatch])
         #expect(core.watchOpened() == [.readStatus])
     }
 
