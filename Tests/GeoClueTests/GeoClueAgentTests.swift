@@ -108,20 +108,25 @@ struct GeoClueAgentTests {
         #expect(allowing.log.components(separatedBy: "\"asked\"").count == 2, "\(allowing.log)")
     }
 
+    /// GeoClue's demo agent, with a session bus that is not there: it could not show its notification, and would
+    /// answer not authorized if it were asked.
+    static func startDemoAgent(_ harness: GeoClueHarness) throws -> ScriptProcess {
+        try ScriptProcess(
+            [demoAgent],
+            environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
+                $1
+            },
+            logPath: harness.directory + "/demo-agent.log"
+        )
+    }
+
     @Test(
         "G11, P14: GeoClue's demo agent is never asked: alone it leaves the prompt to be dismissed, and denies nothing",
         .enabled(if: FileManager.default.isExecutableFile(atPath: demoAgent))
     )
     func demoAgentIsNeverAsked() throws {
         let harness = try GeoClueHarness(agentWait: 0.5)
-        // A session bus that is not there: the demo agent could not show its notification, and would refuse.
-        let demo = try ScriptProcess(
-            [Self.demoAgent],
-            environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
-                $1
-            },
-            logPath: harness.directory + "/demo-agent.log"
-        )
+        let demo = try Self.startDemoAgent(harness)
         defer { demo.kill9() }  // it has nothing to save, and ignores SIGTERM when the test runner does
         let bridge = try #require(harness.bridge)
         #expect(bridge.waitFor("agent geoclue-demo-agent registered"), "\(bridge.log)\(demo.log)")
@@ -141,21 +146,11 @@ struct GeoClueAgentTests {
     )
     func usersOwnAgentBesideTheDemoAgent() throws {
         let harness = try GeoClueHarness()
-        let demo = try ScriptProcess(
-            [Self.demoAgent],
-            environment: harness.busEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]) {
-                $1
-            },
-            logPath: harness.directory + "/demo-agent.log"
-        )
+        let demo = try Self.startDemoAgent(harness)
         defer { demo.kill9() }
         let bridge = try #require(harness.bridge)
         #expect(bridge.waitFor("agent geoclue-demo-agent registered"), "\(bridge.log)\(demo.log)")
-        let agent = try ScriptProcess(
-            [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
-            environment: ["LOCD_SOCKET": harness.socket],
-            logPath: harness.directory + "/agent.log"
-        )
+        let agent = try harness.allowingAgent()
         defer { agent.stop() }
         let result = try harness.python(["where-am-i", "test.allowed", "8"])
         let location = try #require(result.objects.first, "\(result.output)\(result.errors)\(agent.log)")
@@ -356,11 +351,7 @@ struct GeoClueAgentTests {
         second.closeInput()
         // locctl agent beside the silent one answers (else the Start would fail at the prompt timeout); the silent
         // agent's call is dropped.
-        let terminal = try ScriptProcess(
-            [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
-            environment: ["LOCD_SOCKET": harness.socket],
-            logPath: harness.directory + "/locctl-agent.log"
-        )
+        let terminal = try harness.allowingAgent(log: "locctl-agent.log")
         defer { terminal.stop() }
         #expect(try eventually(timeout: 10, every: 0.05) { try Self.locdAgents(harness) == 2 })
         let result = try harness.python(["where-am-i", "test.allowed", "8"])

@@ -118,11 +118,7 @@ struct GeoClueClientTests {
     @Test("G3: a prompt answered by an agent decides Start: allow-while-using starts the client")
     func agentAnswerDecidesStart() throws {
         let harness = try GeoClueHarness()
-        let agent = try ScriptProcess(
-            [GeoClueHarness.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
-            environment: ["LOCD_SOCKET": harness.socket],
-            logPath: harness.directory + "/agent.log"
-        )
+        let agent = try harness.allowingAgent()
         defer { agent.stop() }
         let result = try harness.python(["where-am-i", "test.allowed", "8"])
         let location = try #require(result.objects.first, "\(result.output)\(result.errors)\(agent.log)")

@@ -133,24 +133,7 @@ struct VirtualTimeTests {
 
     @Test("until stops virtual time: a prompt timeout after it never fires")
     func untilStops() throws {
-        let timeline = try run(
-            """
-            until = 40.0
-            [apps."com.ex.maps"]
-            NSLocationWhenInUseUsageDescription = "Shows you on the map"
-
-            [[events]]
-            at = 0.0
-            app = "com.ex.maps"
-            event = "launch"
-
-            [[events]]
-            at = 2.0
-            app = "com.ex.maps"
-            event = "create-session"
-            authorization = "whenInUse"
-            """
-        )
+        let timeline = try run("until = 40.0" + Self.mapsAsksAtTwo)
         #expect(timeline.filter { $0.subject == .prompt }.map(\.time) == [2.0])
         #expect(timeline.allSatisfy { $0.time <= 40.0 })
     }

@@ -174,6 +174,16 @@ final class GeoClueHarness {
     /// What every client of the bus needs in its environment.
     var busEnvironment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": busAddress] }
 
+    /// `locctl agent --answer allowWhileUsing` on locd's socket, as the person's own agent beside any GeoClue agent;
+    /// its output goes to `log` in the harness's directory.
+    func allowingAgent(log: String = "agent.log") throws -> ScriptProcess {
+        try ScriptProcess(
+            [Self.binary("locctl"), "agent", "--answer", "allowWhileUsing"],
+            environment: ["LOCD_SOCKET": socket],
+            logPath: directory + "/" + log
+        )
+    }
+
     func locctl(_ arguments: [String]) throws -> CommandResult {
         try Command.run([Self.binary("locctl")] + arguments, environment: ["LOCD_SOCKET": socket])
     }
