@@ -30,6 +30,10 @@ struct AppCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the app's AppEntry as JSON, with its stable field names.")
     var json = false
 
+    /// Accepted as every command accepts it, as systemctl's options are: this command prints no table.
+    @Flag(name: .long, help: "Accepted for scripts that pass it to every command; there is no table here.")
+    var noLegend = false
+
     func run() throws {
         let user = try who.uid()
         let client = try connection.connect()

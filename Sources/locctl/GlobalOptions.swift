@@ -13,6 +13,9 @@ enum GlobalOptions {
 
     /// `arguments` (without the program name) with the global options before the command moved after it.
     static func rearranged(_ arguments: [String], commands: Set<String>, defaultCommand: String) -> [String] {
+        // locctl never pages: `--no-pager`, which systemctl's habit puts anywhere, is accepted and dropped.
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        let arguments = arguments[..<end].filter { $0 != "--no-pager" } + arguments[end...]
         var moved: [String] = []
         var index = arguments.startIndex
         while index < arguments.endIndex {

@@ -23,7 +23,8 @@ struct Locctl: ParsableCommand {
             alphabetical order; absent optional fields are left out. Human output is \
             coloured only on a terminal and never when NO_COLOR is set; --no-legend drops the \
             header and footer of tables. --socket, --json and --no-legend may come before the command \
-            or after it, as systemctl's options do.
+            or after it, as systemctl's options do; --no-pager is accepted anywhere and changes nothing, \
+            since locctl never pages.
 
             Every local user may run locctl (SEMANTICS H4). An ordinary user sees and changes their own \
             apps (apps, app, sessions, session, watch, auth, app-state, agent) and turns location \

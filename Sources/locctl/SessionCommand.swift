@@ -27,6 +27,10 @@ struct SessionCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the Session object as JSON, with its stable field names.")
     var json = false
 
+    /// Accepted as every command accepts it, as systemctl's options are: this command prints no table.
+    @Flag(name: .long, help: "Accepted for scripts that pass it to every command; there is no table here.")
+    var noLegend = false
+
     func run() throws {
         let reply = try connection.call("io.locd.Admin.ListSessions")
         guard let text = Self.output(sessionID, sessions: reply, json: json, style: .standardOutput) else {

@@ -36,6 +36,10 @@ struct StatusCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the Admin.Status reply as JSON, with its stable field names.")
     var json = false
 
+    /// Accepted as every command accepts it, as systemctl's options are: this command prints no table.
+    @Flag(name: .long, help: "Accepted for scripts that pass it to every command; there is no table here.")
+    var noLegend = false
+
     func run() throws {
         let reply = try connection.call("io.locd.Admin.Status")
         let now = Date().timeIntervalSince1970

@@ -35,6 +35,10 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Print each Event as one line of JSON, with its stable field names.")
     var json = false
 
+    /// Accepted as every command accepts it, as systemctl's options are: this command prints no table.
+    @Flag(name: .long, help: "Accepted for scripts that pass it to every command; there is no table here.")
+    var noLegend = false
+
     func run() throws {
         endOnInterrupt()
         let client = try connection.connect()

@@ -15,6 +15,17 @@ struct ParsingTests {
         #expect(status.connection.socketPath == "/tmp/x")
     }
 
+    @Test("locctl: --no-legend is taken by every read command, and --no-pager anywhere, as systemctl's options are")
+    func systemctlHabits() throws {
+        #expect(Locctl.commandLine(["--no-pager", "apps", "--no-pager"]) == ["apps"])
+        #expect(Locctl.commandLine(["--no-pager"]) == [])
+        #expect(Locctl.commandLine(["agent", "--", "--no-pager"]) == ["agent", "--", "--no-pager"])
+        for line in [["status"], ["app", "com.ex.maps"], ["session", "s1-1"], ["watch"], ["apps"], ["sessions"]] {
+            _ = try Locctl.parseAsRoot(Locctl.commandLine(line + ["--no-legend", "--json", "--no-pager"]))
+            _ = try Locctl.parseAsRoot(Locctl.commandLine(["--no-legend", "--no-pager"] + line))
+        }
+    }
+
     @Test("locctl: a mistyped command is named as unknown, with the closest command and the list, not status's usage")
     func unknownCommand() {
         let message = Locctl.unknownCommand(in: Locctl.commandLine(["stauts"]))
