@@ -60,9 +60,10 @@ struct AgentCommand: ParsableCommand {
 
     func run() throws {
         endOnInterrupt()
-        let connection = self.connection
+        // Failures are the agent's to report: once at start, never while it waits for locd to come back.
+        let path = connection.socketPath
         var agent = try PromptAgent(
-            connect: { try connection.connect() },
+            connect: { try VarlinkClient(path: path, timeout: 10) },
             parameters: allUsers ? ["everyone": .bool(true)] : [:],
             automatic: answer,
             precise: precise?.isOn

@@ -40,20 +40,20 @@ struct PromptAgent {
         self.parameters = parameters
         self.automatic = automatic
         self.precise = precise
-        stream = try Self.openStream(connect, parameters)
+        do {
+            stream = try Self.openStream(connect, parameters)
+        } catch {
+            throw CommandFailure.report(error)
+        }
     }
 
-    /// Connects and asks for the prompts.
+    /// Connects and asks for the prompts; the caller reports a failure, or, waiting for locd, says nothing of it.
     private static func openStream(
         _ connect: () throws -> VarlinkClient,
         _ parameters: JSONObject
     ) throws -> VarlinkClient {
         let stream = try connect()
-        do {
-            try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
-        } catch {
-            throw CommandFailure.report(error)
-        }
+        try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
         return stream
     }
 
