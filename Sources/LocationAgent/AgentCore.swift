@@ -140,9 +140,13 @@ struct AgentCore {
     }
 
     /// A connection took `org.freedesktop.Notifications` (`NameOwnerChanged`): ask it what it can do.
-    mutating func serverAppeared() -> [Action] {
+    /// - Parameter replacing: whether it took the name from another server, whose notifications went with it. A name
+    ///   that had no owner was taken by a server that D-Bus activation started, often for the agent's own
+    ///   `GetCapabilities`, whose answer may have come first: that server is the one already known, and its prompts
+    ///   stay where they are.
+    mutating func serverAppeared(replacing: Bool = false) -> [Action] {
         var actions: [Action] = []
-        if case .present = server { actions = serverVanished() }
+        if replacing, case .present = server { actions = serverVanished() }
         actions.append(.queryCapabilities)
         return actions
     }

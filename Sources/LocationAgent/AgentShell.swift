@@ -126,8 +126,8 @@ package final class AgentShell {
         switch signal {
         case .actionInvoked(let id, let key): core.actionInvoked(key, on: id)
         case .notificationClosed(let id): core.notificationClosed(id)
-        case .serverChanged(owned: true): core.serverAppeared()
-        case .serverChanged(owned: false): core.serverVanished()
+        case .serverChanged(owned: true, let replaced): core.serverAppeared(replacing: replaced)
+        case .serverChanged(owned: false, _): core.serverVanished()
         case .trayChanged(let owned): core.trayKnown(present: owned)
         case .trayActivated: core.trayActivated()
         case .trayRegistered(let failure):

@@ -8,16 +8,21 @@ import Glibc
 /// `org.freedesktop.Notifications`, and the signals that tell what became of the notifications, of the server and of
 /// the tray (N5) and of GNOME Shell (N6).
 ///
-/// Calls wait for their reply (a notification server answers at once, or is started by D-Bus activation within the
-/// bus's timeout); signals that arrive meanwhile are kept by sd-bus and read by the next ``process()``. One thread
+/// Calls wait for their reply (a notification server answers at once, or is started by D-Bus activation) for at most
+/// ``callTimeout``; signals that arrive meanwhile are kept by sd-bus and read by the next ``process()``. One thread
 /// uses it: sd-bus is not thread-safe.
 final class SessionBus {
+    /// How long a call waits for its reply, in microseconds: 5 s, not the bus's 25 s, since the agent's one thread
+    /// answers nobody meanwhile (N4).
+    static let callTimeout: UInt64 = 5_000_000
+
     /// A signal the agent listens for.
     enum Signal: Equatable {
         case actionInvoked(notification: UInt32, key: String)
         case notificationClosed(UInt32)
-        /// `org.freedesktop.Notifications` changed owner; `owned` whether someone has it now.
-        case serverChanged(owned: Bool)
+        /// `org.freedesktop.Notifications` changed owner; `owned` whether someone has it now, `replaced` whether
+        /// someone had it before.
+        case serverChanged(owned: Bool, replaced: Bool)
         /// `org.kde.StatusNotifierWatcher`, the tray, changed owner; `owned` whether someone has it now.
         case trayChanged(owned: Bool)
         /// The person activated the tray item (``TrayItem``).
@@ -105,9 +110,9 @@ final class SessionBus {
             return reader.uint32().map(Signal.notificationClosed)
         case "NameOwnerChanged":
             let name = reader.string()
-            guard reader.string() != nil, let owner = reader.string() else { return nil }
+            guard let previous = reader.string(), let owner = reader.string() else { return nil }
             switch name {
-            case serverName: return .serverChanged(owned: !owner.isEmpty)
+            case serverName: return .serverChanged(owned: !owner.isEmpty, replaced: !previous.isEmpty)
             case TrayItem.watcherName: return .trayChanged(owned: !owner.isEmpty)
             case desktopDialogName: return .desktopDialogChanged(owned: !owner.isEmpty)
             default: return nil
@@ -229,7 +234,7 @@ final class SessionBus {
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
-        result = sd_bus_call(bus, message, 0, &error, &reply)
+        result = sd_bus_call(bus, message, Self.callTimeout, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) }
             throw AgentFailure("\(interface).\(member) failed\(name.map { ": \($0)" } ?? "")", code: result)

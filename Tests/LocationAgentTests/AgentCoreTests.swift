@@ -236,6 +236,24 @@ struct AgentCoreTests {
         #expect(core.promptReceived(Self.prompt("p2"), app: Self.maps).isEmpty)
     }
 
+    @Test("N4: a server that D-Bus activation started for GetCapabilities keeps its prompts when it announces itself")
+    func activatedServer() {
+        var core = AgentCore()
+        _ = core.start()
+        // GetCapabilities started dunst and its answer came before the NameOwnerChanged that says dunst took the name.
+        #expect(core.capabilitiesKnown(["actions"]).contains(.openStream))
+        let shown = core.promptReceived(Self.prompt(), app: Self.maps)
+        #expect(Self.notification(in: shown) != nil)
+        let announced = core.serverAppeared(replacing: false)
+        #expect(announced == [.queryCapabilities])
+        #expect(core.stream == .open)
+        // Its capabilities again: the prompt is not shown twice, and the stream stays open.
+        let again = core.capabilitiesKnown(["actions"])
+        #expect(!again.contains(.openStream) && Self.notification(in: again) == nil)
+        // Another server taking the name over is a new server: the old one's notifications are gone.
+        #expect(core.serverAppeared(replacing: true).contains(.closeStream))
+    }
+
     @Test("N2: the name and icon come from APPID.desktop, XDG_DATA_HOME first; the app id when there is none")
     func desktopLook() throws {
         let directory = try TemporaryDirectory(prefix: "agent-look")
