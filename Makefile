@@ -37,6 +37,7 @@ boot-test:
 	$(SWIFT) build --product locctl
 	$(SWIFT) build --product locd-geoclue
 	$(SWIFT) build --product locd-network
+	$(SWIFT) build --product locd-agent
 	Tests/System/boot-test.sh $(BIN)
 
 lint:

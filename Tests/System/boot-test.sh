@@ -6,7 +6,11 @@
 # container's system bus, and that client (where-am-i) getting locd's location through it; last locd-network,
 # started by its socket when locd's network provider connects, asking a geolocation service on 127.0.0.1.
 #
-# Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd, locctl and locd-geoclue there)
+# Last, a person's graphical session: their systemd user manager and session bus, dunst on an X display, and
+# locd-agent started by the installed user unit with graphical-session.target, answering the prompt of their app.
+#
+# Usage: Tests/System/boot-test.sh [BUILD_DIR]     (default .build/debug; needs locd, locctl, locd-geoclue,
+# locd-network and locd-agent there)
 # Needs root and systemd-nspawn (Debian: systemd-container). Where either is missing it prints why and
 # exits 0, so that `make test` runs everywhere; CI installs systemd-container and runs as root.
 # Recipe and precautions: the container boots the host's /usr with --volatile=yes; the launching shell
@@ -22,7 +26,7 @@ command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (D
     skip "the cgroup file system is read-only here, so the test cannot give the container a cgroup of its own"
 
 build=$(cd "${1:-.build/debug}" && pwd)
-for binary in locd locctl locd-geoclue locd-network; do
+for binary in locd locctl locd-geoclue locd-network locd-agent; do
     [ -x "$build/$binary" ] || { echo "boot-test: $build/$binary missing: build first (swift build)" >&2; exit 1; }
 done
 swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
@@ -100,6 +104,13 @@ cp "$work/stage/usr/lib/systemd/system/locd-geoclue.service" "$work/units/"
 cp "$work/stage/usr/lib/sysusers.d/locd-geoclue.conf" "$work/etc/sysusers.d/locd-geoclue.conf"
 mkdir -p "$work/system-services"
 cp "$work/stage/opt/locd/share/dbus-1/system-services/org.freedesktop.GeoClue2.service" "$work/system-services/"
+# The app of the person at the desktop (last part of the test), which nobody has decided for.
+cat > "$work/etc/apps.d/com.example.person.toml" <<TOML
+id = "com.example.person"
+NSLocationWhenInUseUsageDescription = "The boot test asks the person at the desktop."
+identity = "executable"
+executables = ["$python"]
+TOML
 # where-am-i is the GeoClue client; locd-geoclue speaks for it as the app of its DesktopId, a broker named in the
 # drop-in `make install` staged, and locd checks the manifest against where-am-i's own process (SEMANTICS I8, I9).
 cat > "$work/etc/apps.d/geoclue-where-am-i.toml" <<TOML
@@ -117,7 +128,26 @@ cp "$work/stage/usr/lib/sysusers.d/locd-network.conf" "$work/etc/sysusers.d/locd
 mkdir -p "$work/etc/locd.toml.d"
 cp "$work/stage/etc/locd/locd.toml.d/geoclue.toml" "$work/etc/locd.toml.d/"
 cp Tests/System/in-container.sh Tests/System/session_client.py Tests/LocationTestSupport/Fixtures/geolocate_standin.py \
-    "$work/"
+    Tests/LocationTestSupport/Fixtures/pick.sh "$work/"
+# locd-agent, its user unit and its session-bus activation file, as `make install` staged them; the activation file
+# goes over the host's session-services directory as GeoClue's does over the system one. The person is alice, a
+# user of the container's own (sysusers), and the test's desktop is a user target that binds
+# graphical-session.target, as a desktop session's own target does.
+cp "$work/stage/opt/locd/bin/locd-agent" "$work/opt/bin/"
+mkdir -p "$work/user-units" "$work/session-services"
+cp "$work/stage/usr/lib/systemd/user/locd-agent.service" "$work/user-units/"
+cp "$work/stage/opt/locd/share/dbus-1/services/io.locd.Agent.service" "$work/session-services/"
+cat > "$work/user-units/boot-desktop.target" <<UNIT
+[Unit]
+Description=The boot test's desktop session
+BindsTo=graphical-session.target
+Wants=graphical-session-pre.target
+After=graphical-session-pre.target
+UNIT
+cat > "$work/etc/sysusers.d/person.conf" <<CONF
+u alice 61001 "A person at the desktop" /home/alice /bin/bash
+u bob 61002 "A person without a desktop yet" /home/bob /bin/bash
+CONF
 cat > "$work/units/locd-test.target" <<UNIT
 [Unit]
 Description=locd boot test
@@ -153,6 +183,14 @@ binds=(
     --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/locd-network.conf:/etc/dbus-1/system.d/locd-network.conf"
     --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
     --overlay-ro="/usr/share/dbus-1/system-services:$work/system-services:/usr/share/dbus-1/system-services"
+    --overlay-ro="/usr/share/dbus-1/services:$work/session-services:/usr/share/dbus-1/services"
+    --bind-ro="$work/etc/sysusers.d/person.conf:/etc/sysusers.d/person.conf"
+    --bind-ro="$work/user-units/locd-agent.service:/etc/systemd/user/locd-agent.service"
+    --bind-ro="$work/user-units/boot-desktop.target:/etc/systemd/user/boot-desktop.target"
+    # The user manager's PAM stack (systemd-user) reads the host's common-* files and limits.conf: the container's /etc is empty.
+    --bind-ro=/etc/pam.d
+    --bind-ro=/etc/security
+    --bind-ro=/etc/fonts
 )
 for unit in locd.service locd.socket locd-geoclue.service locd-network.service locd-network.socket locd-test.target \
     locd-test.service; do

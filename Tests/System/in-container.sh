@@ -155,4 +155,69 @@ systemd-analyze security --no-pager --threshold=13 locd-network.service >"$work/
     fail "locd-network exposure above 1.3: $(tail -1 "$work/security.txt")"
 pass "locd's network provider reached locd-network by socket activation, which asked the service on 127.0.0.1: an app got its position ($(tail -1 "$work/security.txt" | sed 's/^→ //'))"
 
+# A person's desktop: alice's systemd user manager (user@61001.service) with her session bus (dbus-user-session),
+# dunst drawing on an X display of her own, and locd-agent enabled for every user as an administrator enables it
+# (`systemctl --global enable locd-agent`). Nothing of hers runs until her desktop session's target binds
+# graphical-session.target, which starts the agent by its installed user unit; her app's prompt then appears in
+# dunst, she chooses "Allow While Using App" in dunst's menu, and her app gets its location (SEMANTICS N1, N2).
+person=alice
+uid=$(id -u $person) || fail "sysusers made no user $person"
+home=/home/$person
+mkdir -p "$home/.config/dunst" && cp "$work/pick.sh" "$work/session_client.py" "$home/" && : >"$home/want"
+cat >"$home/.config/dunst/dunstrc" <<RC
+[global]
+    dmenu = $home/pick.sh
+    mouse_left_click = do_action
+RC
+chown -R $person: "$home"
+as_person() {
+    setpriv --reuid=$person --regid=$person --init-groups env HOME="$home" XDG_RUNTIME_DIR=/run/user/$uid \
+        DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus "$@"
+}
+systemctl --global enable locd-agent.service >/dev/null 2>&1 || fail "systemctl --global enable locd-agent"
+setpriv --reuid=$person --regid=$person --init-groups Xvfb :7 -screen 0 1024x600x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+systemctl start user@$uid.service || fail "user@$uid.service did not start: $(journalctl -u user@$uid.service --no-pager | tail -20)"
+wait_for 10 '[ -S /run/user/$uid/bus ]' || fail "no session bus for $person (dbus-user-session)"
+[ "$(as_person systemctl --user is-active locd-agent.service)" = inactive ] || fail "locd-agent ran before the desktop"
+as_person systemctl --user set-environment DISPLAY=:7 || fail "systemctl --user set-environment"
+as_person systemctl --user start boot-desktop.target || fail "the desktop's target did not start"
+wait_for 20 '[ "$(as_person systemctl --user is-active locd-agent.service)" = active ]' || {
+    as_person journalctl --user -u locd-agent.service --no-pager 2>&1 | tail -20
+    journalctl _UID=$uid --no-pager 2>&1 | tail -20
+    fail "graphical-session.target did not start locd-agent.service"
+}
+as_person busctl --user status io.locd.Agent >/dev/null 2>&1 || fail "locd-agent does not own io.locd.Agent"
+pass "$person's desktop started locd-agent.service by graphical-session.target, and it owns io.locd.Agent"
+
+# Her app: an implicit session asks for when-in-use authorization (S1); locd offers the prompt to her agent only.
+as_person python3 "$home/session_client.py" location $socket com.example.person 60 >"$work/person-location.txt" 2>&1 &
+app_pid=$!
+wait_for 20 '[ "$(as_person dunstctl count displayed 2>/dev/null)" = 1 ]' || {
+    journalctl _UID=$uid --no-pager 2>&1 | tail -30
+    cat "$work/xvfb.log"
+    fail "dunst shows $(as_person dunstctl count displayed 2>&1) notifications, not $person's app's prompt; the app: $(cat "$work/person-location.txt")"
+}
+echo "Allow While Using App" >"$home/want"
+as_person dunstctl context || fail "dunstctl context"
+wait "$app_pid" || fail "$person's app got no location: $(cat "$work/person-location.txt")"
+grep -q '"latitude"' "$work/person-location.txt" || fail "$person's app got: $(cat "$work/person-location.txt")"
+grep -q -F '#Allow While Using App (' "$home/menus" || fail "dunst's menu had no Allow While Using App: $(cat "$home/menus")"
+record=$(LOCD_SOCKET=$socket locctl apps --user $person --json 2>&1)
+grep -q '"com.example.person"' <<<"$record" && grep -q 'whileUsing' <<<"$record" ||
+    fail "$person's record is not whileUsing: $record"
+wait_for 10 '[ "$(as_person dunstctl count displayed 2>/dev/null)" = 0 ]' || fail "the answered prompt's notification stayed"
+pass "$person's app's prompt appeared in dunst through locd-agent; choosing Allow While Using App served the app"
+
+# The session bus's activation file: the first call to io.locd.Agent on bob's bus, where nothing of locd's runs yet,
+# has dbus-daemon ask his user manager for locd-agent.service (SystemdService=), whose Type=dbus waits for the name.
+bob=$(id -u bob) || fail "sysusers made no user bob"
+systemctl start user@$bob.service || fail "user@$bob.service did not start"
+wait_for 10 '[ -S /run/user/$bob/bus ]' || fail "no session bus for bob"
+as_bob() { setpriv --reuid=bob --regid=bob --init-groups env XDG_RUNTIME_DIR=/run/user/$bob "$@"; }
+[ "$(as_bob systemctl --user is-active locd-agent.service)" = inactive ] || fail "bob's locd-agent ran before any call"
+ping=$(as_bob busctl --user call io.locd.Agent / org.freedesktop.DBus.Peer Ping 2>&1) ||
+    fail "calling io.locd.Agent did not start bob's agent: $ping $(journalctl _UID=$bob --no-pager | tail -30)"
+[ "$(as_bob systemctl --user is-active locd-agent.service)" = active ] || fail "bob's locd-agent.service is not active"
+pass "a call to io.locd.Agent on bob's session bus started his locd-agent.service by D-Bus activation"
+
 echo "ALL PASSED"
