@@ -22,7 +22,10 @@ struct AppCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "The app's id, as its manifest names it (com.example.maps).", completion: .none)
+    @Argument(
+        help: "The app's id, as its manifest names it (com.example.maps).",
+        completion: .custom(LiveCompletion.appIDs)
+    )
     var appID: String
 
     @OptionGroup var who: UserOptions

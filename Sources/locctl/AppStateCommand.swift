@@ -23,10 +23,10 @@ struct AppStateCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "The app's id.")
+    @Argument(help: "The app's id.", completion: .custom(LiveCompletion.appIDs))
     var appID: String
 
-    @Argument(help: "foreground or background.")
+    @Argument(help: "foreground or background.", completion: .list(["foreground", "background"]))
     var state: AppState
 
     @OptionGroup var who: UserOptions

@@ -32,7 +32,7 @@ struct AuthCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "The app's id.")
+    @Argument(help: "The app's id.", completion: .custom(LiveCompletion.appIDs))
     var appID: String
 
     @Argument(help: "never, ask-next-time, while-using or always.")

@@ -21,7 +21,10 @@ struct ConnectionOptions: ParsableArguments {
     var socket: String?
 
     /// The socket to use, by the order the help text gives.
-    var socketPath: String {
+    var socketPath: String { Self.socketPath(given: socket) }
+
+    /// The socket `--socket` names, else the default the help text gives.
+    static func socketPath(given socket: String?) -> String {
         if let socket { return socket }
         let environment = ProcessEnvironment.current
         if let path = environment["LOCD_SOCKET"], !path.isEmpty { return path }

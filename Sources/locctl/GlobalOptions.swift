@@ -14,8 +14,16 @@ enum GlobalOptions {
     /// `arguments` (without the program name) with the global options before the command moved after it.
     static func rearranged(_ arguments: [String], commands: Set<String>, defaultCommand: String) -> [String] {
         // locctl never pages: `--no-pager`, which systemctl's habit puts anywhere, is accepted and dropped.
+        // `--json=short` and `--json=pretty` are `--json` (``JSONOutput/style`` reads which), `--json=off` none.
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
-        let arguments = arguments[..<end].filter { $0 != "--no-pager" } + arguments[end...]
+        let options = arguments[..<end].compactMap { argument -> String? in
+            switch argument {
+            case "--no-pager", "--json=off": return nil
+            case "--json=short", "--json=pretty": return "--json"
+            default: return argument
+            }
+        }
+        let arguments = options + arguments[end...]
         var moved: [String] = []
         var index = arguments.startIndex
         while index < arguments.endIndex {

@@ -25,7 +25,7 @@ struct LocationButtonCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "The app's id.")
+    @Argument(help: "The app's id.", completion: .custom(LiveCompletion.appIDs))
     var appID: String
 
     @OptionGroup var who: UserOptions

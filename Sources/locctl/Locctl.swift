@@ -11,6 +11,12 @@ struct Locctl: ParsableCommand {
         commandName: "locctl",
         abstract: "Inspect and control locd, the location-session daemon.",
         discussion: """
+            Global options, before or after the command:
+              --socket <path>     The socket locd listens on.
+              --json[=FORMAT]     Replies as JSON: short (one line), pretty or off.
+              --no-legend         No table headers and footers.
+              --no-pager          Accepted; locctl never pages.
+
             Exit codes: 0 success; 1 failure, including a command line locctl cannot parse; 4 no such \
             object (an app, session or prompt that does not exist). A failure prints \
             "locctl: <Varlink error name>: <what to do>" on standard error.
@@ -20,7 +26,8 @@ struct Locctl: ParsableCommand {
 
             Read commands take --json: they then print the Admin reply's value on one line, with the \
             field names of io.locd.Admin (PROTOCOL.md), which stay stable across releases, in \
-            alphabetical order; absent optional fields are left out. Human output is \
+            alphabetical order; absent optional fields are left out. As systemctl's, --json=short is \
+            --json, --json=pretty prints one field a line, indented, and --json=off no JSON. Human output is \
             coloured only on a terminal and never when NO_COLOR is set; --no-legend drops the \
             header and footer of tables. --socket, --json and --no-legend may come before the command \
             or after it, as systemctl's options do; --no-pager is accepted anywhere and changes nothing, \

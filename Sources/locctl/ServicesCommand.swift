@@ -25,7 +25,7 @@ struct ServicesCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "on or off.")
+    @Argument(help: "on or off.", completion: .list(["on", "off"]))
     var state: Switch
 
     func run() throws {

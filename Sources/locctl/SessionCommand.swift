@@ -21,7 +21,10 @@ struct SessionCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Argument(help: "The session's id, as locctl sessions prints it (s1-3).")
+    @Argument(
+        help: "The session's id, as locctl sessions prints it (s1-3).",
+        completion: .custom(LiveCompletion.sessionIDs)
+    )
     var sessionID: String
 
     @Flag(name: .long, help: "Print the Session object as JSON, with its stable field names.")

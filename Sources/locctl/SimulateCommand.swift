@@ -65,7 +65,7 @@ struct SimulateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The scenario file (TOML).")
+    @Argument(help: "The scenario file (TOML).", completion: .file(extensions: ["toml"]))
     var scenario: String
 
     @Flag(name: .long, help: "Print the timeline as a JSON array of entries with stable field names, on one line.")

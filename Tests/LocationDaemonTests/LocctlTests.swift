@@ -94,6 +94,33 @@ struct LocctlTests {
         #expect(legend.status == 0, "\(legend.errors)")
     }
 
+    @Test("H4: the shell completes locctl's app and session ids from what the user's locd has, through --socket too")
+    func liveCompletions() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let maps = try daemon.app("com.ex.maps")
+        let session = try maps.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        let sessionID = try #require(session["session"]?["id"]?.stringValue)
+        _ = try daemon.app("com.ex.run")
+        // As bash calls it: the command, the argument, the word's index and the cursor, then the words typed.
+        let apps = try locctl(
+            ["---completion", "auth", "--", "positional@0", "2", "8", "locctl", "auth", "com.ex.m"],
+            daemon
+        )
+        #expect(apps.output.split(separator: "\n") == ["com.ex.maps"], "\(apps.errors)")
+        let sessions = try LocctlBinary.run(
+            [
+                "---completion", "session", "--", "positional@0", "4", "0", "locctl", "session", "--socket",
+                daemon.socketPath, "",
+            ],
+            socket: "/nonexistent/io.locd"
+        )
+        #expect(sessions.output.split(separator: "\n") == [Substring(sessionID)], "\(sessions.errors)")
+        let pretty = try locctl(["status", "--json=pretty"], daemon)
+        #expect(pretty.output.hasPrefix("{\n  \"administrator\": "), "\(pretty.output)")
+        #expect(JSONValue.parse(Array(pretty.output.utf8))?["pid"] == .int(Int64(daemon.pid)))
+    }
+
     @Test("locctl: a daemon that is not there is a clear failure with exit code 1")
     func noDaemon() throws {
         let result = try LocctlBinary.run(["status"], socket: "/nonexistent/io.locd")

@@ -61,6 +61,23 @@ struct FormattingTests {
         #expect(table.render(style: .plain, legend: false, footer: "2 rows.") == "xyz  1\nx    22\n")
     }
 
+    @Test("locctl --json=pretty: one field a line, indented, keys sorted; empty arrays and objects stay on their line")
+    func prettyJSON() {
+        let value: JSONValue = .object(["b": .array([.int(1), .object([:])]), "a": .array([])])
+        #expect(
+            JSONOutput.text(value, style: .pretty) == """
+                {
+                  "a": [],
+                  "b": [
+                    1,
+                    {}
+                  ]
+                }
+                """
+        )
+        #expect(JSONOutput.text(value, style: .short) == #"{"a":[],"b":[1,{}]}"#)
+    }
+
     @Test(
         "locctl --json: keys sorted at every depth, so the same value prints the same bytes whatever order it came in"
     )

@@ -26,6 +26,45 @@ struct ParsingTests {
         }
     }
 
+    @Test("locctl: --json=short and --json=pretty are --json anywhere, --json=off is no JSON, as systemctl's --json=")
+    func jsonFormats() throws {
+        #expect(Locctl.commandLine(["apps", "--json=pretty"]) == ["apps", "--json"])
+        #expect(Locctl.commandLine(["--json=short", "status"]) == ["status", "--json"])
+        #expect(Locctl.commandLine(["status", "--json=off"]) == ["status"])
+        #expect(Locctl.commandLine(["agent", "--", "--json=off"]) == ["agent", "--", "--json=off"])
+        let status = try #require(try Locctl.parseAsRoot(Locctl.commandLine(["--json=pretty"])) as? StatusCommand)
+        #expect(status.json)
+        #expect(JSONOutput.style(of: ["status", "--json=pretty"]) == .pretty)
+        #expect(JSONOutput.style(of: ["status", "--json"]) == .short)
+        #expect(JSONOutput.style(of: ["agent", "--", "--json=pretty"]) == .short)
+    }
+
+    @Test("locctl --help lists the global options, each with what it does")
+    func globalOptionsInHelp() {
+        let help = Locctl.helpMessage()
+        for option in ["--socket <path>", "--json[=FORMAT]", "--no-legend", "--no-pager"] {
+            #expect(help.contains("  " + option), "\(option)")
+        }
+        // Each fits the 80 columns argument-parser wraps at, so none is broken across lines.
+        let lines = help.split(separator: "\n").filter { $0.hasPrefix("  --") }
+        #expect(lines.count >= 4 && lines.allSatisfy { $0.count <= 80 })
+    }
+
+    @Test("locctl: app ids, session ids and scenario files complete from what there is, in every shell")
+    func liveCompletions() {
+        for shell in [CompletionShell.bash, .zsh, .fish] {
+            let script = Locctl.completionScript(for: shell)
+            for command in ["app", "auth", "app-state", "location-button", "session"] {
+                #expect(script.contains("---completion \(command) -- positional@0"), "\(shell): \(command)")
+            }
+        }
+        #expect(Locctl.completionScript(for: .bash).contains("toml"))
+        #expect(LiveCompletion.socketPath(in: ["locctl", "auth", "--socket", "/tmp/x", "com"]) == "/tmp/x")
+        #expect(LiveCompletion.socketPath(in: ["locctl", "--socket=/tmp/y", "app"]) == "/tmp/y")
+        // A locd that is not there completes nothing, and says nothing.
+        #expect(LiveCompletion.appIDs(["locctl", "auth", "--socket", "/nonexistent/io.locd", ""], 4, "").isEmpty)
+    }
+
     @Test("locctl: a mistyped command is named as unknown, with the closest command and the list, not status's usage")
     func unknownCommand() {
         let message = Locctl.unknownCommand(in: Locctl.commandLine(["stauts"]))
