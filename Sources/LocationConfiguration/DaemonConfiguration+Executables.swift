@@ -14,8 +14,8 @@ extension DaemonConfiguration {
                 ? places[index]
                 : ConfigurationIssue(file: "", line: nil, key: "broker[\(index + 1)].executable", message: "")
             let advice =
-                "install the broker, or write the path of its program (or of a link to it); a drop-in left by a "
-                + "removed broker is deleted, or overridden with broker = []"
+                "install the broker, or write the path of its program (or of a link to it); delete a drop-in that a "
+                + "removed broker left behind, or override it with broker = []"
             switch ExecutableResolution.resolve(executable) {
             case .resolved(let target):
                 brokers[index].resolvedExecutable = target

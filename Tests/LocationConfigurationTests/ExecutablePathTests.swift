@@ -183,7 +183,7 @@ struct ExecutablePathTests {
                 let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: main) }
                 let expected = "\(main):6: key broker[2].executable: \"\(bad.path)\" \(bad.says)"
                 #expect(issue?.description.hasPrefix(expected) == true, "\(issue?.description ?? "")")
-                #expect(issue?.description.contains("overridden with broker = []") == true)
+                #expect(issue?.description.contains("override it with broker = []") == true)
             }
         }
     }
