@@ -10,8 +10,10 @@ extension DaemonConfiguration {
     ///   - path: `--config`; `nil` means `defaultPath`, where a missing file means the built-in defaults.
     ///     A missing file that was named explicitly is an error.
     ///   - defaultPath: ``DaemonConfiguration/defaultPath`` except in tests.
+    /// The `executable` of each `[[broker]]` in force once every file is read is then resolved with realpath(3)
+    /// (I13), which ``parse(text:file:over:)`` does not do.
     /// - Throws: the first problem: a file that cannot be read or parsed, an unknown key, a wrong type or an
-    ///   out-of-range value, naming file, line, key and what is allowed.
+    ///   out-of-range value, a broker's executable that resolves nowhere, naming file, line, key and what to do.
     package static func load(
         path: String? = nil,
         defaultPath: String = DaemonConfiguration.defaultPath
@@ -27,11 +29,13 @@ extension DaemonConfiguration {
 
         var configuration = DaemonConfiguration()
         var kindPlaces: [KindPlace?] = [nil]
+        var brokerPlaces: [ConfigurationIssue] = []
         for file in files {
             let document = try TOMLDocument(file: file, bytes: read(file))
-            try configuration.apply(document, kindPlaces: &kindPlaces)
+            try configuration.apply(document, kindPlaces: &kindPlaces, brokerPlaces: &brokerPlaces)
         }
         try configuration.check(kindPlaces: kindPlaces)
+        try configuration.resolveBrokerExecutables(places: brokerPlaces)
         return configuration
     }
 
@@ -43,7 +47,12 @@ extension DaemonConfiguration {
     ) throws(ConfigurationIssue) -> DaemonConfiguration {
         var configuration = base
         var kindPlaces = [KindPlace?](repeating: nil, count: base.providers.count)
-        try configuration.apply(TOMLDocument(file: file, text: text), kindPlaces: &kindPlaces)
+        var brokerPlaces: [ConfigurationIssue] = []
+        try configuration.apply(
+            TOMLDocument(file: file, text: text),
+            kindPlaces: &kindPlaces,
+            brokerPlaces: &brokerPlaces
+        )
         try configuration.check(kindPlaces: kindPlaces)
         return configuration
     }
@@ -59,7 +68,8 @@ extension DaemonConfiguration {
     ) throws(ConfigurationIssue) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         var kindPlaces: [KindPlace?] = [nil]
-        try configuration.apply(document, otherKeys: otherKeys, kindPlaces: &kindPlaces)
+        var brokerPlaces: [ConfigurationIssue] = []
+        try configuration.apply(document, otherKeys: otherKeys, kindPlaces: &kindPlaces, brokerPlaces: &brokerPlaces)
         try configuration.check(kindPlaces: kindPlaces)
         return configuration
     }
@@ -110,11 +120,13 @@ extension DaemonConfiguration {
     private static let maximumSeconds = 1_000_000_000.0
 
     /// Sets every key `document` has; `kindPlaces` holds, for each provider, where its `kind` was set, so that a
-    /// requirement of that kind can be reported where the kind was chosen.
+    /// requirement of that kind can be reported where the kind was chosen; `brokerPlaces`, for each broker, where
+    /// its `executable` is (or its table, without one), for the messages of its resolution.
     private mutating func apply(
         _ document: TOMLDocument,
         otherKeys: [String] = [],
-        kindPlaces: inout [KindPlace?]
+        kindPlaces: inout [KindPlace?],
+        brokerPlaces: inout [ConfigurationIssue]
     ) throws(ConfigurationIssue) {
         if document.value(["brokers"]) != nil {
             // I13: the executables alone that `brokers` listed made a broker of anyone who could run them.
@@ -140,7 +152,7 @@ extension DaemonConfiguration {
         if let apps = try document.array(["restricted-apps"], expected: appIDs, element: Self.nonEmptyString) {
             restrictedApps = apps
         }
-        try applyBrokers(document)
+        try applyBrokers(document, places: &brokerPlaces)
         try applyLifecycle(document)
         try applyLimits(document)
         try applyProviders(document, kindPlaces: &kindPlaces)
@@ -149,9 +161,13 @@ extension DaemonConfiguration {
     /// The `[[broker]]` tables (I8, I13) and `unknown-brokered-apps` (I11). The tables of a later file replace
     /// those of an earlier one, as `[[provider]]` tables do, so that a drop-in can also remove every broker
     /// (`broker = []`).
-    private mutating func applyBrokers(_ document: TOMLDocument) throws(ConfigurationIssue) {
+    private mutating func applyBrokers(
+        _ document: TOMLDocument,
+        places: inout [ConfigurationIssue]
+    ) throws(ConfigurationIssue) {
         if let tables = try document.tables(["broker"]) {
             var read: [Broker] = []
+            var readPlaces: [ConfigurationIssue] = []
             for table in tables {
                 try Self.rejectUnknownKeys(table, in: [], allowed: Self.brokerKeys)
                 guard
@@ -163,11 +179,13 @@ extension DaemonConfiguration {
                 else {
                     throw table.issue([], "each [[broker]] table needs a user: the user name or uid the broker runs as")
                 }
-                let path = "an absolute executable path (as /proc/PID/exe shows it)"
+                let path = "an absolute path of the broker's program (a link to it is followed)"
                 let executable = try table.value(["executable"], expected: path, Self.absolutePath)
                 read.append(Broker(user: user, executable: executable))
+                readPlaces.append(table.issue(executable == nil ? [] : ["executable"], ""))
             }
             brokers = read
+            places = readPlaces
         }
         let choices = UnknownBrokeredApps.allCases.map { TOMLDocument.quoted($0.rawValue) }.joined(separator: " or ")
         if let choice = try document.value(

@@ -10,6 +10,8 @@ package enum ManifestLoader {
     ///
     /// A missing directory is skipped (the vendor or admin directory may not exist). A file that cannot be read,
     /// does not parse, lacks `id` or has a value of the wrong type is left out with an error; the others load.
+    /// `executables` are resolved with realpath(3) (M5): one that names nothing a process can run is an error of its
+    /// manifest, one that does not exist a warning.
     /// - Parameter directories: the `apps-dirs`, in order; relative paths are taken from the current directory.
     /// - Returns: the manifests sorted by app id, the errors and the warnings, each naming file, line and key.
     package static func load(
@@ -33,7 +35,8 @@ package enum ManifestLoader {
         for path in winners.values.sorted() {
             let outcome: ManifestParser.Outcome
             switch contents(of: path) {
-            case .success(let bytes): outcome = ManifestParser.parse(bytes: bytes, file: path)
+            case .success(let bytes):
+                outcome = ManifestParser.parse(bytes: bytes, file: path, resolvingExecutables: true)
             case .failure(let issue): outcome = (nil, [issue], [])
             }
             manifests += outcome.manifest.map { [$0] } ?? []

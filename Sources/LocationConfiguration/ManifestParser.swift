@@ -42,9 +42,11 @@ package enum ManifestParser {
     }
 
     /// Parses raw file contents.
-    package static func parse(bytes: [UInt8], file: String) -> Outcome {
+    /// - Parameter resolvingExecutables: resolve `executables` with realpath(3) (M5), as loading from `apps-dirs`
+    ///   does; without it the manifest is read alone, touching no other file.
+    package static func parse(bytes: [UInt8], file: String, resolvingExecutables: Bool = false) -> Outcome {
         do {
-            return read(try TOMLDocument(file: file, bytes: bytes))
+            return read(try TOMLDocument(file: file, bytes: bytes), resolvingExecutables: resolvingExecutables)
         } catch {
             return (nil, [error], [])
         }
@@ -69,13 +71,20 @@ package enum ManifestParser {
         read(document, stem: appID, isFile: false)
     }
 
-    private static func read(_ document: TOMLDocument) -> Outcome {
-        read(document, stem: stem(of: document.file), isFile: true)
+    private static func read(_ document: TOMLDocument, resolvingExecutables: Bool = false) -> Outcome {
+        read(document, stem: stem(of: document.file), isFile: true, resolvingExecutables: resolvingExecutables)
     }
 
-    /// - Parameter isFile: a manifest file of `apps-dirs`, which must name its `id` and `identity`; else a
-    ///   scenario's inline manifest.
-    private static func read(_ document: TOMLDocument, stem: String, isFile: Bool) -> Outcome {
+    /// - Parameters:
+    ///   - isFile: a manifest file of `apps-dirs`, which must name its `id` and `identity`; else a scenario's
+    ///     inline manifest.
+    ///   - resolvingExecutables: resolve `executables` (M5).
+    private static func read(
+        _ document: TOMLDocument,
+        stem: String,
+        isFile: Bool,
+        resolvingExecutables: Bool = false
+    ) -> Outcome {
         var errors: [ConfigurationIssue] = []
         var warnings: [ConfigurationIssue] = []
         /// Runs one key's read, keeping its issue and going on, so that one pass reports every bad key.
@@ -115,7 +124,7 @@ package enum ManifestParser {
         let users = collect { () throws(ConfigurationIssue) in try self.users(document) }
 
         guard errors.isEmpty, let id else { return (nil, byLine(errors), byLine(warnings)) }
-        let manifest = Manifest(
+        var manifest = Manifest(
             appID: id,
             source: document.file,
             whenInUseUsageDescription: whenInUse,
@@ -130,7 +139,45 @@ package enum ManifestParser {
             users: users ?? []
         )
         warnings += identityWarnings(manifest, document)
+        if resolvingExecutables && manifest.identity == .executable {
+            let resolution = resolve(manifest.executables, document)
+            warnings += resolution.warnings
+            guard resolution.errors.isEmpty else { return (nil, byLine(resolution.errors), byLine(warnings)) }
+            manifest.resolvedExecutables = resolution.resolved
+        }
         return (manifest, [], byLine(warnings))
+    }
+
+    /// M5: each path of `executables` resolved with realpath(3). One that leads to no program that can run (a
+    /// dangling link, a loop, a directory, a file no one may execute) is an error of the manifest; those that do
+    /// not exist are one warning (the app is not installed, or a path is wrong) and match nothing.
+    private static func resolve(
+        _ executables: [String],
+        _ document: TOMLDocument
+    ) -> (resolved: [String: String], errors: [ConfigurationIssue], warnings: [ConfigurationIssue]) {
+        var resolved: [String: String] = [:]
+        var errors: [ConfigurationIssue] = []
+        var missing: [String] = []
+        for path in executables {
+            switch ExecutableResolution.resolve(path) {
+            case .resolved(let target):
+                resolved[path] = target
+            case .missing:
+                missing.append(path)
+            case .unusable(let why):
+                let message =
+                    "\(TOMLDocument.quoted(path)) \(why): no process can run it; name the program itself (as "
+                    + "/proc/PID/exe shows it) or a link to it, or remove it from executables"
+                errors.append(document.issue([executablesKey], message))
+            }
+        }
+        guard !missing.isEmpty else { return (resolved, errors, []) }
+        let paths = missing.map(TOMLDocument.quoted).joined(separator: ", ")
+        let verb = missing.count == 1 ? "does" : "do"
+        let message =
+            "\(paths) \(verb) not exist: not installed, or a wrong path; reload locd after installing (until then "
+            + "\(missing.count == 1 ? "it matches" : "they match") no process)"
+        return (resolved, errors, [document.issue([executablesKey], message)])
     }
 
     /// `id`: required in a manifest file, where it must equal the file's name; in an inline manifest it may be

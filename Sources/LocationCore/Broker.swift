@@ -6,11 +6,25 @@
 package struct Broker: Hashable, Codable, Sendable {
     /// `user`: the user name or uid the broker's processes run as (locd-geoclue's unit gives it `locd-geoclue`).
     package var user: String
-    /// `executable`: the absolute path `/proc/PID/exe` of the broker's process must show, if set.
+    /// `executable` as written: the program the broker's process must run, if set.
     package var executable: String?
+    /// ``executable`` resolved with realpath(3) when the configuration was loaded (I13), `nil` when it was not
+    /// resolved (a configuration parsed from text): the path `/proc/PID/exe` of the broker's process must show.
+    package var resolvedExecutable: String?
 
-    package init(user: String, executable: String? = nil) {
+    package init(user: String, executable: String? = nil, resolvedExecutable: String? = nil) {
         self.user = user
         self.executable = executable
+        self.resolvedExecutable = resolvedExecutable
+    }
+
+    /// The path `/proc/PID/exe` of the broker's writer is compared with (I13): the resolved one, where resolved.
+    package var comparedExecutable: String? { resolvedExecutable ?? executable }
+
+    /// ``executable`` for a refusal's log: as written and, where that differs, as resolved.
+    package var executableDescription: String {
+        guard let executable else { return "(any)" }
+        guard let resolvedExecutable, resolvedExecutable != executable else { return executable }
+        return "\(executable) (resolved: \(resolvedExecutable))"
     }
 }

@@ -22,7 +22,12 @@ package struct Manifest: Hashable, Codable, Sendable {
     /// and the key that replaced it.
     package var legacyAlwaysUsageDescription: Bool
     package var identity: Identity
+    /// `executables` as written, for messages that say which line to edit.
     package var executables: [String]
+    /// What each of ``executables`` resolved to with realpath(3) when the manifest was loaded (M5): written path →
+    /// resolved path, leaving out a path that did not exist (the app is not installed), which matches nothing.
+    /// `nil` for a manifest never resolved (a scenario's, one built in memory): its paths are compared as written.
+    package var resolvedExecutables: [String: String]?
     package var users: [String]
 
     package init(
@@ -51,6 +56,24 @@ package struct Manifest: Hashable, Codable, Sendable {
         self.identity = identity
         self.executables = executables
         self.users = users
+    }
+
+    /// The paths `/proc/PID/exe` of a process is compared with for `identity = "executable"` (I1, I9, M5): the
+    /// resolved ones where the manifest was resolved, else those written.
+    package var comparedExecutables: [String] {
+        guard let resolvedExecutables else { return executables }
+        return executables.compactMap { resolvedExecutables[$0] }
+    }
+
+    /// ``executables`` for a refusal's log: each as written and, where that differs, as resolved, or as missing when
+    /// loaded (M5), so that the log names what was compared.
+    package var comparedExecutablesDescription: String {
+        guard !executables.isEmpty else { return "(none)" }
+        return executables.map { written in
+            guard let resolvedExecutables else { return written }
+            guard let resolved = resolvedExecutables[written] else { return "\(written) (did not exist when loaded)" }
+            return resolved == written ? written : "\(written) (resolved: \(resolved))"
+        }.joined(separator: ", ")
     }
 
     /// The manifest an unknown app gets when `allow-unknown-apps` is on (M3).

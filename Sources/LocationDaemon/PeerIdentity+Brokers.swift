@@ -117,10 +117,12 @@ extension PeerIdentity {
                 answer: answer
             )
         }
-        guard candidates.contains(where: { $0.executable == executable }) else {
+        guard candidates.contains(where: { $0.comparedExecutable == executable }) else {
+            let configured = candidates.map(\.executableDescription).joined(separator: ", ")
             return Refusal(
                 reason: "executable \(executable) of pid \(writer.pid), which sent Hello with process, is not the "
-                    + "executable of the [[broker]] of uid \(peer.uid)",
+                    + "executable of the [[broker]] of uid \(peer.uid): \(configured) (resolved when locd.toml "
+                    + "loads; reload after installing or moving the broker)",
                 answer: answer
             )
         }
@@ -155,10 +157,11 @@ extension PeerIdentity {
             guard let executable else {
                 return Refusal(reason: "cannot read the executable of pid \(process)", answer: answer)
             }
-            if manifest.executables.contains(executable) { return nil }
+            if manifest.comparedExecutables.contains(executable) { return nil }
             return Refusal(
                 reason: "executable \(executable) of pid \(process), for which a broker said Hello, is not one of "
-                    + "the executables of \(manifest.source)",
+                    + "the executables of \(manifest.source): \(manifest.comparedExecutablesDescription) (links are "
+                    + "resolved when manifests load; reload after installing or moving a program)",
                 answer: answer
             )
         case .uid:

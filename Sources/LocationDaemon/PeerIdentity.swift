@@ -104,10 +104,11 @@ struct PeerIdentity {
                 answer: answer
             )
         }
-        guard manifest.executables.contains(executable) else {
+        guard manifest.comparedExecutables.contains(executable) else {
             return Refusal(
                 reason: "executable \(executable) of pid \(sender.pid), which sent Hello, is not one of the "
-                    + "executables of \(manifest.source)",
+                    + "executables of \(manifest.source): \(manifest.comparedExecutablesDescription) (links are "
+                    + "resolved when manifests load; reload after installing or moving a program)",
                 answer: answer
             )
         }

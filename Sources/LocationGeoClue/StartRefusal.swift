@@ -90,7 +90,8 @@ struct StartRefusal: Error, Sendable {
         case .permissionDenied(let message):
             return StartRefusal(
                 message: "locd does not let this program be '\(app)' (\(message)): the app's manifest must name the "
-                    + "program that calls GeoClue (identity, executables or users)"
+                    + "program that calls GeoClue (identity, executables or users); locd's log names the paths it "
+                    + "compared, links resolved"
             )
         case .limitExceeded(_, _, let message):
             return StartRefusal(message: "locd holds back '\(app)': \(message)", isLimit: true)

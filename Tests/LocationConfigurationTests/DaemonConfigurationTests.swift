@@ -247,7 +247,7 @@ struct DaemonConfigurationTests {
                 Broker(user: "locd-geoclue", executable: "/usr/libexec/locd-geoclue"), Broker(user: "998"),
             ]
         )
-        let expected = "expected an absolute executable path (as /proc/PID/exe shows it)"
+        let expected = "expected an absolute path of the broker's program (a link to it is followed)"
         for bad in ["locd-geoclue", "/", "/usr/libexec/", "/usr//libexec/x", "/usr/../bin/x", "/usr/./x"] {
             #expect(
                 failure("[[broker]]\nuser = \"x\"\nexecutable = \"\(bad)\"")

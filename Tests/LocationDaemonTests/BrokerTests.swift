@@ -133,6 +133,24 @@ struct BrokerTests {
         #expect(reply(lines.last)?.error == nil && reply(lines.last)?.parameters["authorization"] != nil)
     }
 
+    @Test(
+        "I13: a [[broker]] executable given as a link is resolved at load: the process running its target is a broker"
+    )
+    func brokerExecutableLink() throws {
+        let interpreter = try BrokerInterpreter()
+        let link = interpreter.directory + "/locd-geoclue"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: interpreter.path)
+        let settings = DaemonProcess.fastLifecycle + DaemonProcess.broker(executable: link)
+        let daemon = try DaemonProcess(manifests: Self.standardManifests, settings: settings)
+        try daemon.start()
+        let lines = try broker(interpreter.path, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
+        #expect(reply(lines.first)?.error == nil, "\(lines)")
+        #expect(reply(lines.first)?.parameters["authorization"] != nil, "\(lines)")
+        // Another program of the broker's user is still no broker, and the log names the path written and resolved.
+        let other = try broker(Self.python, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
+        expectDenied(other.first, daemon, logged: "\(link) (resolved: \(interpreter.path))")
+    }
+
     @Test("I9: a broker cannot speak for a process whose executable the manifest does not name, even its own")
     func brokerWrongExecutable() throws {
         let interpreter = try BrokerInterpreter()
