@@ -7,6 +7,11 @@ import Varlink
 /// objects; at the end, the session ended (`Stop`, `DeleteClient`, a refusal) or left to linger (the peer left the
 /// bus, SEMANTICS L3).
 ///
+/// Once started, the run outlasts what locd takes away for a while (G16): updates that carry a denial deliver
+/// nothing until they carry a location again, and a connection locd closes (it stopped or restarted) is made again
+/// with backoff, the session taken back with `ResumeSession` (or created again when locd no longer has it) and its
+/// stream opened again, with no `Start`.
+///
 /// Every step is a call on the app's connections (``LocdApp``), answered on the bus thread where the run goes on: no
 /// task, no hand-over between threads. Runs of a client never overlap: one starts once the one before has finished.
 final class ClientRun {
@@ -14,7 +19,17 @@ final class ClientRun {
     enum Outcome {
         case authorized
         case refused(StartRefusal)
+        /// locd takes the started client's location away for now, or is away itself: nothing is delivered until it
+        /// comes back, and the run goes on (G16). Told once for each reason in a row.
+        case withheld(StartRefusal)
+        /// The started client's location came back after `withheld`: its next fix is being delivered.
+        case resumed
     }
+
+    /// The delays between attempts to reach locd again after it closed a started run's connection: doubled after
+    /// each failure, up to the second, which is below locd's default `relaunch-window` (10 s), so the restored
+    /// session is taken back while it lingers (SEMANTICS R3, G16).
+    static let reconnectSeconds = (first: 1.0, most: 8.0)
 
     /// How long after a stop that ends the session the run may take to finish before ``cancel()`` cuts it: the bound
     /// stream's final reply comes on its own connection, just after locd's reply to the session's end.
@@ -32,6 +47,10 @@ final class ClientRun {
     private var isStopped = false
     private var endsSession = true
     private var endingSession = false
+    /// Why the started client's location is taken away now, as last told; `nil` while it is delivered.
+    private var withheldBecause: String?
+    private var reconnectDelay = ClientRun.reconnectSeconds.first
+    private var isReconnectSet = false
     private(set) var isFinished = false
     private var whenFinished: [() -> Void] = []
 
@@ -79,6 +98,9 @@ final class ClientRun {
         updates = nil
         finish()
     }
+
+    /// Whether the run waits for an answer to its app's prompt (G17 tells the client so).
+    var isAwaitingPrompt: Bool { diagnostics != nil }
 
     /// Asks the updates with `accuracy` from now on: a stream of another accuracy is ended and opened again.
     func changeAccuracy(to accuracy: LocationUpdate.DesiredAccuracy?) {
@@ -161,6 +183,7 @@ final class ClientRun {
             return refuse(LocationClientError.unexpectedReply("a session reply without a session id"))
         }
         self.session = id
+        _ = app.claim(id)
         if isStopped { return endsSession ? endSession() : finish() }
         if session["state"]?.stringValue == "active" { return authorized() }
         guard let diagnostic = try? ServiceSession.Diagnostic(wire: session["diagnostic"]) else {
@@ -237,7 +260,8 @@ final class ClientRun {
         do {
             link = try app.streamLink()
         } catch {
-            return refuse(StartRefusal.updatesEnded(app.appID))
+            // locd is not there to connect to (it stopped just now): try again later.
+            return connectionLost()
         }
         updates = link
         var parameters: JSONObject = ["configuration": .string("default"), "session": .string(session)]
@@ -248,13 +272,20 @@ final class ClientRun {
         }
     }
 
-    /// One reply of the updates stream: a fix to deliver, locd taking location away (G16), or the stream's end.
+    /// One reply of the updates stream: a fix to deliver, locd taking location away for now (G16), or the stream's
+    /// end: the session's (a real stop) or the connection's (locd went away: connect again).
     private func updateArrived(_ reply: Result<VarlinkReply, LocdLink.LinkFailure>, on link: LocdLink) {
         switch reply {
         case .success(let reply) where reply.error == nil && reply.continues:
             guard let update = try? LocationUpdate(wire: reply.parameters["update"]) else { return }
-            if let refusal = StartRefusal.of(update.flags, app: app.appID) { return refuse(refusal) }
-            if let location = update.location { deliver(self, GeoClueFix(location)) }
+            reconnectDelay = Self.reconnectSeconds.first
+            if let refusal = StartRefusal.of(update.flags, app: app.appID) { return withhold(refusal) }
+            guard let location = update.location else { return }
+            if withheldBecause != nil {
+                withheldBecause = nil
+                decided(self, .resumed)
+            }
+            deliver(self, GeoClueFix(location))
         case .success(let reply) where reply.error == nil:
             // The session ended, and the stream with it: the connection is free for the next stream.
             updates = nil
@@ -265,10 +296,93 @@ final class ClientRun {
             updates = nil
             link.close()
             refuse(VarlinkError(name: reply.error ?? "", parameters: reply.parameters))
-        case .failure:
+        case .failure(let failure):
             updates = nil
             if isStopped { return finish() }
-            refuse(StartRefusal.updatesEnded(app.appID))
+            // locd refused the stream connection's Hello (a bound, F11): a decision, which G16 keeps as a real stop.
+            if let refusal = failure.refusal { return refuse(refusal) }
+            connectionLost()
+        }
+    }
+
+    // MARK: Taking location back (G16)
+
+    /// Tells, once for each reason in a row, that the started client's location is taken away for now.
+    private func withhold(_ refusal: StartRefusal) {
+        guard withheldBecause != refusal.message else { return }
+        withheldBecause = refusal.message
+        decided(self, .withheld(refusal))
+    }
+
+    /// The connection of the updates stream ended without the session's end: locd went away (or closed it). The
+    /// client keeps its session and waits for locd to come back.
+    private func connectionLost() {
+        withhold(StartRefusal.locdAway(app.appID))
+        scheduleReconnect()
+    }
+
+    /// Tries to reach locd again after the current delay, one attempt waiting at a time.
+    private func scheduleReconnect() {
+        guard !isStopped, !isReconnectSet else { return }
+        isReconnectSet = true
+        let delay = reconnectDelay
+        reconnectDelay = min(delay * 2, Self.reconnectSeconds.most)
+        app.after(delay) { [self] in
+            isReconnectSet = false
+            reattach()
+        }
+    }
+
+    /// Takes the session back on the app's control connection (made again, with the same `Hello`, if locd closed
+    /// it) and opens its updates again; a session locd no longer has is created again.
+    private func reattach() {
+        guard !isStopped, updates == nil, let session else { return }
+        app.control { [self] result in
+            guard !isStopped else { return }
+            switch result {
+            case .success(let control):
+                Self.callDecided(control, "io.locd.App.ResumeSession", ["id": .string(session)]) { [self] reply in
+                    guard !isStopped else { return }
+                    switch Self.parameters(of: reply) {
+                    case .success: openUpdates()
+                    case .failure(let error as VarlinkError)
+                    where error.name == "io.locd.App.NoSuchSession" || error.name == "io.locd.App.SessionInvalidated":
+                        recreate(on: control)
+                    case .failure(let error as VarlinkError): refuse(error)
+                    case .failure: scheduleReconnect()
+                    }
+                }
+            case .failure(let error):
+                // Not there yet: try again. Any other failure is locd refusing the app's Hello: a real stop.
+                if case .daemonUnavailable = error as? LocationClientError { return scheduleReconnect() }
+                refuse(error)
+            }
+        }
+    }
+
+    /// A new `whenInUse` session in place of one locd no longer has (its relaunch window closed while locd was
+    /// away, or it was never stored): the started client goes on with it.
+    private func recreate(on control: LocdLink) {
+        Self.callDecided(control, "io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) {
+            [self] reply in
+            switch Self.parameters(of: reply) {
+            case .success(let parameters):
+                guard let id = parameters["session"]?["id"]?.stringValue else {
+                    return refuse(LocationClientError.unexpectedReply("a session reply without a session id"))
+                }
+                if let old = session { app.release(old) }
+                _ = app.claim(id)
+                guard !isStopped else {
+                    // A stop came meanwhile and ended the old id: this one ends too.
+                    control.send("io.locd.App.InvalidateSession", ["id": .string(id)])
+                    app.release(id)
+                    if updates == nil { finish() }
+                    return
+                }
+                session = id
+                openUpdates()
+            case .failure(let error): refuse(error)
+            }
         }
     }
 
@@ -312,6 +426,7 @@ final class ClientRun {
         guard !isFinished else { return }
         isFinished = true
         closeDiagnostics()
+        if let session { app.release(session) }
         let waiting = whenFinished
         whenFinished = []
         for body in waiting { body() }

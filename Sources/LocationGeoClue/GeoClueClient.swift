@@ -24,8 +24,11 @@ final class GeoClueClient {
     var runApp: String?
     /// Runs started and not yet finished (a peer that floods Start and Stop meets a bound here).
     var unfinishedRuns = 0
-    /// `Start` calls waiting for locd's decision.
-    var pendingStarts: [BusMessage] = []
+    /// `Start` calls waiting for locd's decision, each answered by its due instant at the latest (G17).
+    var pendingStarts: [PendingStart] = []
+    /// Whether its uid's agent stopped it (`MaxAccuracyLevel` 0) while it was active: it starts again by itself when
+    /// the level is above 0 again (G12), unless `Stop` came meanwhile.
+    var stoppedByAgent = false
     /// The registration of its vtable; unref'd to unexport it.
     var slot: OpaquePointer?
 
@@ -36,6 +39,12 @@ final class GeoClueClient {
     }
 
     var locationPath: String { location?.path ?? "/" }
+}
+
+/// A `Start` call waiting for locd's decision, and the instant by which it is answered whatever locd says (G17).
+struct PendingStart {
+    let call: BusMessage
+    let due: ContinuousClock.Instant
 }
 
 /// A GeoClue2 Location object (`/org/freedesktop/GeoClue2/Location/N`): one fix, readable by the client's owner.

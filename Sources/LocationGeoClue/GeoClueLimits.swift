@@ -15,6 +15,9 @@ struct GeoClueLimits: Sendable {
     var idleAppSeconds = 5.0
     /// `Start` calls of one client waiting for locd's decision.
     var pendingStarts = 8
+    /// How long a `Start` waits for locd's decision before it is answered all the same (G17): below the D-Bus
+    /// default method-call timeout (25 s) of libgeoclue, gammastep and where-am-i, so they hear locd's words.
+    var startSeconds = 20.0
     /// Runs of one client not yet wound down (a peer that alternates Start and Stop faster than locd answers).
     var unfinishedRuns = 8
     /// Replaced Location objects of one client kept for late readers; past it the oldest goes before its 5 s.

@@ -129,19 +129,30 @@ extension GeoClueService {
             ]
         )
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
-        if agentInCharge(of: agent.uid)?.maxAccuracy == AccuracyLevel.none {
-            disableClients(of: agent.uid)
-        } else {
-            refreshAccuracy(of: agent.uid)
-        }
+        followAgentLevel(of: agent.uid)
         // G11: the Prompts stream is held only while some agent can be asked; locd counts it as an agent (P14).
         if agent.showsPrompts { promptLink().open() }
         askWaitingPrompts()
     }
 
-    /// `MaxAccuracyLevel` 0: the uid's clients stop, as the person turned location off in the desktop.
+    /// The uid's clients follow its agent's `MaxAccuracyLevel` (G12): at 0 they stop, as the person turned location
+    /// off in the desktop; above it, those that were active then start again by themselves, as GeoClue restarts the
+    /// clients its agent stopped, and every running one is served what the level allows.
+    func followAgentLevel(of uid: UInt32) {
+        guard agentInCharge(of: uid)?.maxAccuracy != AccuracyLevel.none else { return disableClients(of: uid) }
+        for client in clients.values where client.ownerUID == uid && client.stoppedByAgent && client.run == nil {
+            client.stoppedByAgent = false
+            guard let appID = client.runApp, let process = peers[client.owner]?.process else { continue }
+            logger.info("client started again: location is on again", metadata: ["geoclue.client": "\(client.path)"])
+            launch(client, as: appID, process: process)
+        }
+        refreshAccuracy(of: uid)
+    }
+
+    /// `MaxAccuracyLevel` 0: the uid's clients stop; the active ones are marked to start again after (G12).
     private func disableClients(of uid: UInt32) {
         for client in clients.values where client.run != nil && client.ownerUID == uid {
+            client.stoppedByAgent = client.active
             halt(client, endingSession: true, reason: StartRefusal.geolocationDisabled(uid).message)
         }
     }
@@ -189,7 +200,7 @@ extension GeoClueService {
         }
         agent.asking = [:]
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
-        refreshAccuracy(of: agent.uid)
+        followAgentLevel(of: agent.uid)
         if !agents.values.contains(where: \.showsPrompts) {
             promptLink().close()
             promptsLost()

@@ -3,7 +3,7 @@ import LocationClient
 
 extension GeoClueService {
     /// `Start`: answered once locd has decided (authorized: success and `Active`; otherwise `AccessDenied` saying
-    /// what to do), never left hanging.
+    /// what to do), or after ``GeoClueLimits/startSeconds`` at the latest (G17), never left hanging.
     func start(_ call: BusMessage, _ client: GeoClueClient) -> Int32 {
         if client.desktopID.isEmpty {
             call.reply(
@@ -43,9 +43,39 @@ extension GeoClueService {
             )
             return 1
         }
-        client.pendingStarts.append(call.retained())
+        let due = ContinuousClock.now.advanced(by: .seconds(limits.startSeconds))
+        client.pendingStarts.append(PendingStart(call: call.retained(), due: due))
+        connection.at(due) { [weak self, weak client] in
+            guard let self, let client, clients[client.path] === client else { return }
+            answerOverdueStarts(of: client)
+        }
+        client.stoppedByAgent = false
         if client.run == nil { launch(client, as: appID, process: process) }
         return 1
+    }
+
+    /// Answers the client's `Start` calls that have waited ``GeoClueLimits/startSeconds`` for locd (G17), before the
+    /// caller's own D-Bus timeout: its run goes on, so an answer that comes later still starts the client.
+    private func answerOverdueStarts(of client: GeoClueClient) {
+        let now = ContinuousClock.now
+        let overdue = client.pendingStarts.filter { $0.due <= now }
+        guard !overdue.isEmpty else { return }
+        client.pendingStarts.removeAll { $0.due <= now }
+        let app = client.runApp ?? client.desktopID
+        let refusal =
+            client.run?.isAwaitingPrompt == true
+            ? GeoClueError.accessDenied(
+                StartRefusal.undecided(app, uid: client.ownerUID, seconds: limits.startSeconds).message
+            )
+            : GeoClueError.failed(StartRefusal.slow(app, seconds: limits.startSeconds).message)
+        for start in overdue {
+            start.call.reply(refusal)
+            start.call.release()
+        }
+        logger.notice(
+            "Start answered before locd decided: \(refusal.message)",
+            metadata: ["geoclue.client": "\(client.path)"]
+        )
     }
 
     /// Whether a `Start` of `client` as `appID` needs a locd connection its peer has no room for (G8).
@@ -58,6 +88,7 @@ extension GeoClueService {
     func stop(_ call: BusMessage, _ client: GeoClueClient) -> Int32 {
         // Answered first: ending the session is a write to locd, which the caller need not wait for.
         call.replyEmpty()
+        client.stoppedByAgent = false
         halt(client, endingSession: true, reason: "Stop came before locd decided: call Start again")
         return 1
     }
@@ -72,14 +103,14 @@ extension GeoClueService {
     }
 
     /// Starts the run of a `Start`: the locd session of `appID`, spoken for `process`; the decision; the updates.
-    private func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
+    func launch(_ client: GeoClueClient, as appID: String, process: PeerProcess) {
         let peer = peer(client.owner)
         let app: LocdApp
         peer.idleSince[appID] = nil
         if let open = peer.apps[appID], open.isUsable {
             app = open
         } else {
-            // One locd closed (it stopped): the peer's clients of the app start on a new one (G16).
+            // One closed here, or whose Hello locd refused: the peer's clients of the app start on a new one.
             peer.apps[appID]?.close()
             app = LocdApp(appID: appID, socketPath: socketPath, process: process, bus: connection)
             peer.apps[appID] = app
@@ -113,10 +144,27 @@ extension GeoClueService {
         return AccuracyLevel.wantsFullAccuracy(min(client.requestedAccuracy, agentLevel)) ? nil : .reduced
     }
 
-    /// locd decided a run's `Start`.
+    /// locd decided a run's `Start`, or told how a started client's location stands (G16).
     private func decided(_ path: String, _ run: ClientRun, _ outcome: ClientRun.Outcome) {
         guard let client = clients[path], client.run === run else { return }
-        let waiting = client.pendingStarts
+        switch outcome {
+        case .withheld(let refusal):
+            // G16: the client stays started and hears nothing until its location comes back, by itself.
+            logger.notice(
+                """
+                no location for the client for now: \(refusal.message); it stays started and gets updates again by \
+                itself once that changes
+                """,
+                metadata: ["geoclue.client": "\(path)"]
+            )
+            return
+        case .resumed:
+            logger.info("location back for the client", metadata: ["geoclue.client": "\(path)"])
+            return
+        case .authorized, .refused: break
+        }
+        // The decision of a Start: the calls waiting for it hear it.
+        let waiting = client.pendingStarts.map(\.call)
         client.pendingStarts = []
         switch outcome {
         case .authorized:
@@ -131,16 +179,21 @@ extension GeoClueService {
                 metadata: ["geoclue.client": "\(path)", "geoclue.app": "\(client.desktopID)"]
             )
         case .refused(let refusal) where client.active:
-            // A started client that locd took location away from stops as Stop stops it (G16).
+            // What G16 keeps as a real stop (locd ended the session, refused the stream or the app's Hello): the
+            // client stops as Stop stops it.
             client.run = nil
             client.active = false
             emitChanged(path, Self.clientInterface, ["Active"])
             updateInUse()
-            logger.notice("client stopped: \(refusal.message)", metadata: ["geoclue.client": "\(path)"])
+            logger.notice(
+                "client stopped: \(refusal.message); it gets updates again once its program calls Start",
+                metadata: ["geoclue.client": "\(path)"]
+            )
         case .refused(let refusal):
             client.run = nil
             for call in waiting { call.reply(refusal.error) }
             logger.info("client refused: \(refusal.message)", metadata: ["geoclue.client": "\(path)"])
+        case .withheld, .resumed: break
         }
         for call in waiting { call.release() }
     }
@@ -176,9 +229,9 @@ extension GeoClueService {
     /// Ends a client's run: the pending `Start`s fail with `reason`, `Active` turns false.
     func halt(_ client: GeoClueClient, endingSession: Bool, reason: String) {
         stopRun(of: client, endingSession: endingSession)
-        for call in client.pendingStarts {
-            call.reply(.failed(reason))
-            call.release()
+        for start in client.pendingStarts {
+            start.call.reply(.failed(reason))
+            start.call.release()
         }
         client.pendingStarts = []
         guard client.active else { return }
@@ -198,9 +251,9 @@ extension GeoClueService {
     /// Unexports a client and what it holds; `endingSession` ends its locd session, else it lingers.
     func remove(_ client: GeoClueClient, endingSession: Bool) {
         stopRun(of: client, endingSession: endingSession)
-        for call in client.pendingStarts {
-            call.reply(.failed("the client was deleted before locd decided"))
-            call.release()
+        for start in client.pendingStarts {
+            start.call.reply(.failed("the client was deleted before locd decided"))
+            start.call.release()
         }
         client.pendingStarts = []
         clients[client.path] = nil

@@ -14,6 +14,10 @@ import Varlink
 /// process, lingering ones included (SEMANTICS L3, I8). A peer's sessions are ended one by one (`Stop`,
 /// `DeleteClient`) before the connection closes, or left to linger when the peer left the bus.
 ///
+/// A connection locd closed, or one that could not be made, is made again at the next use, with the same `Hello`: a
+/// started client takes its session back on it after locd restarted (SEMANTICS G16, R3). One closed here, or whose
+/// `Hello` locd refused, stays closed: the peer's next `Start` needs a new one.
+///
 /// Used on the bus thread only; its connections are served there (``LocdLink``).
 final class LocdApp {
     let appID: String
@@ -26,8 +30,9 @@ final class LocdApp {
     private var opening: LocdLink?
     /// The app's lingering sessions, as the control connection's `Hello` listed them.
     private(set) var lingeringAtHello: [LingeringSession] = []
-    /// Lingering sessions a client of this connection took back: two clients share the connection, and a resume
-    /// of a session the connection already owns would hand the same session to both.
+    /// The sessions the clients of this connection hold, lingering ones they took back included: two clients share
+    /// the connection, and a resume of a session the connection already owns would hand the same session to both;
+    /// after locd restarted, every one of them is listed as lingering until its client takes it back.
     private var claimed: Set<String> = []
     /// Stream connections whose stream locd ended, `Hello` said, for the next stream.
     private var idleStreams: [LocdLink] = []
@@ -37,7 +42,9 @@ final class LocdApp {
         case unopened
         case opening(waiting: [(Result<LocdLink, any Error>) -> Void])
         case open(LocdLink)
-        /// The `Hello` was refused, the connection broke, or it was closed: the peer's next `Start` needs a new one.
+        /// locd could not be reached, or closed the connection: the next use connects again.
+        case broken(any Error)
+        /// The `Hello` was refused, or the connection was closed here: the peer's next `Start` needs a new one.
         case over(any Error)
     }
 
@@ -52,8 +59,7 @@ final class LocdApp {
     var isUsable: Bool {
         switch state {
         case .over: false
-        case .open(let link): link.isOpen
-        case .unopened, .opening: true
+        case .open, .broken, .unopened, .opening: true
         }
     }
 
@@ -72,18 +78,14 @@ final class LocdApp {
     func control(_ body: @escaping (Result<LocdLink, any Error>) -> Void) {
         switch state {
         case .open(let link) where link.isOpen: body(.success(link))
-        case .open:
-            let error = LocationClientError.daemonUnavailable(
-                socketPath: socketPath,
-                reason: "locd closed the connection"
-            )
-            state = .over(error)
-            body(.failure(error))
         case .over(let error): body(.failure(error))
         case .opening(var waiting):
             waiting.append(body)
             state = .opening(waiting: waiting)
-        case .unopened:
+        case .unopened, .open, .broken:
+            // A connection locd closed is made again: its streams' connections went with it.
+            for link in idleStreams { link.close() }
+            idleStreams = []
             state = .opening(waiting: [body])
             do {
                 let link = try LocdLink(path: socketPath, hello: helloParameters, passing: process.pidfd, on: bus) {
@@ -102,7 +104,10 @@ final class LocdApp {
         switch reply {
         case .success(let reply) where reply.error != nil:
             link.close()
-            opened(.failure(LocationClientError(VarlinkError(name: reply.error ?? "", parameters: reply.parameters))))
+            opened(
+                .failure(LocationClientError(VarlinkError(name: reply.error ?? "", parameters: reply.parameters))),
+                final: true
+            )
         case .success(let reply):
             lingeringAtHello =
                 reply.parameters["lingeringSessions"]?.arrayValue?.compactMap(LingeringSession.init(wire:)) ?? []
@@ -112,11 +117,12 @@ final class LocdApp {
         }
     }
 
-    private func opened(_ result: Result<LocdLink, any Error>) {
+    /// The control connection's `Hello` was answered; `final` when locd refused it.
+    private func opened(_ result: Result<LocdLink, any Error>, final: Bool = false) {
         guard case .opening(let waiting) = state else { return }
         switch result {
         case .success(let link): state = .open(link)
-        case .failure(let error): state = .over(error)
+        case .failure(let error): state = final ? .over(error) : .broken(error)
         }
         for body in waiting { body(result) }
     }
@@ -131,7 +137,7 @@ final class LocdApp {
         link = try LocdLink(path: socketPath, hello: helloParameters, passing: process.pidfd, on: bus) { reply in
             guard case .success(let reply) = reply, let error = reply.error else { return }
             let refusal = LocationClientError(VarlinkError(name: error, parameters: reply.parameters))
-            link?.fail("\(refusal)")
+            link?.fail("\(refusal)", refusal: refusal)
         }
         guard let link else { throw LocdLink.LinkFailure(description: "no connection to locd") }
         return link
@@ -148,15 +154,25 @@ final class LocdApp {
         claimed.insert(id).inserted
     }
 
+    /// A client of this connection no longer holds the session `id`.
+    func release(_ id: String) {
+        claimed.remove(id)
+    }
+
+    /// Runs `body` on the bus thread once `seconds` have passed.
+    func after(_ seconds: Double, _ body: @escaping () -> Void) {
+        bus.after(seconds, body)
+    }
+
     /// Closes the connections without `Goodbye`: what sessions they still own linger (SEMANTICS L3).
     func close() {
         let links: [LocdLink]
         switch state {
         case .open(let link): links = [link]
         case .opening: links = opening.map { [$0] } ?? []
-        case .unopened, .over: links = []
+        case .unopened, .over, .broken: links = []
         }
-        opened(.failure(LocationClientError.closed))
+        opened(.failure(LocationClientError.closed), final: true)
         state = .over(LocationClientError.closed)
         opening = nil
         for link in links + idleStreams { link.close() }

@@ -30,6 +30,8 @@ final class LocdLink {
     /// Why a connection to locd ended: what happened, in words for a log or a refusal's message.
     struct LinkFailure: Error, CustomStringConvertible {
         var description: String
+        /// locd's refusal of the connection's `Hello`, when that is what ended it: a decision, not locd going away.
+        var refusal: (any Error)? = nil
     }
 
     static let maximumReply = 16 << 20
@@ -120,12 +122,12 @@ final class LocdLink {
         Glibc.close(descriptor)
     }
 
-    /// Closes the connection and tells every handler still waiting why.
-    func fail(_ reason: String) {
+    /// Closes the connection and tells every handler still waiting why; `refusal` when locd refused its `Hello`.
+    func fail(_ reason: String, refusal: (any Error)? = nil) {
         guard isOpen else { return }
         let waiting = handlers
         close()
-        let failure = LinkFailure(description: reason)
+        let failure = LinkFailure(description: reason, refusal: refusal)
         for handler in waiting { handler(.failure(failure)) }
     }
 

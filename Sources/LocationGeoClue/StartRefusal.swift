@@ -55,9 +55,37 @@ struct StartRefusal: Error, Sendable {
         return nil
     }
 
-    /// locd ended a started client's updates (it stopped, or closed the connection).
+    /// locd ended a started client's session while connected (G16: a real stop).
     static func updatesEnded(_ app: String) -> StartRefusal {
-        StartRefusal(message: "locd ended the location updates of '\(app)': call Start again")
+        StartRefusal(message: "locd ended the location session of '\(app)' (see `locctl sessions` and locd's log)")
+    }
+
+    /// locd closed a started client's connection (it stopped, restarted or crashed): G16 connects again.
+    static func locdAway(_ app: String) -> StartRefusal {
+        StartRefusal(
+            message: "locd closed the connection of '\(app)' (it stopped or restarted): start it with "
+                + "`systemctl start locd.socket` if it does not come back; locd-geoclue connects again and takes "
+                + "the session back"
+        )
+    }
+
+    /// A `Start` locd has not decided within the bound, with the app's prompt waiting for an answer (G17): GeoClue's
+    /// words for an app not authorized for a uid, then what to do.
+    static func undecided(_ app: String, uid: UInt32, seconds: Double) -> StartRefusal {
+        StartRefusal(
+            message: "'\(app)' not authorized yet for UID \(uid): locd's location prompt for it still waits for an "
+                + "answer after \(Int(seconds)) s. Answer it (the desktop's location dialog, locd-agent, or "
+                + "`locctl agent`) and call Start again, or allow it with `locctl auth \(app) while-using`; allowed "
+                + "while this client exists, it starts by itself"
+        )
+    }
+
+    /// A `Start` locd has not decided within the bound, with no prompt pending: locd is slow to answer (G17).
+    static func slow(_ app: String, seconds: Double) -> StartRefusal {
+        StartRefusal(
+            message: "locd did not decide about '\(app)' within \(Int(seconds)) s: check `locctl status` "
+                + "and locd's log, then call Start again; decided while this client exists, it starts by itself"
+        )
     }
 
     static func ended(_ app: String) -> StartRefusal {

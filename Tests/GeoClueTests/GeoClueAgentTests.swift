@@ -268,7 +268,7 @@ struct GeoClueAgentTests {
         #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
     }
 
-    @Test("G12: MaxAccuracyLevel turning 0 stops the uid's active clients")
+    @Test("G12: MaxAccuracyLevel turning 0 stops the uid's active clients; back above 0 they start again by themselves")
     func maxAccuracyLevelZeroStopsClients() throws {
         let harness = try GeoClueHarness()
         let agent = try Self.agent(harness, "allow:8")
@@ -281,6 +281,10 @@ struct GeoClueAgentTests {
         #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b false" })
         // Its locd session ended with it: nothing left to linger.
         #expect(try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.holder").isEmpty })
+        // Location on again: the client starts again with no Start of its program, as GeoClue restarts it.
+        agent.input.fileHandleForWriting.write(Data("max 8\n".utf8))
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.inUse() == "b true" })
+        #expect(try eventually(timeout: 10, every: 0.05) { try harness.sessions(of: "test.holder").count == 1 })
     }
 
     @Test("G13: an agent that leaves the bus mid-prompt stops being one: the prompt goes to the uid's other agent")

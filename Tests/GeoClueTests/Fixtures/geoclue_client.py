@@ -37,6 +37,10 @@ Modes (one JSON object per line on stdout):
                          Latitude, Longitude and Accuracy of each Location a LocationUpdated names as
                          {"location": {...}}, until stdin closes; a line "level N" sets
                          RequestedAccuracyLevel N while it runs.
+  start-waiting APP      GetClient, Set DesktopId, subscribe to LocationUpdated, then Start with the D-Bus default
+                         timeout (25 s, as libgeoclue, gammastep and where-am-i call it): prints the reply or the
+                         error with "seconds" it took, then prints {"location": {...}} for each LocationUpdated
+                         until stdin closes.
 Errors are printed as {"error": name, "message": text}; the process exits 0 unless the bus itself failed.
 """
 import json
@@ -161,6 +165,39 @@ def watch(bus, path):
     loop.run()
 
 
+def start_waiting(bus, path):
+    loop = GLib.MainLoop()
+
+    def updated(_connection, _sender, _path, _interface, _signal, parameters, _data):
+        _old, new = parameters.unpack()
+        (properties,) = call(bus, new, PROPERTIES, "GetAll",
+                             GLib.Variant("(s)", ("org.freedesktop.GeoClue2.Location",)), "(a{sv})").unpack()
+        out({"location": {name: properties[name] for name in ("Latitude", "Longitude", "Accuracy")}})
+
+    def started(connection, result, begun):
+        seconds = GLib.get_monotonic_time() / 1e6 - begun
+        try:
+            connection.call_finish(result)
+            out({"started": path, "seconds": seconds})
+        except GLib.Error as error:
+            failure = error_of(error)
+            failure["seconds"] = seconds
+            out(failure)
+
+    def command(channel, _condition):
+        if not channel.readline():
+            loop.quit()
+            return False
+        return True
+
+    bus.signal_subscribe(BUS_NAME, CLIENT, "LocationUpdated", path, None, Gio.DBusSignalFlags.NONE, updated, None)
+    # -1: the connection's default timeout, 25 s, as a GeoClue client that sets none waits.
+    bus.call(BUS_NAME, path, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, -1, None, started,
+             GLib.get_monotonic_time() / 1e6)
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, command)
+    loop.run()
+
+
 def flood(bus, path, times):
     loop = GLib.MainLoop()
     outcomes = {}
@@ -275,6 +312,9 @@ def main(mode, args):
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             set_property(bus, path, "RequestedAccuracyLevel", GLib.Variant("u", int(args[1])))
             watch(bus, path)
+        elif mode == "start-waiting":
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            start_waiting(bus, path)
         elif mode == "flood":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             out(flood(bus, path, int(args[1])))

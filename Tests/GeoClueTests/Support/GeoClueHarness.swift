@@ -171,6 +171,23 @@ final class GeoClueHarness {
         }
     }
 
+    /// Kills locd with SIGKILL (a crash) and starts it again on the same configuration and state directory; its
+    /// output goes to `log`. Returns once it answers `locctl status`.
+    func crashAndRestartLocd(log: String = "locd-again.log") throws {
+        locd?.kill9()
+        let locd = try ScriptProcess(
+            [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
+            environment: ["INVOCATION_ID": "", "JOURNAL_STREAM": ""],
+            logPath: directory + "/" + log
+        )
+        self.locd = locd
+        let ready = try eventually(timeout: 20, every: 0.05) {
+            guard locd.process.isRunning else { return false }
+            return try locctl(["status"]).status == 0
+        }
+        guard ready else { throw HarnessFailure("locd did not start again: \(locd.log)") }
+    }
+
     /// What every client of the bus needs in its environment.
     var busEnvironment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": busAddress] }
 
