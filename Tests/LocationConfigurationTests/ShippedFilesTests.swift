@@ -16,12 +16,16 @@ struct ShippedFilesTests {
         #expect(configuration == DaemonConfiguration())
     }
 
-    @Test("I8, I13: the drop-in installed with locd-geoclue names its user and executable as the one broker, no more")
+    @Test(
+        "I8, I13, G30: the drop-in installed with locd-geoclue names its user and executable as the one broker, and GeoClue's configuration"
+    )
     func shippedGeoClueDropIn() throws {
         let text = try String(contentsOfFile: config + "/geoclue.toml", encoding: .utf8)
         let configuration = try DaemonConfiguration.parse(text: text, file: "/etc/locd/locd.toml.d/geoclue.toml")
         var expected = DaemonConfiguration()
         expected.brokers = [Broker(user: "locd-geoclue", executable: "/usr/bin/locd-geoclue")]
+        // G30: and GeoClue's configuration, which locd reads where the machine had GeoClue.
+        expected.geoClue.config = "/etc/geoclue/geoclue.conf"
         #expect(configuration == expected)
     }
 
