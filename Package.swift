@@ -49,8 +49,11 @@ let package = Package(
         // Manifests and the daemon configuration, parsed from TOML into the core's plain values.
         .target(
             name: "LocationConfiguration",
-            dependencies: ["LocationCore", daemonOnly("TOMLKit", "TOMLKit")]
+            dependencies: ["GeoClueConfiguration", "LocationCore", daemonOnly("TOMLKit", "TOMLKit")]
         ),
+        // GeoClue's own configuration (geoclue.conf, conf.d, /etc/geolocation), read within bounds: what locd and
+        // locd-geoclue take from a machine that switches from GeoClue (SEMANTICS G30-G34).
+        .target(name: "GeoClueConfiguration"),
         // JSON values, parsed and written by hand within bounds; no I/O.
         .target(name: "JSON"),
         // Generic Varlink framing, server and client on SwiftNIO.
@@ -154,7 +157,8 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "JSON", "LocationClient", "ProcessIdentity", "Varlink",
+                "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON", "LocationClient",
+                "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -304,7 +308,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationConfigurationTests",
-            dependencies: ["LocationConfiguration", "LocationCore", "LocationTestSupport"]
+            dependencies: ["GeoClueConfiguration", "LocationConfiguration", "LocationCore", "LocationTestSupport"]
         ),
         // App ids and process facts from fake /proc trees, and from the test process's own.
         .testTarget(name: "ProcessIdentityTests", dependencies: ["ProcessIdentity", "LocationTestSupport"]),

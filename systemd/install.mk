@@ -37,9 +37,11 @@ LOCD_MAN_PAGES = locd.8 locctl.1 locd.toml.5 locd-apps.d.5 locd-geoclue.8 locd-n
 # administrator once installed, so an existing /etc/locd/locd.toml is never overwritten, nor the drop-in
 # /etc/locd/locd.toml.d/geoclue.toml that names locd-geoclue's user in a [[broker]] (installed with
 # it: the bridge is a broker or it turns every GeoClue client away; locd.toml itself names none,
-# SEMANTICS I8, I13). $(PREFIX)/share/locd/apps.d is made empty: apps install their manifests there and
-# administrators add theirs in /etc/locd/apps.d. The demo's manifests in config/apps.d say identity = "any", which
-# lets any process be that app, so they are never installed. The man pages of man/ go to MAN_DIR.
+# SEMANTICS I8, I13). $(PREFIX)/share/locd/apps.d holds, with locd-geoclue, the manifests of the common GeoClue
+# clients (config/geoclue-apps.d, G35) and nothing else: apps install their own manifests there and administrators
+# add theirs in /etc/locd/apps.d. The demo's manifests in config/apps.d say identity = "any", which lets any
+# process be that app, so they are never installed (`make run` reads them from the checkout). The man pages of man/
+# go to MAN_DIR.
 install:
 	install -D -m 0755 $(BUILD)/locd $(DESTDIR)$(PREFIX)/bin/locd
 	if [ -e $(BUILD)/locctl ]; then \
@@ -57,6 +59,9 @@ install:
 			sed 's|/usr/bin/locd|$(PREFIX)/bin/locd|g' config/geoclue.toml \
 				| install -D -m 0644 /dev/stdin $(DESTDIR)/etc/locd/locd.toml.d/geoclue.toml || exit 1; \
 		fi; \
+		for manifest in config/geoclue-apps.d/*.toml; do \
+			install -D -m 0644 $$manifest $(DESTDIR)$(PREFIX)/share/locd/apps.d/$${manifest##*/} || exit 1; \
+		done; \
 	fi
 	if [ -e $(BUILD)/locd-network ]; then \
 		install -D -m 0755 $(BUILD)/locd-network $(DESTDIR)$(PREFIX)/bin/locd-network || exit 1; \

@@ -30,10 +30,13 @@ extension DaemonConfiguration {
         var configuration = DaemonConfiguration()
         var kindPlaces: [KindPlace?] = [nil]
         var brokerPlaces: [ConfigurationIssue] = []
+        var providersWritten = false
         for file in files {
             let document = try TOMLDocument(file: file, bytes: read(file))
             try configuration.apply(document, kindPlaces: &kindPlaces, brokerPlaces: &brokerPlaces)
+            if document.value(["provider"]) != nil { providersWritten = true }
         }
+        try configuration.importGeoClue(providersWritten: providersWritten)
         try configuration.check(kindPlaces: kindPlaces)
         try configuration.resolveBrokerExecutables(places: brokerPlaces)
         return configuration
@@ -101,7 +104,7 @@ extension DaemonConfiguration {
 
     private static let topLevelKeys = [
         "socket", "state-dir", "apps-dirs", "allow-unknown-apps", "admin-group", "restricted-apps", "broker",
-        "unknown-brokered-apps", "lifecycle", "limits", "provider",
+        "unknown-brokered-apps", "lifecycle", "limits", "provider", "administered-app", "geoclue",
     ]
     private static let brokerKeys = ["user", "executable"]
     private static let lifecycleKeys = [
@@ -153,6 +156,8 @@ extension DaemonConfiguration {
             restrictedApps = apps
         }
         try applyBrokers(document, places: &brokerPlaces)
+        try applyAdministeredApps(document)
+        try applyGeoClueTable(document)
         try applyLifecycle(document)
         try applyLimits(document)
         try applyProviders(document, kindPlaces: &kindPlaces)

@@ -9,6 +9,7 @@ import LocationCore
 ///   (relative paths are taken from the daemon's current directory).
 /// - `allow-unknown-apps` = `false` (M3); `admin-group` = `"locd"` (I3); `restricted-apps` = `[]` (A1).
 /// - no `[[broker]]` tables (I8, I13); `unknown-brokered-apps` = `"ask"` (I11).
+/// - no `[[administered-app]]` tables (G32); no `[geoclue]` table: nothing imported from GeoClue (G30).
 /// - The `[lifecycle]` and `[limits]` tables, and the `[provider]` table or `[[provider]]` tables (U13):
 ///   ``Lifecycle``, ``Limits``, ``Provider``.
 package struct DaemonConfiguration: Hashable, Sendable {
@@ -29,6 +30,13 @@ package struct DaemonConfiguration: Hashable, Sendable {
     package var adminGroup = "locd"
     /// `restricted-apps`: app ids whose status is `restricted` by policy (A1).
     package var restrictedApps: [String] = []
+    /// The `[[administered-app]]` tables, in the order written (G32), and those imported from GeoClue (G31).
+    package var administeredApps: [AdministeredAppEntry] = []
+    /// `[geoclue]`: where GeoClue's configuration is (G30).
+    package var geoClue = GeoClueFiles()
+    /// The keys of GeoClue's configuration locd does not carry, each a log line naming file, line, key and why
+    /// (G33); set by ``importGeoClue()``.
+    package var geoClueNotCarried: [String] = []
     /// The `[[broker]]` tables: the principals whose processes may say `Hello` for another process (I8, I13).
     package var brokers: [Broker] = []
     /// `unknown-brokered-apps`: what an app with no manifest gets when a broker speaks for it (I11).
@@ -66,8 +74,35 @@ package struct DaemonConfiguration: Hashable, Sendable {
             maxAgentsPerUID: limits.maxAgentsPerUID,
             allowUnknownApps: allowUnknownApps,
             unknownBrokeredApps: unknownBrokeredApps,
-            restrictedApps: Set(restrictedApps)
+            restrictedApps: Set(restrictedApps),
+            administeredApps: administeredApps.reduce(into: [:]) { $0[$1.id] = $1.app }
         )
+    }
+
+    /// One `[[administered-app]]` table (G32).
+    package struct AdministeredAppEntry: Hashable, Sendable {
+        /// `id`.
+        package var id: String
+        /// `authorized` and `users`.
+        package var app: AdministeredApp
+
+        package init(id: String, app: AdministeredApp) {
+            self.id = id
+            self.app = app
+        }
+    }
+
+    /// `[geoclue]` (G30).
+    package struct GeoClueFiles: Hashable, Sendable {
+        /// `config`: GeoClue's main file, `conf.d/` beside it; unset: nothing is imported.
+        package var config: String?
+        /// `geolocation`: GeoClue's static location, read when `[static-source] enable=true`.
+        package var geolocation = "/etc/geolocation"
+
+        package init(config: String? = nil, geolocation: String = "/etc/geolocation") {
+            self.config = config
+            self.geolocation = geolocation
+        }
     }
 
     /// The socket to listen on: the configured one, else the default for who runs the daemon.

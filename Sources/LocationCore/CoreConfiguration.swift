@@ -32,6 +32,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var unknownBrokeredApps: UnknownBrokeredApps
     /// `restricted-apps`, default empty (A1).
     package var restrictedApps: Set<String>
+    /// `[[administered-app]]` by app id, default none (G32).
+    package var administeredApps: [String: AdministeredApp]
 
     package init(
         backgroundGrace: Span = .seconds(10),
@@ -48,7 +50,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         maxAgentsPerUID: Int = 8,
         allowUnknownApps: Bool = false,
         unknownBrokeredApps: UnknownBrokeredApps = .ask,
-        restrictedApps: Set<String> = []
+        restrictedApps: Set<String> = [],
+        administeredApps: [String: AdministeredApp] = [:]
     ) {
         self.backgroundGrace = backgroundGrace
         self.relaunchWindow = relaunchWindow
@@ -65,5 +68,6 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.allowUnknownApps = allowUnknownApps
         self.unknownBrokeredApps = unknownBrokeredApps
         self.restrictedApps = restrictedApps
+        self.administeredApps = administeredApps
     }
 }

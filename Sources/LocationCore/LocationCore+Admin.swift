@@ -186,6 +186,7 @@ extension LocationCore {
     /// M2: new manifests and settings; sessions stay, overlays that moved count as record changes.
     mutating func reload(manifests: [Manifest], configuration new: CoreConfiguration) {
         let oldRestricted = configuration.restrictedApps
+        let oldAdministeredApps = configuration.administeredApps
         configuration = new
         var byID: [String: Manifest] = [:]
         for manifest in manifests { byID[manifest.appID] = manifest }
@@ -205,7 +206,11 @@ extension LocationCore {
         for (appID, manifest) in byID where apps.handle(AppKey(appID)) == nil {
             addApp(AppKey(appID), manifest: manifest)
         }
-        for appID in oldRestricted.symmetricDifference(new.restrictedApps) {
+        // G32: an administered app whose grant or users changed is, like a restriction, a new answer to its prompts.
+        let oldAdministered = Set(oldAdministeredApps.keys).union(new.administeredApps.keys).filter {
+            oldAdministeredApps[$0] != new.administeredApps[$0]
+        }
+        for appID in oldRestricted.symmetricDifference(new.restrictedApps).union(oldAdministered) {
             for app in apps(named: appID, user: nil, scope: .everyone) {
                 apps[app].suppressed.removeAll()
                 pruneprompts(app)

@@ -304,14 +304,25 @@ package struct LocationCore {
 
     // MARK: Queries
 
-    /// The record as the rules read it, with the restricted overlay (A1).
+    /// The record as the rules read it, with the restricted overlay (A1) and the administrator's grant (G32).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        app.record.overlaid(restricted: isRestricted(app.appID))
+        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user)
     }
 
     func effectiveRecord(_ app: Int) -> AuthorizationRecord {
-        guard !configuration.restrictedApps.isEmpty else { return apps[app].record }
-        return apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
+        let record =
+            configuration.restrictedApps.isEmpty
+            ? apps[app].record
+            : apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
+        return administered(record, apps[app].appID, user: apps[app].user)
+    }
+
+    /// G32: `record` under the app's `[[administered-app]]`, if it has one; a restricted record stays restricted.
+    private func administered(_ record: AuthorizationRecord, _ appID: String, user: UInt32?) -> AuthorizationRecord {
+        guard !configuration.administeredApps.isEmpty, record.status != .restricted,
+            let administered = configuration.administeredApps[appID]
+        else { return record }
+        return administered.overlaid(record, user: user)
     }
 
     func isRestricted(_ appID: String) -> Bool {

@@ -69,7 +69,13 @@ package final class Daemon: Service {
         }
         defer { hang.cancel() }
         // Serve (and reload on SIGHUP) until graceful shutdown cancels the loop.
-        await Reloader(options: options, running: running, eventLoop: eventLoop, logger: logger).run()
+        await Reloader(
+            options: options,
+            running: running,
+            eventLoop: eventLoop,
+            logger: logger,
+            geoClueNotCarried: configuration.geoClueNotCarried
+        ).run()
         await stop(running)
     }
 

@@ -24,6 +24,8 @@ struct DaemonStartup {
     func start() async throws -> NIOLoopBound<Running> {
         var configuration = configuration
         configuration.limits = fitToOpenFileLimit(configuration.limits)
+        // G33: what of GeoClue's configuration locd cannot carry, once at start.
+        for line in configuration.geoClueNotCarried { logger.warning("GeoClue's configuration: \(line)") }
         let manifests = Self.manifests(of: configuration, logger: logger)
         let (store, snapshot, epoch) = try openStore(configuration)
         if let damaged = store.damaged { logger.error("\(damaged)") }

@@ -10,20 +10,24 @@ import Glibc
 package struct GeoClueBridge {
     let socketPath: String?
     let limits: GeoClueLimits
+    let agentWhitelist: AgentWhitelist?
     let logger: Logger
 
     /// - Parameters:
     ///   - socketPath: locd's socket; `nil` for the client library's default (`LOCD_SOCKET`, else the user's
     ///     daemon when one listens, else `/run/locd/io.locd`).
-    package init(socketPath: String?, logger: Logger) {
+    ///   - agentWhitelist: GeoClue's `[agent] whitelist` (G34); `nil`: every agent is taken.
+    package init(socketPath: String?, agentWhitelist: AgentWhitelist? = nil, logger: Logger) {
         self.socketPath = socketPath
         self.limits = GeoClueLimits()
+        self.agentWhitelist = agentWhitelist
         self.logger = logger
     }
 
     package func run() throws {
         let connection = try BusConnection()
         let service = GeoClueService(connection: connection, socketPath: socketPath, limits: limits, logger: logger)
+        service.agentWhitelist = agentWhitelist
         try service.register()
         logger.info(
             "serving \(GeoClueService.busName)",

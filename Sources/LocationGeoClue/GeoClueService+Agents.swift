@@ -18,6 +18,16 @@ extension GeoClueService {
             call.reply(.invalidArgs("AddAgent takes the agent's desktop id"))
             return 1
         }
+        if let whitelist = agentWhitelist, !whitelist.ids.contains(id) {
+            // G34: as GeoClue answers an agent its whitelist leaves out.
+            call.reply(
+                .accessDenied(
+                    "\(id) not allowed to act as agent: add it to [agent] whitelist in \(whitelist.file) "
+                        + "and restart locd-geoclue"
+                )
+            )
+            return 1
+        }
         if let known = agents[sender] {
             known.id = id
             call.replyEmpty()

@@ -33,6 +33,8 @@ final class GeoClueService: @unchecked Sendable {
     /// Agents that called `AddAgent`, by bus name: locd's prompts of their uid's GeoClue apps are asked of them.
     var agents: [String: GeoClueAgent] = [:]
     var nextAgentSerial: UInt64 = 0
+    /// GeoClue's `[agent] whitelist`, when its configuration writes one (G34): only these ids may be agents.
+    var agentWhitelist: AgentWhitelist?
     /// Calls to agents waiting for their replies, by cookie.
     var agentCalls: [UInt64: PendingAgentCall] = [:]
     /// Authorization prompts locd sent that an agent may answer, by prompt id, and how many count against each uid.

@@ -20,13 +20,24 @@ struct LocdGeoClue: ParsableCommand {
             speaks for that process as a broker, so it must run as the user of a [[broker]] of locd.toml, and locd checks the \
             app's manifest against the client's process. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
             --socket, else $LOCD_SOCKET, else the default locctl and apps use. Exit codes: 0 stopped by \
-            SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away).
+            SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away), 78 \
+            --geoclue-config names a file that cannot be read.
             """,
         version: "0.1.0"
     )
 
     @Option(name: .long, help: "The socket locd listens on.", completion: .file())
     var socket: String?
+
+    @Option(
+        name: .customLong("geoclue-config"),
+        help: """
+            GeoClue's geoclue.conf (with the conf.d/ beside it): when it writes an [agent] whitelist, only those \
+            GeoClue agents are taken. Its unit names /etc/geoclue/geoclue.conf.
+            """,
+        completion: .file()
+    )
+    var geoClueConfig: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -41,8 +52,22 @@ struct LocdGeoClue: ParsableCommand {
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
         let logger = Logger(label: "locd-geoclue")
+        var whitelist: AgentWhitelist?
+        if let geoClueConfig {
+            do {
+                whitelist = try AgentWhitelist.load(main: geoClueConfig)
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCode(78)
+            }
+            if let whitelist {
+                logger.info(
+                    "GeoClue agents taken: \(whitelist.ids.sorted().joined(separator: ", ")) (\(whitelist.file))"
+                )
+            }
+        }
         do {
-            try GeoClueBridge(socketPath: socket, logger: logger).run()
+            try GeoClueBridge(socketPath: socket, agentWhitelist: whitelist, logger: logger).run()
         } catch {
             logger.critical("\(error)")
             throw ExitCode.failure

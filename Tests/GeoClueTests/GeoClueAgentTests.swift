@@ -49,6 +49,27 @@ struct GeoClueAgentTests {
         try harness.app(app, of: user)?["authorization"] as? [String: Any] ?? [:]
     }
 
+    @Test("G34: with GeoClue's [agent] whitelist, an agent it does not list is refused as GeoClue refuses it")
+    func agentWhitelist() throws {
+        let harness = try GeoClueHarness(
+            geoClueConfiguration: "[agent]\nwhitelist=gnome-shell;listed-agent\n"
+        )
+        func start(_ id: String) throws -> ScriptProcess {
+            try ScriptProcess(
+                ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), "allow:8", "8"],
+                environment: harness.busEnvironment.merging(["GEOCLUE_AGENT_ID": id]) { $1 },
+                logPath: harness.directory + "/agent-\(id).log"
+            )
+        }
+        let unlisted = try start("test-agent")
+        defer { unlisted.closeInput() }
+        #expect(unlisted.waitFor("\"refused\""), "\(unlisted.log)")
+        #expect(unlisted.log.contains("test-agent not allowed to act as agent"), "\(unlisted.log)")
+        let listed = try start("listed-agent")
+        defer { listed.closeInput() }
+        #expect(listed.waitFor("\"registered\""), "\(listed.log)")
+    }
+
     @Test(
         "G11: an ordinary user's agent, without privileges, answers the prompt of that user's client",
         .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))

@@ -513,7 +513,7 @@ struct DaemonConfigurationTests {
             failure("socket-path = \"/tmp/x\"")
                 == "/etc/locd/locd.toml:1: key socket-path: unknown key; allowed at the top level: socket, state-dir, "
                 + "apps-dirs, allow-unknown-apps, admin-group, restricted-apps, broker, unknown-brokered-apps, "
-                + "lifecycle, limits, provider"
+                + "lifecycle, limits, provider, administered-app, geoclue"
         )
         #expect(
             failure("[lifecycle]\nbackground-grace = 5\ngrace = 5")

@@ -16,12 +16,16 @@ struct ShippedFilesTests {
         #expect(configuration == DaemonConfiguration())
     }
 
-    @Test("I8, I13: the drop-in installed with locd-geoclue names its user and executable as the one broker, no more")
+    @Test(
+        "I8, I13, G30: the drop-in installed with locd-geoclue names its user and executable as the one broker, and GeoClue's configuration"
+    )
     func shippedGeoClueDropIn() throws {
         let text = try String(contentsOfFile: config + "/geoclue.toml", encoding: .utf8)
         let configuration = try DaemonConfiguration.parse(text: text, file: "/etc/locd/locd.toml.d/geoclue.toml")
         var expected = DaemonConfiguration()
         expected.brokers = [Broker(user: "locd-geoclue", executable: "/usr/bin/locd-geoclue")]
+        // G30: and GeoClue's configuration, which locd reads where the machine had GeoClue.
+        expected.geoClue.config = "/etc/geoclue/geoclue.conf"
         #expect(configuration == expected)
     }
 
@@ -38,6 +42,40 @@ struct ShippedFilesTests {
         #expect(configuration == expected)
         // Whoever runs it, root included, the demo serves inside the checkout.
         #expect(configuration.socketPath(uid: 0, environment: [:]) == ".run/io.locd")
+    }
+
+    @Test("G35: the manifests of the common GeoClue clients load with no error or warning, each by executable")
+    func shippedGeoClueManifests() {
+        let apps = config + "/geoclue-apps.d"
+        let result = ManifestLoader.load(directories: [apps])
+        #expect(result.errors == [])
+        #expect(result.warnings == [])
+        let expected: [String: [String]] = [
+            "gnome-datetime-panel": ["/usr/libexec/gsd-datetime"],
+            "gnome-color-panel": ["/usr/libexec/gsd-color"],
+            "org.gnome.Maps": ["/usr/bin/gjs-console"],
+            "org.gnome.Weather": ["/usr/bin/gjs-console"],
+            "gammastep": ["/usr/bin/gammastep"],
+            "redshift": ["/usr/bin/redshift"],
+            "geoclue-where-am-i": ["/usr/libexec/geoclue-2.0/demos/where-am-i"],
+            "xdg-desktop-portal": ["/usr/libexec/xdg-desktop-portal"],
+        ]
+        #expect(Set(result.manifests.map(\.appID)) == Set(expected.keys))
+        for manifest in result.manifests {
+            #expect(manifest.identity == .executable, "\(manifest.appID)")
+            #expect(manifest.executables == expected[manifest.appID], "\(manifest.appID)")
+            #expect(manifest.whenInUseUsageDescription?.isEmpty == false, "\(manifest.appID)")
+        }
+    }
+
+    @Test("G35: make install puts the GeoClue clients' manifests in share/locd/apps.d, never the demo's")
+    func installedManifests() throws {
+        let rules = try String(contentsOfFile: Repository.root() + "/systemd/install.mk", encoding: .utf8)
+        #expect(rules.contains("config/geoclue-apps.d/*.toml"))
+        #expect(rules.contains("$(DESTDIR)$(PREFIX)/share/locd/apps.d/$${manifest##*/}"))
+        // The demo's manifests (identity = "any") are named only in a comment, never in a rule.
+        let commands = rules.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(!commands.contains { $0.contains("config/apps.d") })
     }
 
     @Test("M1: the shipped example manifests load with no errors and no warnings")

@@ -65,11 +65,16 @@ def main(mode, max_level):
     bus.register_object(PATH, node.interfaces[0], method, get_property, None)
 
     def added(connection, result, _data):
-        connection.call_finish(result)
+        try:
+            connection.call_finish(result)
+        except GLib.Error as error:
+            out({"refused": error.message})
+            return
         out({"registered": True})
 
+    agent_id = os.environ.get("GEOCLUE_AGENT_ID", "test-agent")
     bus.call("org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager", "org.freedesktop.GeoClue2.Manager",
-             "AddAgent", GLib.Variant("(s)", ("test-agent",)), None, Gio.DBusCallFlags.NONE, 10000, None, added, None)
+             "AddAgent", GLib.Variant("(s)", (agent_id,)), None, Gio.DBusCallFlags.NONE, 10000, None, added, None)
 
     def line(channel, _condition):
         text = channel.readline()

@@ -42,13 +42,15 @@ final class GeoClueHarness {
     ///   - brokered: whether locd.toml's `brokers` names the locd-geoclue the harness runs (SEMANTICS I8).
     ///   - limits: lines of locd's `[limits]` table beside its `idle-timeout`.
     ///   - unknownApps: locd's `unknown-brokered-apps` (I11): `deny` refuses an app id with no manifest at once.
+    ///   - geoClueConfiguration: the text of a `geoclue.conf` locd-geoclue is given with `--geoclue-config` (G34).
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
         provider: String? = nil,
         brokered: Bool = true,
         limits: String = "",
-        unknownApps: String = "deny"
+        unknownApps: String = "deny",
+        geoClueConfiguration: String? = nil
     ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
@@ -63,7 +65,10 @@ final class GeoClueHarness {
             limits: limits,
             unknownApps: unknownApps
         )
-        try startBridge()
+        if let geoClueConfiguration {
+            try temporary.write("geoclue/geoclue.conf", geoClueConfiguration)
+        }
+        try startBridge(geoClueConfiguration: geoClueConfiguration.map { _ in temporary.at("geoclue/geoclue.conf") })
     }
 
     deinit {
@@ -159,9 +164,10 @@ final class GeoClueHarness {
         guard ready else { throw HarnessFailure("locd did not start: \(locd.log)") }
     }
 
-    private func startBridge() throws {
+    private func startBridge(geoClueConfiguration: String?) throws {
         let bridge = try ScriptProcess(
-            [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"],
+            [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"]
+                + (geoClueConfiguration.map { ["--geoclue-config", $0] } ?? []),
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress, "INVOCATION_ID": "", "JOURNAL_STREAM": ""],
             logPath: directory + "/locd-geoclue.log"
         )

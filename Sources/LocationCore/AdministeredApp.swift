@@ -1,0 +1,30 @@
+/// One `[[administered-app]]` of locd.toml (SEMANTICS G32), GeoClue's `[app] system=` and `users=`: the
+/// administrator's grant of an app, which overlays its users' records as `restricted-apps` does and is never stored.
+package struct AdministeredApp: Hashable, Codable, Sendable {
+    /// `authorized`: an undecided record of the app reads as authorized While Using, with no prompt.
+    package var authorized: Bool
+    /// `users`: the only uids whose app of this id may locate; every other user's is restricted. `nil`: every user.
+    package var users: Set<UInt32>?
+
+    package init(authorized: Bool = false, users: Set<UInt32>? = nil) {
+        self.authorized = authorized
+        self.users = users
+    }
+
+    /// `record` of the app of `user` (`nil`: the installed entry of no user) as the rules read it.
+    func overlaid(_ record: AuthorizationRecord, user: UInt32?) -> AuthorizationRecord {
+        var record = record
+        if let users, let user, !users.contains(user) {
+            record.status = .restricted
+            return record
+        }
+        if authorized && record.status == .notDetermined {
+            record.status = .authorizedWhenInUse
+            record.provisional = false
+            record.oneTime = false
+            record.accuracy = .fullAccuracy
+            record.alwaysDecision = .declined
+        }
+        return record
+    }
+}

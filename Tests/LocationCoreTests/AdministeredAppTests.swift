@@ -1,0 +1,56 @@
+import Foundation
+import LocationTestSupport
+import Testing
+
+@testable import LocationCore
+
+/// SEMANTICS G32: `[[administered-app]]`, the administrator's grant (GeoClue's `system=` and `users=`), laid over
+/// each user's record and never stored.
+@Suite("Administered apps")
+struct AdministeredAppTests {
+    private static func administering(_ app: AdministeredApp) -> CoreConfiguration {
+        CoreConfiguration(administeredApps: ["com.ex.maps": app])
+    }
+
+    @Test(
+        "G32: an authorized app's undecided record reads as While Using: no prompt, the session served, nothing stored"
+    )
+    func authorizedWithoutPrompt() {
+        var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true)))
+        let maps = h.launch("com.ex.maps", user: 1000, state: .foreground)
+        let session = h.create(maps, .whenInUse)!
+        let key = AppKey("com.ex.maps", user: 1000)
+        #expect(h.status(key) == .authorizedWhenInUse)
+        #expect(h.prompts(key).isEmpty)
+        #expect(h.mask(session)?.contains(.authorizationDenied) == false)
+        #expect(h.core.storedRecord(key) == AuthorizationRecord(), "the grant is policy, never stored")
+        // Removed at a reload, the app is undecided again and asks.
+        h.send(.reload(manifests: Harness.defaultManifests, configuration: CoreConfiguration()))
+        #expect(h.status(key) == .notDetermined)
+        #expect(h.prompts(key).map(\.kind) == [.authorization])
+    }
+
+    @Test("G32: a person's own Never is kept over the administrator's grant")
+    func neverWins() {
+        var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true)))
+        let maps = h.launch("com.ex.maps", user: 1000, state: .foreground)
+        let key = AppKey("com.ex.maps", user: 1000)
+        let call = h.call(maps, .requestAuthorization(.whenInUse))
+        #expect(h.reply(to: call) != nil)
+        let person = h.person(1000)
+        h.call(person, .setAuthorization(appID: "com.ex.maps", setting: .never, precise: nil))
+        #expect(h.status(key) == .denied)
+    }
+
+    @Test("G32: with users, another user's app of the id is restricted, and a listed user's is authorized")
+    func users() {
+        var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true, users: [1000])))
+        _ = h.launch("com.ex.maps", user: 1000, state: .foreground)
+        let other = h.launch("com.ex.maps", user: 1001, state: .foreground)
+        let session = h.create(other, .whenInUse)!
+        #expect(h.status(AppKey("com.ex.maps", user: 1000)) == .authorizedWhenInUse)
+        #expect(h.status(AppKey("com.ex.maps", user: 1001)) == .restricted)
+        #expect(h.mask(session) == [.authorizationRestricted])
+        #expect(h.prompts(AppKey("com.ex.maps", user: 1001)).isEmpty)
+    }
+}
