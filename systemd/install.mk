@@ -3,8 +3,7 @@
 #   swift build -c release && make install DESTDIR=/tmp/stage
 # After a real install (no DESTDIR), activate it with:
 #   systemd-sysusers locd.conf && systemd-tmpfiles --create locd.conf && systemctl daemon-reload
-#   systemctl enable --now locd.socket    (and locd-gpsd.socket when the provider is gpsd,
-#                                          locd-network.socket when a provider is network)
+#   systemctl enable --now locd.socket    (locd.service wants locd-gpsd.socket and locd-network.socket)
 
 PREFIX ?= /usr
 DESTDIR ?=

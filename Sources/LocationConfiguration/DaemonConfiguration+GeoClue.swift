@@ -40,7 +40,8 @@ extension DaemonConfiguration {
 
     /// G31: takes what GeoClue's configuration says where locd's own files say nothing of it; keeps the keys it
     /// cannot carry in ``geoClueNotCarried`` (G33). Nothing when `[geoclue] config` is unset or its file missing.
-    /// - Parameter providersWritten: whether a locd file wrote `provider`: then GeoClue's sources are not used.
+    /// - Parameter providersWritten: whether a locd file wrote `provider`: then GeoClue's sources are not used;
+    ///   else they change the built-in providers (U28), which the caller has set.
     /// - Throws: a GeoClue file that cannot be read or has a bad line or value, as a bad locd.toml (G30).
     package mutating func importGeoClue(providersWritten: Bool) throws(ConfigurationIssue) {
         geoClueNotCarried = []
@@ -50,7 +51,9 @@ extension DaemonConfiguration {
             let settings = try GeoClueSettings(keyFile)
             geoClueNotCarried = settings.notCarried.map(\.description)
             if !providersWritten {
-                var imported: [Provider] = []
+                // U28: GeoClue's sources change the built-in list; the gpsd provider stays, since GeoClue's NMEA
+                // receivers are what gpsd reads.
+                var fixedPoint: Provider?
                 if settings.staticSource {
                     let point = try GeoClueStaticLocation.load(geoClue.geolocation)
                     var provider = Provider()
@@ -59,12 +62,12 @@ extension DaemonConfiguration {
                     provider.longitude = point.longitude
                     provider.altitude = point.altitude
                     if let accuracy = point.accuracy { provider.accuracy = accuracy }
-                    imported.append(provider)
+                    fixedPoint = provider
                 }
-                if settings.wifi {
-                    var provider = Provider()
-                    provider.kind = .network
-                    if let url = settings.wifiURL {
+                if let network = providers.firstIndex(where: { $0.kind == .network }) {
+                    if !settings.wifi {
+                        providers.remove(at: network)
+                    } else if let url = settings.wifiURL {
                         guard Self.isAcceptableURL(url) else {
                             let entry = keyFile.entry("wifi", "url")
                             throw GeoClueIssue(
@@ -74,11 +77,10 @@ extension DaemonConfiguration {
                                 message: "expected an https:// URL, or http:// on a loopback host, found \"\(url)\""
                             )
                         }
-                        provider.url = url
+                        providers[network].url = url
                     }
-                    imported.append(provider)
                 }
-                if !imported.isEmpty { providers = imported }
+                if let fixedPoint { providers.insert(fixedPoint, at: 0) }
             }
             let named = Set(restrictedApps).union(administeredApps.map(\.id))
             for app in settings.apps where !named.contains(app.id) {

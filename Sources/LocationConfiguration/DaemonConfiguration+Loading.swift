@@ -36,6 +36,12 @@ extension DaemonConfiguration {
             try configuration.apply(document, kindPlaces: &kindPlaces, brokerPlaces: &brokerPlaces)
             if document.value(["provider"]) != nil { providersWritten = true }
         }
+        // U28: no file wrote a provider, so the built-in ones locate the machine (a [provider] table starts from
+        // one provider, U17, and so the list under construction held one until now).
+        if !providersWritten {
+            configuration.providers = Provider.builtIn
+            kindPlaces = Array(repeating: nil, count: configuration.providers.count)
+        }
         try configuration.importGeoClue(providersWritten: providersWritten)
         try configuration.check(kindPlaces: kindPlaces)
         try configuration.resolveBrokerExecutables(places: brokerPlaces)

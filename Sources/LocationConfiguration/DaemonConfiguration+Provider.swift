@@ -72,6 +72,21 @@ extension DaemonConfiguration {
 
         package init() {}
 
+        /// The providers when no file writes `provider` (U28): gpsd through `locd-gpsd.socket`, then the network
+        /// position through `locd-network.socket` (beaconDB). Never a made-up place.
+        package static var builtIn: [Provider] {
+            var gpsd = Provider()
+            gpsd.kind = .gpsd
+            gpsd.socket = defaultGPSDSocket
+            var network = Provider()
+            network.kind = .network
+            return [gpsd, network]
+        }
+
+        /// The gpsd provider's socket in the built-in list: `locd-gpsd.socket`'s, a proxy to gpsd for a locd that has
+        /// no network.
+        package static let defaultGPSDSocket = "/run/locd/gpsd.sock"
+
         /// The socket the network provider connects to.
         package var networkSocket: String { socket ?? Provider.defaultNetworkSocket }
 

@@ -47,6 +47,9 @@ final class DaemonUnderTest {
             max-sessions-per-uid = 1000000
             max-connections = \(maximumConnections)
             max-write-buffer = 1073741824
+            # A fixed point (U28's built-in providers find nothing here): the fan-out measures delivery.
+            [provider]
+            kind = "static"
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: directory + "/notify")

@@ -1,3 +1,4 @@
+import Foundation
 import LocationTestSupport
 import Testing
 
@@ -559,11 +560,36 @@ struct DaemonConfigurationTests {
 
     // MARK: Files and drop-ins
 
-    @Test("§11: a missing file at the default path means the built-in defaults")
+    @Test("§11, U28: a missing file at the default path means the built-in defaults, gpsd then the network position")
     func missingDefaultFile() throws {
         try TemporaryDirectory.with { directory in
             let configuration = try DaemonConfiguration.load(path: nil, defaultPath: directory.at("locd.toml"))
-            #expect(configuration == DaemonConfiguration())
+            var expected = DaemonConfiguration()
+            expected.providers = DaemonConfiguration.Provider.builtIn
+            #expect(configuration == expected)
+        }
+    }
+
+    @Test("U28, U17: with no provider written locd asks gpsd, then beaconDB; a written [provider] is the one provider")
+    func builtInProviders() throws {
+        try TemporaryDirectory.with { directory in
+            let providers = try DaemonConfiguration.load(path: directory.write("locd.toml", "")).providers
+            #expect(providers.map(\.kind) == [.gpsd, .network])
+            #expect(providers[0].socket == "/run/locd/gpsd.sock")
+            #expect(providers[1].networkSocket == "/run/locd/network.sock")
+            #expect(providers[1].url == "https://api.beacondb.net/v1/geolocate")
+            // A [provider] table in a drop-in starts from one provider with its keys, as before U28.
+            try FileManager.default.createDirectory(
+                atPath: directory.at("locd.toml.d"),
+                withIntermediateDirectories: true
+            )
+            _ = try directory.write("locd.toml.d/point.toml", "[provider]\nkind = \"static\"\nlatitude = 52.5\n")
+            let written = try DaemonConfiguration.load(path: directory.at("locd.toml")).providers
+            #expect(written.count == 1 && written[0].kind == .fixedPoint && written[0].latitude == 52.5)
+            // G31: GeoClue's [wifi] enable=false takes the network position out; the gpsd provider stays.
+            let geoclue = try directory.write("geoclue.conf", "[wifi]\nenable=false\n")
+            let importing = try directory.write("importing.toml", "[geoclue]\nconfig = \"\(geoclue)\"\n")
+            #expect(try DaemonConfiguration.load(path: importing).providers.map(\.kind) == [.gpsd])
         }
     }
 

@@ -315,7 +315,9 @@ struct GeoClueConfigurationTests {
             var network = DaemonConfiguration.Provider()
             network.kind = .network
             network.url = "https://ichnaea.example/v1/geolocate"
-            #expect(configuration.providers == [fixed, network])
+            // U28: the built-in list, the static source first, the gpsd provider kept, the network one asking `url`.
+            let gpsd = DaemonConfiguration.Provider.builtIn[0]
+            #expect(configuration.providers == [fixed, gpsd, network])
             #expect(configuration.restrictedApps == ["denied-app"])
             #expect(
                 configuration.core.administeredApps == [
@@ -329,9 +331,11 @@ struct GeoClueConfigurationTests {
                 ]
             )
             // Unset, nothing is imported; a missing file neither.
-            #expect(try DaemonConfiguration.load(path: directory.write("other.toml", "")) == DaemonConfiguration())
+            var builtIn = DaemonConfiguration()
+            builtIn.providers = DaemonConfiguration.Provider.builtIn
+            #expect(try DaemonConfiguration.load(path: directory.write("other.toml", "")) == builtIn)
             let missing = try directory.write("missing.toml", "[geoclue]\nconfig = \"\(directory.at("none.conf"))\"\n")
-            var expected = DaemonConfiguration()
+            var expected = builtIn
             expected.geoClue.config = directory.at("none.conf")
             #expect(try DaemonConfiguration.load(path: missing) == expected)
         }

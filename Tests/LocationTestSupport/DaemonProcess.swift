@@ -45,7 +45,7 @@ package final class DaemonProcess {
             state-dir = "\(stateDirectory)"
             apps-dirs = ["\(appsDirectory)"]
             admin-group = "root"
-            \(Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings)))
+            \(Self.withTestProvider(Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings))))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)
@@ -64,6 +64,15 @@ package final class DaemonProcess {
         let line = "idle-timeout = 120.0"
         guard let table = settings.range(of: "[limits]\n") else { return settings + "\n[limits]\n" + line }
         return settings.replacingCharacters(in: table, with: "[limits]\n" + line + "\n")
+    }
+
+    /// `settings` with a `[provider]` table of the demo's fixed point (Tokyo Station) unless they write a provider:
+    /// the built-in providers, gpsd and the network position (U28), find nothing on a test machine, and the tests
+    /// check the fixes they are given. Settings that import GeoClue's configuration (`[geoclue]`) are left as they are:
+    /// its sources are the providers they test (G31).
+    package static func withTestProvider(_ settings: String) -> String {
+        guard !settings.contains("provider]"), !settings.contains("[geoclue]") else { return settings }
+        return settings + "\n[provider]\nkind = \"static\"\n"
     }
 
     /// `settings` with `agent-wait = 600` unless it sets one: tests answer prompts with calls and agents started
