@@ -84,6 +84,9 @@ apps-dirs = ["/etc/locd/apps.d"]
 [lifecycle]
 relaunch-window = 30.0
 relaunch-adopt = 10.0
+# The demo's fixed point, which the checks below expect (the built-in providers find nothing here, U28).
+[provider]
+kind = "static"
 TOML
 # The test client is python3 running as root: identity by executable exercises /proc/PID/exe under
 # ProtectProc=invisible with CAP_SYS_PTRACE, the path real apps take.
@@ -169,39 +172,89 @@ StandardOutput=append:$work/result.txt
 StandardError=append:$work/result.txt
 UNIT
 
-echo "boot-test: booting systemd in a container (work dir $work)"
-binds=(
-    --bind="$work"
-    --bind-ro="$swift_root"
-    --bind-ro="$work/opt:/opt/locd"
-    --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
-    --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
-    --bind-ro="$work/etc/locd.toml.d:/etc/locd/locd.toml.d"
-    --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
-    --bind-ro="$work/etc/sysusers.d/locd-geoclue.conf:/etc/sysusers.d/locd-geoclue.conf"
-    --bind-ro="$work/etc/sysusers.d/locd-network.conf:/etc/sysusers.d/locd-network.conf"
-    --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/locd-network.conf:/etc/dbus-1/system.d/locd-network.conf"
-    --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
-    --overlay-ro="/usr/share/dbus-1/system-services:$work/system-services:/usr/share/dbus-1/system-services"
-    --overlay-ro="/usr/share/dbus-1/services:$work/session-services:/usr/share/dbus-1/services"
-    --bind-ro="$work/etc/sysusers.d/person.conf:/etc/sysusers.d/person.conf"
-    --bind-ro="$work/user-units/locd-agent.service:/etc/systemd/user/locd-agent.service"
-    --bind-ro="$work/user-units/boot-desktop.target:/etc/systemd/user/boot-desktop.target"
-    # The user manager's PAM stack (systemd-user) reads the host's common-* files and limits.conf: the container's /etc is empty.
-    --bind-ro=/etc/pam.d
-    --bind-ro=/etc/security
-    --bind-ro=/etc/fonts
-)
-for unit in locd.service locd.socket locd-geoclue.service locd-network.service locd-network.socket locd-test.target \
-    locd-test.service; do
-    binds+=(--bind-ro="$work/units/$unit:/etc/systemd/system/$unit")
-done
-binds+=(--bind-ro="$work/units/locd.service.d:/etc/systemd/system/locd.service.d")
-timeout 180 systemd-nspawn -D / --volatile=yes --register=no --keep-unit --private-network -q \
-    --machine="locd-boot-$$" "${binds[@]}" \
-    -b systemd.unit=locd-test.target systemd.firstboot=off </dev/null >"$work/console.txt" 2>&1 || true
+# LOCD_BOOT_TEST=switch runs the second boot alone.
+if [ "${LOCD_BOOT_TEST:-}" != switch ]; then
+    echo "boot-test: booting systemd in a container (work dir $work)"
+    binds=(
+        --bind="$work"
+        --bind-ro="$swift_root"
+        --bind-ro="$work/opt:/opt/locd"
+        --bind-ro="$work/etc/locd.toml:/etc/locd/locd.toml"
+        --bind-ro="$work/etc/apps.d:/etc/locd/apps.d"
+        --bind-ro="$work/etc/locd.toml.d:/etc/locd/locd.toml.d"
+        --bind-ro="$work/etc/sysusers.d/locd.conf:/etc/sysusers.d/locd.conf"
+        --bind-ro="$work/etc/sysusers.d/locd-geoclue.conf:/etc/sysusers.d/locd-geoclue.conf"
+        --bind-ro="$work/etc/sysusers.d/locd-network.conf:/etc/sysusers.d/locd-network.conf"
+        --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/locd-network.conf:/etc/dbus-1/system.d/locd-network.conf"
+        --bind-ro="$work/stage/opt/locd/share/dbus-1/system.d/org.freedesktop.GeoClue2.conf:/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf"
+        --overlay-ro="/usr/share/dbus-1/system-services:$work/system-services:/usr/share/dbus-1/system-services"
+        --overlay-ro="/usr/share/dbus-1/services:$work/session-services:/usr/share/dbus-1/services"
+        --bind-ro="$work/etc/sysusers.d/person.conf:/etc/sysusers.d/person.conf"
+        --bind-ro="$work/user-units/locd-agent.service:/etc/systemd/user/locd-agent.service"
+        --bind-ro="$work/user-units/boot-desktop.target:/etc/systemd/user/boot-desktop.target"
+        # The user manager's PAM stack (systemd-user) reads the host's common-* files and limits.conf: the container's /etc is empty.
+        --bind-ro=/etc/pam.d
+        --bind-ro=/etc/security
+        --bind-ro=/etc/fonts
+    )
+    for unit in locd.service locd.socket locd-geoclue.service locd-network.service locd-network.socket locd-test.target \
+        locd-test.service; do
+        binds+=(--bind-ro="$work/units/$unit:/etc/systemd/system/$unit")
+    done
+    binds+=(--bind-ro="$work/units/locd.service.d:/etc/systemd/system/locd.service.d")
+    timeout 180 systemd-nspawn -D / --volatile=yes --register=no --keep-unit --private-network -q \
+        --machine="locd-boot-$$" "${binds[@]}" \
+        -b systemd.unit=locd-test.target systemd.firstboot=off </dev/null >"$work/console.txt" 2>&1 || true
 
-[ -f "$work/result.txt" ] || { echo "boot-test: the test service never ran; console:" >&2; tail -40 "$work/console.txt" >&2; exit 1; }
-cat "$work/result.txt"
-grep -q '^ALL PASSED$' "$work/result.txt" || { echo "boot-test: FAILED" >&2; exit 1; }
+    [ -f "$work/result.txt" ] || { echo "boot-test: the test service never ran; console:" >&2; tail -40 "$work/console.txt" >&2; exit 1; }
+    cat "$work/result.txt"
+    grep -q '^ALL PASSED$' "$work/result.txt" || { echo "boot-test: FAILED" >&2; exit 1; }
+fi
+
+# The second boot: a machine with GeoClue 2.6 switches to locd as README says (Tests/System/switch-from-geoclue.sh).
+# Its /usr and /etc are this machine's, each under a writable overlay whose changes vanish with the container, so
+# `make install` installs into /usr and /etc as on a real machine. GeoClue must be installed for it.
+if [ ! -x /usr/libexec/geoclue ] || [ ! -x /usr/libexec/geoclue-2.0/demos/where-am-i ] || ! command -v make >/dev/null; then
+    echo "boot-test: the switch from GeoClue SKIPPED: GeoClue 2.6 (geoclue-2.0, geoclue-2-demo) or make is not installed"
+    echo "boot-test: passed"
+    exit 0
+fi
+switch=$work/switch
+mkdir -p "$switch/units"
+# README's commands: the switch's block after its build-and-install line, and the command that goes back; run as
+# root, so without sudo.
+awk '/To switch a machine from GeoClue/ { found = 1 } found && /^```sh/ { block = 1; next } block && /^```/ { exit } block' \
+    README.md | grep -v 'make install' | sed 's/^sudo //' >"$switch/switch.txt"
+sed -n 's/^Back to GeoClue, one command: `sudo \([^`]*\)`.*/\1/p' README.md >"$switch/switch-back.txt"
+[ -s "$switch/switch.txt" ] && [ -s "$switch/switch-back.txt" ] || { echo "boot-test: README's switch not found" >&2; exit 1; }
+cp Tests/System/switch-from-geoclue.sh Tests/System/nmea_feeder.py "$switch/"
+cat > "$switch/units/locd-switch.target" <<UNIT
+[Unit]
+Description=locd boot test: the switch from GeoClue
+Requires=locd-switch.service dbus.socket
+After=locd-switch.service
+AllowIsolate=yes
+UNIT
+cat > "$switch/units/locd-switch.service" <<UNIT
+[Unit]
+Description=locd boot test: the switch from GeoClue
+After=dbus.socket systemd-sysusers.service systemd-tmpfiles-setup.service
+Requires=dbus.socket
+[Service]
+Type=oneshot
+Environment=PATH=/usr/sbin:/usr/bin:/sbin:/bin
+ExecStart=/bin/bash $switch/switch-from-geoclue.sh $switch $PWD $build
+ExecStopPost=/bin/systemctl poweroff --no-block
+StandardOutput=append:$switch/result.txt
+StandardError=append:$switch/result.txt
+UNIT
+echo "boot-test: booting a machine with GeoClue that switches to locd (work dir $switch)"
+timeout 240 systemd-nspawn -D / --volatile=yes --overlay=/usr::/usr --overlay=/etc::/etc --register=no --keep-unit \
+    --private-network -q --machine="locd-switch-$$" --bind="$switch" --bind-ro="$PWD" --bind-ro="$build" \
+    --bind-ro="$swift_root" --bind-ro="$switch/units/locd-switch.target:/etc/systemd/system/locd-switch.target" \
+    --bind-ro="$switch/units/locd-switch.service:/etc/systemd/system/locd-switch.service" \
+    -b systemd.unit=locd-switch.target systemd.firstboot=off </dev/null >"$switch/console.txt" 2>&1 || true
+[ -f "$switch/result.txt" ] || { echo "boot-test: the switch never ran; console:" >&2; tail -40 "$switch/console.txt" >&2; exit 1; }
+cat "$switch/result.txt"
+grep -q '^ALL PASSED$' "$switch/result.txt" || { echo "boot-test: FAILED" >&2; exit 1; }
 echo "boot-test: passed"

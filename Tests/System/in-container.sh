@@ -94,7 +94,7 @@ pass "systemd-analyze security: $(tail -1 "$work/security.txt" | sed 's/^→ //'
 
 # locd-geoclue: installed, not running until a GeoClue client calls org.freedesktop.GeoClue2 on the system bus;
 # dbus-daemon then has systemd start locd-geoclue.service (SystemdService=), and where-am-i gets locd's fix
-# (the default static provider: Tokyo Station) through it. where-am-i runs as an ordinary user (nobody, no
+# (the static provider of the test's locd.toml: Tokyo Station) through it. where-am-i runs as an ordinary user (nobody, no
 # groups, no capabilities), as a desktop's clients do: locd-geoclue runs as its own user, and must serve them.
 systemd-analyze verify --man=no locd-geoclue.service >"$work/verify.txt" 2>&1 || fail "systemd-analyze verify: $(cat "$work/verify.txt")"
 grep -q locd-geoclue "$work/verify.txt" && fail "systemd-analyze verify complains: $(cat "$work/verify.txt")"
