@@ -154,6 +154,28 @@ struct CombinedProviderTests {
         try await service.stop()
     }
 
+    @Test(
+        "U28: with no provider written, locd runs gpsd and the network position on their sockets, never a made-up place"
+    )
+    func builtInProviders() async throws {
+        let daemon = try DaemonProcess(builtInProviders: true)
+        try daemon.start()
+        let admin = try daemon.authorize("com.ex.maps", "whileUsing")
+        let app = try daemon.app("com.ex.maps")
+        _ = try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        // Both run while the session needs location, each trying its socket (nothing listens there in a test).
+        let status = try await Self.waitForStatus(admin, "both built-in providers running") { status in
+            (0..<2).allSatisfy { Self.entry(status, $0)["running"] == .bool(true) }
+        }
+        #expect(status["providers"]?.arrayValue?.count == 2)
+        #expect(Self.entry(status, 0)["kind"] == .string("gpsd") && Self.entry(status, 1)["kind"] == .string("network"))
+        #expect(Self.entry(status, 0).serialized.contains("/run/locd/gpsd.sock"), "\(status.serialized)")
+        #expect(Self.entry(status, 1).serialized.contains("/run/locd/network.sock"), "\(status.serialized)")
+        #expect(Self.entry(status, 1).serialized.contains("api.beacondb.net"), "\(status.serialized)")
+        // No fixed point stands in: the demo's Tokyo Station is nowhere.
+        #expect(!status.serialized.contains("35.681236"), "\(status.serialized)")
+    }
+
     @Test("U14, U15: a fix that goes stale hands over at its stale-after instant; a reload keeps the list in effect")
     func staleHandsOver() async throws {
         let directory = try TemporaryDirectory(prefix: "locd-network")

@@ -25,9 +25,12 @@ package final class DaemonProcess {
     /// - Parameters:
     ///   - manifests: file name stem → TOML text.
     ///   - settings: extra top-level TOML lines and tables appended to the config.
+    ///   - builtInProviders: whether the config is left with no provider, so that locd uses its built-in ones (U28);
+    ///     otherwise settings that write none get the demo's fixed point (``withTestProvider(_:)``).
     package init(
         manifests: [String: String] = DaemonProcess.standardManifests,
-        settings: String = DaemonProcess.fastLifecycle
+        settings: String = DaemonProcess.fastLifecycle,
+        builtInProviders: Bool = false
     )
         throws
     {
@@ -40,12 +43,13 @@ package final class DaemonProcess {
         for (name, text) in manifests {
             try text.write(toFile: "\(appsDirectory)/\(name).toml", atomically: true, encoding: .utf8)
         }
+        let patient = Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings))
         let config = """
             socket = "\(socketPath)"
             state-dir = "\(stateDirectory)"
             apps-dirs = ["\(appsDirectory)"]
             admin-group = "root"
-            \(Self.withTestProvider(Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings))))
+            \(builtInProviders ? patient : Self.withTestProvider(patient))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: directory.appendingPathComponent("notify").path)
