@@ -131,7 +131,7 @@ cp "$work/stage/usr/lib/sysusers.d/locd-network.conf" "$work/etc/sysusers.d/locd
 mkdir -p "$work/etc/locd.toml.d"
 cp "$work/stage/etc/locd/locd.toml.d/geoclue.toml" "$work/etc/locd.toml.d/"
 cp Tests/System/in-container.sh Tests/System/session_client.py Tests/LocationTestSupport/Fixtures/geolocate_standin.py \
-    Tests/LocationTestSupport/Fixtures/pick.sh "$work/"
+    Tests/LocationTestSupport/Fixtures/pick.sh Tests/System/checks.sh "$work/"
 # locd-agent, its user unit and its session-bus activation file, as `make install` staged them; the activation file
 # goes over the host's session-services directory as GeoClue's does over the system one. The person is alice, a
 # user of the container's own (sysusers), and the test's desktop is a user target that binds
@@ -227,7 +227,7 @@ awk '/To switch a machine from GeoClue/ { found = 1 } found && /^```sh/ { block 
     README.md | grep -v 'make install' | sed 's/^sudo //' >"$switch/switch.txt"
 sed -n 's/^Back to GeoClue, one command: `sudo \([^`]*\)`.*/\1/p' README.md >"$switch/switch-back.txt"
 [ -s "$switch/switch.txt" ] && [ -s "$switch/switch-back.txt" ] || { echo "boot-test: README's switch not found" >&2; exit 1; }
-cp Tests/System/switch-from-geoclue.sh Tests/System/nmea_feeder.py "$switch/"
+cp Tests/System/switch-from-geoclue.sh Tests/System/nmea_feeder.py Tests/System/checks.sh "$switch/"
 cat > "$switch/units/locd-switch.target" <<UNIT
 [Unit]
 Description=locd boot test: the switch from GeoClue

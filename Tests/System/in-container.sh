@@ -14,17 +14,7 @@ fail() {
     cat "$log" 2>/dev/null
     exit 1
 }
-pass() { echo "PASS: $*"; }
-# Polls a condition (a shell command) every 50 ms until it holds or SECONDS run out.
-wait_for() {
-    local seconds=$1
-    shift
-    local deadline=$((SECONDS + seconds))
-    until eval "$@"; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.05
-    done
-}
+source "$work/checks.sh"
 main_pid() { systemctl show -p MainPID --value locd.service; }
 session_state() {
     $client call $socket '{"method":"io.locd.Admin.ListSessions","parameters":{"appId":"com.example.boot"}}' |

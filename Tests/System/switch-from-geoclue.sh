@@ -19,16 +19,7 @@ fail() {
     journalctl -u locd.service -u locd-geoclue.service -u geoclue.service -u dbus.service --no-pager 2>&1 | tail -40
     exit 1
 }
-pass() { echo "PASS: $*"; }
-wait_for() {
-    local seconds=$1
-    shift
-    local deadline=$((SECONDS + seconds))
-    until eval "$@"; do
-        [ $SECONDS -lt $deadline ] || return 1
-        sleep 0.05
-    done
-}
+source "$work/checks.sh"
 # where-am-i as the person: no groups, no capabilities, as a desktop's client runs. Its output goes to $1. Run in
 # the background, its pid is where-am-i's.
 where_am_i() {
