@@ -315,7 +315,9 @@ let package = Package(
         // The Varlink module on its own: JSON text, frames, method names, the flood log; no daemon.
         .testTarget(
             name: "VarlinkTests",
-            dependencies: ["JSON", "Varlink", "LocationTestSupport", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "JSON", "Varlink", "LocationTestSupport", "locctl", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // The client library against the real daemon, the example app built on it, and the documents' program built
         // as an app that depends on locd with `traits: []` (locctl answers its prompt).

@@ -100,7 +100,8 @@ private final class StatusClient {
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Set last, once connected: a throw after every property is set runs deinit, which would close it again.
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw BenchError.system("socket", errno) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -113,9 +114,11 @@ private final class StatusClient {
             }
         }
         guard connected == 0 else {
+            let code = errno
             close(descriptor)
-            throw BenchError.system("connect \(path)", errno)
+            throw BenchError.system("connect \(path)", code)
         }
+        self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }

@@ -44,13 +44,16 @@ final class BusConnection: LinkWatcher, @unchecked Sendable {
             sd_bus_flush_close_unref(opened)
             throw BusFailure(doing: "create an eventfd", code: -errno)
         }
-        linkEvents = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard linkEvents >= 0 else {
+        // Set last, once it is good: with every property set, a throw would run deinit, which would close and
+        // unref a second time what was closed here.
+        let events = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard events >= 0 else {
             let code = -errno
             sd_bus_flush_close_unref(opened)
             close(wake)
             throw BusFailure(doing: "create an epoll set", code: code)
         }
+        linkEvents = events
     }
 
     deinit {

@@ -73,6 +73,8 @@ final class LocdLink {
         self.bus = bus
         handlers = [first]
         guard let token = bus.watch(descriptor, self) else {
+            // Every property is set by now, so deinit runs after the throw: it closes only an open link.
+            isOpen = false
             Glibc.close(descriptor)
             throw LinkFailure(description: "cannot watch the connection to locd: \(String(cString: strerror(errno)))")
         }

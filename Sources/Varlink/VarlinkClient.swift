@@ -42,14 +42,17 @@ public final class VarlinkClient {
     ///   with ``ClientError/closed`` rather than waiting; ``receive()`` still waits up to ``timeout``.
     public init(path: String, timeout: Double = 10, nonBlocking: Bool = false) throws {
         self.timeout = timeout
+        // The socket is the client's only once connected: a throw before that closes it here, and a throw after
+        // ``descriptor`` is set would run deinit too, which would close it a second time, and by then the number
+        // may be another thread's new descriptor.
         let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | flags, 0)
-        guard descriptor >= 0 else { throw ClientError.connect(path: path, errno: errno) }
+        let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | flags, 0)
+        guard socketDescriptor >= 0 else { throw ClientError.connect(path: path, errno: errno) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(descriptor)
+            close(socketDescriptor)
             throw ClientError.connect(path: path, errno: ENAMETOOLONG)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -57,14 +60,15 @@ public final class VarlinkClient {
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard result == 0 else {
             let code = errno
-            close(descriptor)
+            close(socketDescriptor)
             throw ClientError.connect(path: path, errno: code)
         }
+        descriptor = socketDescriptor
     }
 
     deinit { if ownsDescriptor { close(descriptor) } }
