@@ -35,6 +35,8 @@ actor AppLink {
     /// Set once the link is over: closed by the app, or given up; every later call throws it.
     private var failure: LocationClientError?
     private var closedByApp = false
+    /// The look at the terminal's job control, while the app has not reported a state itself (SEMANTICS L9).
+    private var following: Task<Void, Never>?
     /// Sessions to take back after a reconnection, in the order they were created.
     private var liveSessions: [String] = []
     private var endedSessions: [String: SessionEnd] = [:]
@@ -218,9 +220,34 @@ actor AppLink {
         }
     }
 
+    /// The app's own report: it ends any following of the terminal (SEMANTICS L9).
     func setAppState(_ state: AppState) async throws {
+        following?.cancel()
+        following = nil
         appState = state
         try await call("io.locd.App.SetAppState", ["state": .string(state.rawValue)], retry: true)
+    }
+
+    /// Reports the terminal's job control for the app, once a second, until the app reports a state itself or the
+    /// link is over (SEMANTICS L9).
+    func follow(_ terminal: TerminalJob) {
+        following = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: TerminalJob.interval)
+                guard let self, let state = terminal.state, await self.report(state) else { return }
+            }
+        }
+    }
+
+    /// One look at the terminal, told to the daemon when it changed; answers whether to look again. A call that
+    /// finds the daemon away changes nothing more: the `Hello` of the reconnection carries the new state.
+    private func report(_ state: AppState) async -> Bool {
+        guard following != nil, failure == nil else { return false }
+        if state != appState {
+            appState = state
+            _ = try? await call("io.locd.App.SetAppState", ["state": .string(state.rawValue)], retry: true)
+        }
+        return failure == nil
     }
 
     func noteAuthorization(_ authorization: Authorization) {
@@ -345,6 +372,8 @@ actor AppLink {
         }
         closedByApp = true
         if failure == nil { failure = .closed }
+        following?.cancel()
+        following = nil
         reconnecting?.cancel()
         control?.close()
         control = nil

@@ -45,7 +45,11 @@ public final class LocationClient: Sendable {
     ///   - appID: the app's id, as its manifest in `apps.d` names it.
     ///   - socketPath: where locd listens; by default `LOCD_SOCKET`, else `$XDG_RUNTIME_DIR/locd/io.locd` when a
     ///     user daemon listens there, else the system daemon's `/run/locd/io.locd`.
-    ///   - state: whether the app starts in the foreground or was launched in the background (SEMANTICS L1).
+    ///   - state: whether the app starts in the foreground or was launched in the background (SEMANTICS L1). Left
+    ///     out, the client tells it from the platform (SEMANTICS L9): on a terminal, the app is in the foreground
+    ///     while its process group is the terminal's foreground group, and the client follows job control (`&`,
+    ///     Ctrl-Z and `bg`, `fg`) until the app calls ``setAppState(_:)``; without a terminal, `.foreground`.
+    ///     A program started without a window (a `systemd --user` service, a timer) passes `.background`.
     ///   - reconnection: how to reconnect when the daemon restarts.
     /// - Throws: ``LocationClientError/daemonUnavailable(socketPath:reason:)`` when nothing listens on the socket;
     ///   ``LocationClientError/appUnknown(appID:message:)`` or ``LocationClientError/permissionDenied(message:)``
@@ -53,10 +57,19 @@ public final class LocationClient: Sendable {
     public static func connect(
         appID: String,
         socketPath: String? = nil,
-        state: AppState = .foreground,
+        state: AppState? = nil,
         reconnection: ReconnectPolicy = .default
     ) async throws -> LocationClient {
-        try await open(appID: appID, socketPath: socketPath, state: state, reconnection: reconnection, process: nil)
+        let terminal = state == nil ? TerminalJob.controlling() : nil
+        let client = try await open(
+            appID: appID,
+            socketPath: socketPath,
+            state: state ?? terminal?.state ?? .foreground,
+            reconnection: reconnection,
+            process: nil
+        )
+        if let terminal { await client.link.follow(terminal) }
+        return client
     }
 
     /// Connects to locd and says `Hello` for the app run by another process, as a broker does (SEMANTICS I8, I9):
@@ -119,7 +132,8 @@ public final class LocationClient: Sendable {
 
     /// Tells the daemon the app moved to the foreground or the background (SEMANTICS L1, L2).
     ///
-    /// The state is also what the client says in `Hello` after a reconnection.
+    /// The state is also what the client says in `Hello` after a reconnection. From the first call on, the client
+    /// no longer follows the terminal's job control for the app (SEMANTICS L9).
     public func setAppState(_ state: AppState) async throws {
         try await link.setAppState(state)
     }

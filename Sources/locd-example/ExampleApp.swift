@@ -30,6 +30,16 @@ struct ExampleApp: AsyncParsableCommand {
     @Option(name: .long, help: "How long to run, in seconds (0: until Ctrl-C).")
     var seconds: Double = 0
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "foreground or background, as the app reports it at connect.",
+            discussion: "Left out, the client library tells it from the terminal and follows job control: run "
+                + "with & or Ctrl-Z and bg, the app is in the background; fg brings it back."
+        )
+    )
+    var state: AppState?
+
     func run() async throws {
         // Signals first: a Ctrl-C that comes while connecting still ends the app cleanly.
         let (stops, stop) = AsyncStream.makeStream(of: Void.self)
@@ -51,7 +61,7 @@ struct ExampleApp: AsyncParsableCommand {
         }
 
         // A LocationClientError describes itself with what to do: ArgumentParser prints it and exits 1.
-        let client = try await LocationClient.connect(appID: app, socketPath: socket)
+        let client = try await LocationClient.connect(appID: app, socketPath: socket, state: state)
         let authorization = try await client.authorization
         Self.say("connected to \(client.socketPath) as \(app): \(authorization.status.rawValue)")
         let session = try await client.serviceSession(authorization: .whenInUse)
@@ -100,3 +110,5 @@ struct ExampleApp: AsyncParsableCommand {
         return update.flags.isEmpty ? point : "\(point) (\(describe(update.flags)))"
     }
 }
+
+extension AppState: ExpressibleByArgument {}

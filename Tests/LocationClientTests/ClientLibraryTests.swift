@@ -486,21 +486,27 @@ struct ClientLibraryTests {
         #expect(error?.message.hasPrefix("cannot reach locd at \(daemon.socketPath): ") == true)
     }
 
-    @Test("The example app runs against the daemon and is listed as using location, then says Goodbye")
-    func exampleApp() async throws {
+    /// The built `locd-example`, and the manifests that let it in as `com.example.maps`.
+    static let exampleApp = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
+        .appendingPathComponent("locd-example").path
+    static var exampleManifests: [String: String] {
         var manifests = DaemonProcess.standardManifests
         manifests["com.example.maps"] = """
             id = "com.example.maps"
             identity = "any"
             NSLocationWhenInUseUsageDescription = "Maps shows where you are"
             """
-        let daemon = try DaemonProcess(manifests: manifests)
+        return manifests
+    }
+
+    @Test("The example app runs against the daemon and is listed as using location, then says Goodbye")
+    func exampleApp() async throws {
+        let daemon = try DaemonProcess(manifests: Self.exampleManifests)
         try daemon.start()
         try daemon.authorize("com.example.maps", "whileUsing")
 
         let example = Process()
-        example.executableURL = URL(fileURLWithPath: DaemonProcess.binary).deletingLastPathComponent()
-            .appendingPathComponent("locd-example")
+        example.executableURL = URL(fileURLWithPath: Self.exampleApp)
         example.arguments = ["--socket", daemon.socketPath, "--seconds", "60"]
         let output = Pipe()
         let collected = CollectedOutput(output.fileHandleForReading)
@@ -525,6 +531,57 @@ struct ClientLibraryTests {
         #expect(text.hasSuffix("goodbye\n"))
         // Goodbye ended its session at once: nothing lingers.
         #expect(try sessions(daemon, "com.example.maps").isEmpty)
+    }
+
+    @Test("L9: an app started with & on a terminal is in the background; fg, Ctrl-Z and bg move it, as job control")
+    func terminalJobControl() async throws {
+        let daemon = try DaemonProcess(manifests: Self.exampleManifests)
+        try daemon.start()
+        try daemon.authorize("com.example.maps", "whileUsing")
+        // The example app as a shell's job on a terminal of its own, started as `locd-example … &`.
+        let shell = try ScriptProcess(
+            [
+                "/usr/bin/python3", ScriptProcess.fixture("job_control.py"), Self.exampleApp, "--socket",
+                daemon.socketPath, "--seconds", "120",
+            ],
+            logPath: daemon.directory.appendingPathComponent("job.log").path
+        )
+        defer { shell.stop() }
+        let state = { try appEntry(daemon, "com.example.maps")?["state"]?.stringValue }
+        #expect(shell.waitFor("connected to \(daemon.socketPath) as com.example.maps"), "\(shell.log)")
+        #expect(try state() == "background", "started with &: its process group is not the terminal's")
+
+        for (command, expected) in [("fg", "foreground"), ("stop", "foreground"), ("bg", "background")] {
+            shell.send(command)
+            #expect(shell.waitFor { $0["done"] == .string(command) } != nil, "\(shell.log)")
+            // Stopped by Ctrl-Z, the app cannot look: it stays as it was until `bg` continues it.
+            let moved = try await eventually(timeout: 10) { try state() == expected }
+            #expect(moved, "after \(command): \(String(describing: try? state()))")
+        }
+        shell.send("fg")
+        #expect(try await eventually(timeout: 10) { try state() == "foreground" })
+        shell.closeInput()
+        #expect(shell.waitFor { $0["exit"] != nil }?["exit"] == .int(0), "\(shell.log)")
+        #expect(shell.log.contains("goodbye"))
+    }
+
+    @Test("L9: an app that names its state at connect is not followed: started with & and saying foreground, it is")
+    func namedStateWins() async throws {
+        let daemon = try DaemonProcess(manifests: Self.exampleManifests)
+        try daemon.start()
+        try daemon.authorize("com.example.maps", "whileUsing")
+        let shell = try ScriptProcess(
+            [
+                "/usr/bin/python3", ScriptProcess.fixture("job_control.py"), Self.exampleApp, "--socket",
+                daemon.socketPath, "--seconds", "120", "--state", "foreground",
+            ],
+            logPath: daemon.directory.appendingPathComponent("job.log").path
+        )
+        defer { shell.stop() }
+        #expect(shell.waitFor("connected to \(daemon.socketPath) as com.example.maps"), "\(shell.log)")
+        #expect(try appEntry(daemon, "com.example.maps")?["state"] == .string("foreground"))
+        shell.closeInput()
+        #expect(shell.waitFor { $0["exit"] != nil }?["exit"] == .int(0), "\(shell.log)")
     }
 
     @Test("U5: liveUpdates(accuracy: .reduced) gets the grid cell under a precise grant, without accuracyLimited")
