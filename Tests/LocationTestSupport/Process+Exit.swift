@@ -32,11 +32,25 @@ extension Process {
                 return ProcessExit(status: terminationStatus, reason: terminationReason)
             }
         }
+        letGoOnceReaped()
         // WEXITED reports CLD_EXITED, CLD_KILLED or CLD_DUMPED; si_status is the exit code or the signal.
         return ProcessExit(
             status: info._sifields._sigchld.si_status,
             reason: info.si_code == CLD_EXITED ? .exit : .uncaughtSignal
         )
+    }
+
+    /// Lets Foundation drop the process once it has reaped the child.
+    ///
+    /// A started `Process` is kept alive by its own run-loop source until `waitUntilExit` clears it, and with it the
+    /// handles it gave the child: a log file, a pipe. Waited for only with `waitid`, every process a test ran kept
+    /// those descriptors open to the end of the suite, and the suite came to hold more than 1,300 at once. Past
+    /// about 1,360, the listing of /proc/self/fd fills the buffer Foundation's next `Process.run` reads it into,
+    /// and that read copies beyond its last entry: a crash in `memcpy`. Once the child is reaped (`isRunning` is
+    /// false), `waitUntilExit` returns at once and lets go; a watcher that missed the exit is not waited for.
+    private func letGoOnceReaped() {
+        guard eventually(timeout: 5, every: 0.005, { !isRunning }) else { return }
+        waitUntilExit()
     }
 
     /// Sends `signal` to the child unless it has exited, then waits for its exit; how it ended.
