@@ -17,7 +17,11 @@ struct GeoClueContractTests {
         #expect(location["error"] == nil, "\(location)\n\(running.agent?.log ?? "")")
         #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
         #expect(location["Longitude"] as? Double == GeoClueHarness.longitude, "\(location)")
-        #expect((location["Accuracy"] as? Double ?? 5000) < 5000, "\(location)")
+        // GeoClue 2.6 sends the first fix of whichever source answers first: its NMEA source's (a GGA without HDOP,
+        // which it reports as 0 m), or under load its Wi-Fi source's city-level 5000 m, which it also serves to an
+        // exact client. A radius of at most 5000 m, either way.
+        let accuracy = location["Accuracy"] as? Double ?? -1
+        #expect(accuracy >= 0 && accuracy <= 5000, "\(location)")
         // Neither source measures altitude, speed or heading: the sentinels say so.
         #expect(location["Altitude"] as? Double == -Double.greatestFiniteMagnitude, "\(location)")
         #expect(location["Speed"] as? Double == -1, "\(location)")
