@@ -36,6 +36,10 @@ final class ClientRun {
     static let endGrace = 2.0
 
     private let app: LocdApp
+    /// A `CreateSession` or `ResumeSession` of the run waits for locd's reply.
+    private var sessionOnItsWay = false
+    /// The run's `InvalidateSession` waits for locd's reply.
+    private var endOnItsWay = false
     /// `nil` for what the grant allows, `.reduced` for the grid cell; may change while the run goes on (G12).
     private var accuracy: LocationUpdate.DesiredAccuracy?
     private let decided: (ClientRun, Outcome) -> Void
@@ -92,6 +96,16 @@ final class ClientRun {
         if session != nil { endSession() }
     }
 
+    /// ``endGrace`` after a stop that ends the session: the run is cut short, unless the session or its end is still
+    /// on its way from locd. A session on its way must be ended when it comes (``sessionMade(_:on:)``), and an end
+    /// must be answered: cut short, the run would let its connection close first, and the session would linger for
+    /// locd's relaunch window though the client's `Stop` was answered (a loaded locd answers after the grace). A
+    /// connection that fails answers both.
+    func cutShort() {
+        if isStopped && endsSession && (sessionOnItsWay || endOnItsWay) { return }
+        cancel()
+    }
+
     /// Finishes the run if it has not: its connections closed, what waits for it run.
     func cancel() {
         updates?.close()
@@ -137,8 +151,10 @@ final class ClientRun {
                     && lingering.fullAccuracyPurposeKey == nil && app.claim(lingering.id)
             else { continue }
             // Another process of the app may have taken it since that Hello: then try the next.
+            sessionOnItsWay = true
             return Self.callDecided(control, "io.locd.App.ResumeSession", ["id": .string(lingering.id)]) {
                 [self] reply in
+                sessionOnItsWay = false
                 if case .success(let reply) = reply, reply.error == nil {
                     sessionMade(reply.parameters, on: control)
                 } else {
@@ -146,8 +162,10 @@ final class ClientRun {
                 }
             }
         }
+        sessionOnItsWay = true
         Self.callDecided(control, "io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) {
             [self] reply in
+            sessionOnItsWay = false
             switch Self.parameters(of: reply) {
             case .success(let parameters): sessionMade(parameters, on: control)
             case .failure(let error): refuse(error)
@@ -363,8 +381,10 @@ final class ClientRun {
     /// A new `whenInUse` session in place of one locd no longer has (its relaunch window closed while locd was
     /// away, or it was never stored): the started client goes on with it.
     private func recreate(on control: LocdLink) {
+        sessionOnItsWay = true
         Self.callDecided(control, "io.locd.App.CreateSession", ["authorization": .string("whenInUse")]) {
             [self] reply in
+            sessionOnItsWay = false
             switch Self.parameters(of: reply) {
             case .success(let parameters):
                 guard let id = parameters["session"]?["id"]?.stringValue else {
@@ -374,9 +394,10 @@ final class ClientRun {
                 _ = app.claim(id)
                 guard !isStopped else {
                     // A stop came meanwhile and ended the old id: this one ends too.
-                    control.send("io.locd.App.InvalidateSession", ["id": .string(id)])
                     app.release(id)
-                    if updates == nil { finish() }
+                    invalidate(id, on: control) { [self] in
+                        if updates == nil { finish() }
+                    }
                     return
                 }
                 session = id
@@ -400,9 +421,10 @@ final class ClientRun {
         cancel()
     }
 
-    /// Ends the session on the control connection, with no reply asked: the stream bound to it ends with its final
-    /// reply (U18), and the run finishes then, or at once without a stream. A later call on the connection comes
-    /// after it, and closing the connection after it still ends the session (locd reads what was sent first).
+    /// Ends the session on the control connection: the stream bound to it ends with its final reply (U18), and the
+    /// run finishes then, or without a stream once locd has answered the end. The answer is waited for because a
+    /// call sent behind one locd is still carrying out (the `CreateSession` whose stored reply has not come) waits
+    /// its turn, and a connection closed meanwhile takes it away unheard: the session would linger (G6).
     private func endSession() {
         guard let session, !endingSession else {
             // Ending already (or nothing to end): done once no stream is left to end with it.
@@ -412,8 +434,18 @@ final class ClientRun {
         endingSession = true
         app.control { [self] result in
             guard case .success(let control) = result else { return cancel() }
-            control.send("io.locd.App.InvalidateSession", ["id": .string(session)])
-            if updates == nil { finish() }
+            invalidate(session, on: control) { [self] in
+                if updates == nil { finish() }
+            }
+        }
+    }
+
+    /// Calls `InvalidateSession` for `id`; `then` runs once locd has answered, or the connection has failed.
+    private func invalidate(_ id: String, on control: LocdLink, then: @escaping () -> Void) {
+        endOnItsWay = true
+        control.call("io.locd.App.InvalidateSession", ["id": .string(id)]) { [self] _ in
+            endOnItsWay = false
+            then()
         }
     }
 

@@ -240,12 +240,13 @@ extension GeoClueService {
         updateInUse()
     }
 
-    /// Stops the client's run, if it has one, and cancels it should it not have finished ``ClientRun/endGrace`` later.
+    /// Stops the client's run, if it has one, and cuts it short should it not have finished ``ClientRun/endGrace``
+    /// later.
     private func stopRun(of client: GeoClueClient, endingSession: Bool) {
         guard let run = client.run else { return }
         client.run = nil
         run.stop(endingSession: endingSession)
-        if !run.isFinished { connection.after(ClientRun.endGrace) { run.cancel() } }
+        if !run.isFinished { connection.after(ClientRun.endGrace) { run.cutShort() } }
     }
 
     /// Unexports a client and what it holds; `endingSession` ends its locd session, else it lingers.

@@ -39,6 +39,29 @@ struct GeoClueUpdatesTests {
         #expect((reply["message"] as? String ?? "").contains("DeleteClient"), "\(reply)")
     }
 
+    @Test("G6: a Stop that comes before locd has made the session ends it once made, though locd answers late")
+    func stopBeforeTheSessionIsMade() throws {
+        let harness = try GeoClueHarness()
+        #expect(try harness.locctl(["auth", "test.allowed", "while-using"]).status == 0)
+        let locd = try #require(harness.locd?.process.processIdentifier)
+        let client = try harness.pythonRunning(["stop-early", "test.allowed"])
+        #expect(client.waitFor { $0["first"] != nil } != nil, "\(client.log)")
+        #expect(try eventually(timeout: 10) { try harness.sessions(of: "test.allowed").isEmpty })
+        // locd stops answering: the second client's CreateSession goes out on the peer's open connection and waits.
+        kill(locd, SIGSTOP)
+        defer { kill(locd, SIGCONT) }
+        client.send("go")
+        #expect(client.waitFor { $0["second"] != nil } != nil, "\(client.log)")
+        client.process.waitForExit()
+        // The peer has left. locd-geoclue's grace for a stopped run (ClientRun.endGrace, 2 s) runs out while locd is
+        // stopped: that timer is what is tested, so its length is waited out.
+        Thread.sleep(forTimeInterval: 3)
+        kill(locd, SIGCONT)
+        // locd now makes the session; locd-geoclue, still connected, ends it. Cut short, it lingered for 60 s.
+        let ended = try eventually(timeout: 10) { try harness.sessions(of: "test.allowed").isEmpty }
+        #expect(ended, "\((try? harness.locctl(["sessions"]).output) ?? "")\n\(harness.bridge?.log ?? "")")
+    }
+
     @Test("G8: a peer that floods Start and Stop gets a reply to every call, LimitsExceeded past the bound")
     func startStopFloodIsBounded() throws {
         let harness = try GeoClueHarness()

@@ -315,6 +315,19 @@ def main(mode, args):
         elif mode == "start-waiting":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             start_waiting(bus, path)
+        elif mode == "stop-early":
+            # A first client starts and stops, which leaves the peer a connection to locd for the app. On a line of
+            # input, a second client of the app starts and, before any answer, stops; then the peer leaves.
+            set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
+            call(bus, path, CLIENT, "Start")
+            call(bus, path, CLIENT, "Stop")
+            out({"first": "stopped"})
+            sys.stdin.readline()
+            (second,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None, "(o)").unpack()
+            set_property(bus, second, "DesktopId", GLib.Variant("s", args[0]))
+            bus.call(BUS_NAME, second, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, -1, None, None, None)
+            call(bus, second, CLIENT, "Stop")
+            out({"second": "stopped"})
         elif mode == "flood":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             out(flood(bus, path, int(args[1])))
