@@ -6,7 +6,7 @@ RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 RUN_SOCKET ?= $(CURDIR)/.run/io.locd
 LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
-.PHONY: build run test boot-test lint format bench bench-quick bench-build clean completions deb
+.PHONY: build run test boot-test lint format bench bench-quick bench-build clean completions deb deb-test
 
 build:
 	$(SWIFT) build
@@ -89,6 +89,11 @@ deb:
 		mv ../$$file $(DEB_DIR)/ || exit 1; \
 	done
 	@ls -l $(DEB_DIR)/*.deb
+
+# The packages of `make deb` installed, used, removed and purged on Debian 12 with GeoClue and no Swift, booted in a
+# container (Tests/System/deb-test.sh; skipped, with the reason, where it cannot run).
+deb-test:
+	Tests/System/deb-test.sh $(DEB_DIR)
 
 clean:
 	rm -rf .build .run
