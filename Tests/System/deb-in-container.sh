@@ -2,8 +2,8 @@
 # Runs inside the package test's container (deb-test.sh) as a oneshot service, with systemd as PID 1, on a Debian 12
 # root made by debootstrap: GeoClue 2.6 installed, no Swift. It does what an administrator does with the packages:
 # where-am-i served by GeoClue as an ordinary user; `apt install ./locd*.deb`, which removes GeoClue; where-am-i served
-# by locd on the first try; `apt remove` and `apt install geoclue-2.0`, and GeoClue serves it again; `apt purge`, which
-# leaves nothing of locd. Prints PASS/FAIL lines and, when every check passed, "ALL PASSED".
+# by locd on the first try; an upgrade to a rebuilt package; `apt remove` and `apt install geoclue-2.0`, and GeoClue
+# serves it again; `apt purge`, which leaves nothing of locd. Prints PASS/FAIL lines and, when every check passed, "ALL PASSED".
 # Argument: the shared work directory, with the packages.
 set -uo pipefail
 work=$1
@@ -42,6 +42,21 @@ install -D -m 0755 "$work/where-am-i" $where_am_i
 served_once_by /usr/bin/locd-geoclue "$work/locd.log"
 [ "$(systemctl is-active locd.service)" = active ] || fail "locd.service is not active"
 pass "where-am-i as $person was served by locd on the first try, from the receiver through gpsd"
+
+# An upgrade to a rebuilt package (deb-test.sh's, a higher version of the same files): the services that run restart,
+# a decision stays (the administrator's switch, stored), and the next GeoClue client is served. A GeoClue client that
+# runs across the upgrade is not checked: locd-geoclue's restart ends its client objects, as GeoClue's own restart does.
+locctl services off >/dev/null || fail "locctl services off"
+pid=$(systemctl show -P MainPID locd.service)
+[ "$pid" != 0 ] || fail "locd is not running before the upgrade"
+apt_get install --no-install-recommends "$work"/upgrade/locd*.deb
+case $(dpkg-query -W -f='${Version}' locd-geoclue) in *+rebuilt) ;; *) fail "locd-geoclue was not upgraded" ;; esac
+[ "$(systemctl show -P MainPID locd.service)" != "$pid" ] || fail "the upgrade did not restart locd"
+locctl status >"$work/status.txt" 2>&1 || fail "locctl status: $(cat "$work/status.txt")"
+grep -q 'Location services: off' "$work/status.txt" || fail "the switch was lost: $(cat "$work/status.txt")"
+locctl services on >/dev/null || fail "locctl services on"
+served_once_by /usr/bin/locd-geoclue "$work/upgraded.log"
+pass "an upgrade restarted locd; the switch set before it stayed, and where-am-i was served"
 
 apt_get remove locd locd-network locd-geoclue
 for unit in locd.socket locd.service locd-geoclue.service locd-network.socket; do

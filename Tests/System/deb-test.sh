@@ -2,8 +2,8 @@
 # The Debian packages (`make deb`, in .build/deb) on a Debian 12 machine that has GeoClue 2.6 and no Swift: a root made
 # by debootstrap, booted with systemd as PID 1 in systemd-nspawn. deb-in-container.sh, run there as a oneshot
 # service, checks where-am-i served by GeoClue, `apt install ./locd*.deb` removing GeoClue and where-am-i then served
-# by locd on the first try, `apt remove` and `apt install geoclue-2.0` giving GeoClue the name back, and
-# `apt purge` leaving nothing of locd behind.
+# by locd on the first try, an upgrade to a rebuilt package keeping a decision and the live session, `apt remove` and
+# `apt install geoclue-2.0` giving GeoClue the name back, and `apt purge` leaving nothing of locd behind.
 #
 # Usage: Tests/System/deb-test.sh [DEB_DIR]     (default .build/deb)
 # Needs root, systemd-nspawn (as the boot test, Tests/System/container.sh) and debootstrap; the first run makes the
@@ -63,6 +63,16 @@ mkdir -p "$work/root"
 tar -C "$work/root" -xf "$root_tar"
 cp "$debs"/locd*.deb Tests/System/deb-in-container.sh Tests/System/geoclue-machine.sh Tests/System/nmea_feeder.py \
     Tests/System/checks.sh "$work/"
+# The next upgrade: each package rebuilt as a higher version of the same files, the packages' own dependencies on
+# each other (locd (= VERSION)) following.
+mkdir -p "$work/upgrade"
+for deb in "$work"/locd*.deb; do
+    tree=$(mktemp -d "$work/rebuilt.XXXXXX")
+    dpkg-deb -R "$deb" "$tree"
+    sed -i -e 's/^Version: \(.*\)$/Version: \1+rebuilt/' -e 's/locd (= \([^)]*\))/locd (= \1+rebuilt)/' "$tree/DEBIAN/control"
+    dpkg-deb -Znone -b "$tree" "$work/upgrade/" >/dev/null
+    rm -rf "$tree"
+done
 cat > "$work/root/etc/systemd/system/locd-deb-test.target" <<UNIT
 [Unit]
 Description=locd package test
