@@ -6,7 +6,7 @@ RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 RUN_SOCKET ?= $(CURDIR)/.run/io.locd
 LOCCTL = LOCD_SOCKET=$(RUN_SOCKET) $(BIN)/locctl
 
-.PHONY: build run test boot-test lint format bench bench-quick bench-build clean completions
+.PHONY: build run test boot-test lint format bench bench-quick bench-build clean completions deb deb-test
 
 build:
 	$(SWIFT) build
@@ -73,6 +73,27 @@ completions: build
 	$(BIN)/locctl --generate-completion-script bash > .build/completions/locctl.bash
 	$(BIN)/locctl --generate-completion-script zsh > .build/completions/_locctl
 	$(BIN)/locctl --generate-completion-script fish > .build/completions/locctl.fish
+
+# The Debian packages locd, locd-network and locd-geoclue (debian/), in .build/deb. The dependencies are resolved
+# first, here, as for `swift build` (from SwiftPM's cache or the network); the package build itself then runs with no
+# network and no home directory, from .build/checkouts (debian/rules). dpkg-buildpackage writes to the parent folder:
+# what it made there is moved to .build/deb.
+DEB_DIR = .build/deb
+deb:
+	[ -d .build/checkouts ] && [ -f Package.resolved ] || $(SWIFT) package resolve
+	env -u HOME dpkg-buildpackage -us -uc -b
+	@mkdir -p $(DEB_DIR)
+	@version=$$(dpkg-parsechangelog -SVersion) arch=$$(dpkg-architecture -qDEB_HOST_ARCH) && \
+	for file in $$(sed -n '/^Files:/,/^[^ ]/s/^ .* \([^ ]*\)$$/\1/p' ../locd_$${version}_$${arch}.changes) \
+		locd_$${version}_$${arch}.changes; do \
+		mv ../$$file $(DEB_DIR)/ || exit 1; \
+	done
+	@ls -l $(DEB_DIR)/*.deb
+
+# The packages of `make deb` installed, used, removed and purged on Debian 12 with GeoClue and no Swift, booted in a
+# container (Tests/System/deb-test.sh; skipped, with the reason, where it cannot run).
+deb-test:
+	Tests/System/deb-test.sh $(DEB_DIR)
 
 clean:
 	rm -rf .build .run

@@ -18,12 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-skip() { echo "boot-test: SKIPPED: $*"; exit 0; }
-[ "$(id -u)" = 0 ] || skip "needs root to boot a container"
-command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (Debian: systemd-container)"
-[ -d /sys/fs/cgroup ] || skip "no cgroup file system"
-[ -w /sys/fs/cgroup/systemd ] || [ -w /sys/fs/cgroup/unified ] || [ -w /sys/fs/cgroup/cgroup.procs ] ||
-    skip "the cgroup file system is read-only here, so the test cannot give the container a cgroup of its own"
+test_name=locd-boot-test
+source Tests/System/container.sh
+container_checks
 
 build=$(cd "${1:-.build/debug}" && pwd)
 for binary in locd locctl locd-geoclue locd-network locd-agent; do
@@ -32,34 +29,14 @@ done
 swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 
 work=$(mktemp -d /var/tmp/locd-boot.XXXXXX)
-cgroups=()
 cleanup() {
     local status=$?
-    # Leave the test cgroups before removing them (deepest first).
-    for group in "${cgroups[@]}"; do
-        parent=$(dirname "$group")
-        echo $$ > "$parent/cgroup.procs" 2>/dev/null || true
-        find "$group" -depth -type d -exec rmdir {} \; 2>/dev/null || true
-    done
-    rm -rf /run/systemd/nspawn/locd-boot* 2>/dev/null || true
+    container_leave_cgroup locd-boot
     rm -rf "$work"
     exit $status
 }
 trap cleanup EXIT
-
-# A cgroup of our own in every hierarchy that names systemd (hybrid: name=systemd and unified; v2: the root).
-for hierarchy in systemd unified; do
-    if [ -d "/sys/fs/cgroup/$hierarchy" ] && [ -w "/sys/fs/cgroup/$hierarchy" ]; then
-        mkdir -p "/sys/fs/cgroup/$hierarchy/locd-boot-test"
-        echo $$ > "/sys/fs/cgroup/$hierarchy/locd-boot-test/cgroup.procs"
-        cgroups+=("/sys/fs/cgroup/$hierarchy/locd-boot-test")
-    fi
-done
-if [ ${#cgroups[@]} -eq 0 ] && [ -f /sys/fs/cgroup/cgroup.procs ]; then
-    mkdir -p /sys/fs/cgroup/locd-boot-test
-    echo $$ > /sys/fs/cgroup/locd-boot-test/cgroup.procs
-    cgroups+=(/sys/fs/cgroup/locd-boot-test)
-fi
+container_enter_cgroup
 
 # The project's units, pointing at the binaries bound under /opt/locd (DynamicUser-style PrivateTmp and
 # ProtectSystem=strict forbid /tmp; the container's /usr is the host's, read-only).
@@ -227,7 +204,8 @@ awk '/To switch a machine from GeoClue/ { found = 1 } found && /^```sh/ { block 
     README.md | grep -v 'make install' | sed 's/^sudo //' >"$switch/switch.txt"
 sed -n 's/^Back to GeoClue, one command: `sudo \([^`]*\)`.*/\1/p' README.md >"$switch/switch-back.txt"
 [ -s "$switch/switch.txt" ] && [ -s "$switch/switch-back.txt" ] || { echo "boot-test: README's switch not found" >&2; exit 1; }
-cp Tests/System/switch-from-geoclue.sh Tests/System/nmea_feeder.py Tests/System/checks.sh "$switch/"
+cp Tests/System/switch-from-geoclue.sh Tests/System/geoclue-machine.sh Tests/System/nmea_feeder.py Tests/System/checks.sh \
+    "$switch/"
 cat > "$switch/units/locd-switch.target" <<UNIT
 [Unit]
 Description=locd boot test: the switch from GeoClue

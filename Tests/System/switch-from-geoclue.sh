@@ -20,68 +20,11 @@ fail() {
     exit 1
 }
 source "$work/checks.sh"
-# where-am-i as the person: no groups, no capabilities, as a desktop's client runs. Its output goes to $1. Run in
-# the background, its pid is where-am-i's.
-where_am_i() {
-    local log=$1
-    shift
-    exec setpriv --reuid=$person --regid=$person --clear-groups --inh-caps=-all --bounding-set=-all \
-        $where_am_i "$@" >"$log" 2>&1
-}
-latitudes() {
-    local count
-    count=$(grep -c '^Latitude:' "$1" 2>/dev/null)
-    echo "${count:-0}"
-}
-# The process that owns org.freedesktop.GeoClue2 now.
-owner_exe() {
-    local pid
-    pid=$(busctl --system status org.freedesktop.GeoClue2 2>/dev/null | sed -n 's/^PID=//p')
-    [ -n "$pid" ] && readlink "/proc/$pid/exe"
-}
-
-# The machine: GeoClue as Debian installs it (its unit, bus policy and activation file are this machine's), and a GPS
-# receiver on it: an NMEA stream (nmea_feeder.py) that GeoClue reads from its nmea-socket, and that gpsd, installed and
-# socket-activated as Debian sets it up, reads as its device. where-am-i is a system component in GeoClue's
-# configuration (no agent asked), as an administrator might have set it up.
-useradd --uid 61001 --create-home $person 2>/dev/null || fail "useradd $person"
-python3 "$work/nmea_feeder.py" /run/nmea.sock 10110 >"$work/nmea.log" 2>&1 &
-wait_for 10 'grep -q ready "$work/nmea.log"' || fail "the NMEA feeder did not start: $(cat "$work/nmea.log")"
-cat >/etc/geoclue/geoclue.conf <<CONF
-[agent]
-whitelist=geoclue-demo-agent;gnome-shell
-[network-nmea]
-enable=true
-nmea-socket=/run/nmea.sock
-[3g]
-enable=false
-[cdma]
-enable=false
-[modem-gps]
-enable=false
-[wifi]
-enable=false
-[compass]
-enable=false
-[geoclue-where-am-i]
-allowed=true
-system=true
-users=
-CONF
-printf '%s\n' 'DEVICES="tcp://127.0.0.1:10110"' 'GPSD_OPTIONS="-n"' 'USBAUTO="false"' >/etc/default/gpsd
-systemctl start gpsd.socket || fail "gpsd.socket"
-# GeoClue gives no client a location until an agent of the client's user is there: the person's desktop runs GeoClue's
-# demo agent (its XDG autostart entry), here in a session bus of its own.
-setpriv --reuid=$person --regid=$person --init-groups env HOME=/home/$person \
-    dbus-run-session -- /usr/libexec/geoclue-2.0/demos/agent >"$work/agent.log" 2>&1 &
+source "$work/geoclue-machine.sh"
+# The machine: GeoClue as Debian installs it, a GPS receiver that GeoClue and gpsd read, and the person's agent.
+geoclue_machine
 [ "$(systemctl is-active geoclue.service)" = inactive ] || fail "GeoClue ran before any client"
-where_am_i "$work/geoclue-first.log" -t 20 -a 8 &
-client=$!
-wait_for 30 '[ "$(latitudes "$work/geoclue-first.log")" -ge 1 ]' || fail "GeoClue did not serve where-am-i: $(cat "$work/geoclue-first.log")"
-grep -q '^Latitude: *52.516275' "$work/geoclue-first.log" || fail "GeoClue served: $(cat "$work/geoclue-first.log")"
-[ "$(owner_exe)" = /usr/libexec/geoclue ] || fail "org.freedesktop.GeoClue2 is owned by $(owner_exe)"
-kill $client 2>/dev/null
-wait $client
+served_once_by /usr/libexec/geoclue "$work/geoclue-first.log"
 pass "GeoClue 2.6 served where-am-i as $person from the receiver"
 
 # make install, as README says (the binaries are built already: BUILD names them).
@@ -128,12 +71,7 @@ while IFS= read -r command; do
     bash -c "$command" >"$work/command.log" 2>&1 || fail "README's \"$command\" failed: $(cat "$work/command.log")"
     pass "README: $command"
 done <"$work/switch-back.txt"
-where_am_i "$work/geoclue-again.log" -t 20 -a 8 &
-client=$!
-wait_for 30 '[ "$(latitudes "$work/geoclue-again.log")" -ge 1 ]' || fail "GeoClue did not serve where-am-i again: $(cat "$work/geoclue-again.log")"
-[ "$(owner_exe)" = /usr/libexec/geoclue ] || fail "org.freedesktop.GeoClue2 is owned by $(owner_exe)"
-kill $client 2>/dev/null
-wait $client
+served_once_by /usr/libexec/geoclue "$work/geoclue-again.log"
 pass "switched back: GeoClue served where-am-i again"
 
 echo "ALL PASSED"

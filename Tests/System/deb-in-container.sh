@@ -1,0 +1,83 @@
+#!/bin/bash
+# Runs inside the package test's container (deb-test.sh) as a oneshot service, with systemd as PID 1, on a Debian 12
+# root made by debootstrap: GeoClue 2.6 installed, no Swift. It does what an administrator does with the packages:
+# where-am-i served by GeoClue as an ordinary user; `apt install ./locd*.deb`, which removes GeoClue; where-am-i served
+# by locd on the first try; an upgrade to a rebuilt package; `apt remove` and `apt install geoclue-2.0`, and GeoClue
+# serves it again; `apt purge`, which leaves nothing of locd. Prints PASS/FAIL lines and, when every check passed, "ALL PASSED".
+# Argument: the shared work directory, with the packages.
+set -uo pipefail
+work=$1
+person=alice
+where_am_i=/usr/libexec/geoclue-2.0/demos/where-am-i
+
+fail() {
+    echo "FAIL: $*"
+    systemctl status locd.socket locd.service locd-geoclue.service geoclue.service --no-pager 2>&1 | head -40
+    journalctl -u locd.service -u locd-geoclue.service -u geoclue.service -u dbus.service --no-pager 2>&1 | tail -40
+    exit 1
+}
+source "$work/checks.sh"
+source "$work/geoclue-machine.sh"
+apt_get() {
+    apt-get -y -q -o Dpkg::Use-Pty=0 "$@" >"$work/apt.log" 2>&1 || fail "apt-get $*: $(tail -20 "$work/apt.log")"
+}
+
+! command -v swift >/dev/null || fail "Swift is on this machine"
+geoclue_machine
+served_once_by /usr/libexec/geoclue "$work/geoclue-first.log"
+pass "GeoClue 2.6 served where-am-i as $person from the receiver"
+
+# where-am-i is GeoClue's demo, whose package asks for GeoClue's own build and goes with it: the test keeps a copy, at
+# its place (the manifest names that executable), to ask locd-geoclue with.
+cp -a $where_am_i "$work/where-am-i"
+apt_get install --no-install-recommends "$work"/locd_*.deb "$work"/locd-network_*.deb "$work"/locd-geoclue_*.deb
+pass "apt install ./locd*.deb"
+dpkg-query -W -f='${Status}' geoclue-2.0 2>/dev/null | grep -q 'install ok installed' && fail "geoclue-2.0 is still installed"
+[ ! -e /usr/libexec/geoclue ] || fail "GeoClue's daemon is still there"
+[ "$(systemctl is-enabled locd.socket)" = enabled ] || fail "locd.socket is not enabled"
+[ "$(systemctl is-active locd.socket)" = active ] || fail "locd.socket is not listening"
+[ "$(systemctl is-active locd.service)" = inactive ] || fail "locd ran before any client"
+pass "GeoClue was removed; locd.socket is enabled and listening, locd waits for its first client"
+install -D -m 0755 "$work/where-am-i" $where_am_i
+served_once_by /usr/bin/locd-geoclue "$work/locd.log"
+[ "$(systemctl is-active locd.service)" = active ] || fail "locd.service is not active"
+pass "where-am-i as $person was served by locd on the first try, from the receiver through gpsd"
+
+# An upgrade to a rebuilt package (deb-test.sh's, a higher version of the same files): the services that run restart,
+# a decision stays (the administrator's switch, stored), and the next GeoClue client is served. A GeoClue client that
+# runs across the upgrade is not checked: locd-geoclue's restart ends its client objects, as GeoClue's own restart does.
+locctl services off >/dev/null || fail "locctl services off"
+pid=$(systemctl show -P MainPID locd.service)
+[ "$pid" != 0 ] || fail "locd is not running before the upgrade"
+apt_get install --no-install-recommends "$work"/upgrade/locd*.deb
+case $(dpkg-query -W -f='${Version}' locd-geoclue) in *+rebuilt) ;; *) fail "locd-geoclue was not upgraded" ;; esac
+[ "$(systemctl show -P MainPID locd.service)" != "$pid" ] || fail "the upgrade did not restart locd"
+locctl status >"$work/status.txt" 2>&1 || fail "locctl status: $(cat "$work/status.txt")"
+grep -q 'Location services: off' "$work/status.txt" || fail "the switch was lost: $(cat "$work/status.txt")"
+locctl services on >/dev/null || fail "locctl services on"
+served_once_by /usr/bin/locd-geoclue "$work/upgraded.log"
+pass "an upgrade restarted locd; the switch set before it stayed, and where-am-i was served"
+
+apt_get remove locd locd-network locd-geoclue
+for unit in locd.socket locd.service locd-geoclue.service locd-network.socket; do
+    [ "$(systemctl is-active $unit)" != active ] || fail "$unit is still active after apt remove"
+done
+[ ! -e /usr/share/dbus-1/system-services/org.freedesktop.GeoClue2.service ] || fail "locd-geoclue's activation file stayed"
+pass "apt remove stopped locd and locd-geoclue"
+apt_get install --no-install-recommends geoclue-2.0
+install -D -m 0755 "$work/where-am-i" $where_am_i
+served_once_by /usr/libexec/geoclue "$work/geoclue-again.log"
+pass "apt install geoclue-2.0: GeoClue served where-am-i again"
+
+apt_get purge locd locd-network locd-geoclue
+left=$(dpkg-query -W -f='${Package} ${Status}\n' 'locd*' 2>/dev/null | grep -v 'not-installed')
+[ -z "$left" ] || fail "packages left: $left"
+for user in locd locd-geoclue locd-network; do
+    ! getent passwd $user >/dev/null || fail "the user $user is still there"
+    ! getent group $user >/dev/null || fail "the group $user is still there"
+done
+left=$(find /etc /usr /lib /var /run -name '*locd*' -not -path "$work*" -not -name '*locd-deb-test*' 2>/dev/null)
+[ -z "$left" ] || fail "files left: $left"
+pass "apt purge left no package, user, group, file, unit or link of locd"
+
+echo "ALL PASSED"
