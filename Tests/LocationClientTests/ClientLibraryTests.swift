@@ -533,19 +533,25 @@ struct ClientLibraryTests {
         #expect(try sessions(daemon, "com.example.maps").isEmpty)
     }
 
-    @Test("L9: an app started with & on a terminal is in the background; fg, Ctrl-Z and bg move it, as job control")
-    func terminalJobControl() async throws {
-        let daemon = try DaemonProcess(manifests: Self.exampleManifests)
+    /// A daemon that lets `com.example.maps` in and authorizes it, and the example app as a shell's job on a
+    /// terminal of its own, started as `locd-example … &` (`job_control.py` reads `fg`, `stop` and `bg`).
+    static func exampleAppInBackground(_ arguments: [String] = []) throws -> (DaemonProcess, ScriptProcess) {
+        let daemon = try DaemonProcess(manifests: exampleManifests)
         try daemon.start()
         try daemon.authorize("com.example.maps", "whileUsing")
-        // The example app as a shell's job on a terminal of its own, started as `locd-example … &`.
         let shell = try ScriptProcess(
             [
-                "/usr/bin/python3", ScriptProcess.fixture("job_control.py"), Self.exampleApp, "--socket",
-                daemon.socketPath, "--seconds", "120",
-            ],
+                "/usr/bin/python3", ScriptProcess.fixture("job_control.py"), exampleApp, "--socket", daemon.socketPath,
+                "--seconds", "120",
+            ] + arguments,
             logPath: daemon.directory.appendingPathComponent("job.log").path
         )
+        return (daemon, shell)
+    }
+
+    @Test("L9: an app started with & on a terminal is in the background; fg, Ctrl-Z and bg move it, as job control")
+    func terminalJobControl() async throws {
+        let (daemon, shell) = try Self.exampleAppInBackground()
         defer { shell.stop() }
         let state = { try appEntry(daemon, "com.example.maps")?["state"]?.stringValue }
         #expect(shell.waitFor("connected to \(daemon.socketPath) as com.example.maps"), "\(shell.log)")
@@ -567,16 +573,7 @@ struct ClientLibraryTests {
 
     @Test("L9: an app that names its state at connect is not followed: started with & and saying foreground, it is")
     func namedStateWins() async throws {
-        let daemon = try DaemonProcess(manifests: Self.exampleManifests)
-        try daemon.start()
-        try daemon.authorize("com.example.maps", "whileUsing")
-        let shell = try ScriptProcess(
-            [
-                "/usr/bin/python3", ScriptProcess.fixture("job_control.py"), Self.exampleApp, "--socket",
-                daemon.socketPath, "--seconds", "120", "--state", "foreground",
-            ],
-            logPath: daemon.directory.appendingPathComponent("job.log").path
-        )
+        let (daemon, shell) = try Self.exampleAppInBackground(["--state", "foreground"])
         defer { shell.stop() }
         #expect(shell.waitFor("connected to \(daemon.socketPath) as com.example.maps"), "\(shell.log)")
         #expect(try appEntry(daemon, "com.example.maps")?["state"] == .string("foreground"))

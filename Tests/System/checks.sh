@@ -1,5 +1,5 @@
-# What both in-container scripts of the boot test report and wait with; each defines its own fail(), which says
-# what of its units to show. Sourced, not run.
+# What the in-container scripts of the boot and package tests report and wait with; fail(), which says what of the
+# units to show, is the sourcing script's own (geoclue-machine.sh has the one for GeoClue's). Sourced, not run.
 pass() { echo "PASS: $*"; }
 # Polls a condition (a shell command) every 50 ms until it holds or SECONDS run out.
 wait_for() {

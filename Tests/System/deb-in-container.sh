@@ -7,17 +7,8 @@
 # Argument: the shared work directory, with the packages.
 set -uo pipefail
 work=$1
-person=alice
-where_am_i=/usr/libexec/geoclue-2.0/demos/where-am-i
-
-fail() {
-    echo "FAIL: $*"
-    systemctl status locd.socket locd.service locd-geoclue.service geoclue.service --no-pager 2>&1 | head -40
-    journalctl -u locd.service -u locd-geoclue.service -u geoclue.service -u dbus.service --no-pager 2>&1 | tail -40
-    exit 1
-}
-source "$work/checks.sh"
 source "$work/geoclue-machine.sh"
+source "$work/checks.sh"
 apt_get() {
     apt-get -y -q -o Dpkg::Use-Pty=0 "$@" >"$work/apt.log" 2>&1 || fail "apt-get $*: $(tail -20 "$work/apt.log")"
 }

@@ -1,7 +1,17 @@
 # What the in-container scripts of the switch from GeoClue (switch-from-geoclue.sh) and of the package test
-# (deb-in-container.sh) share: the person, where-am-i run as them, and a machine where GeoClue 2.6 serves where-am-i
-# from a GPS receiver. Sourced, not run, after checks.sh and the script's own fail(); needs $work, $person and
-# $where_am_i set.
+# (deb-in-container.sh) share: the person, where-am-i run as them, what a failure shows, and a machine where
+# GeoClue 2.6 serves where-am-i from a GPS receiver. Sourced, not run, before checks.sh (whose checks call fail);
+# needs $work set.
+person=alice
+where_am_i=/usr/libexec/geoclue-2.0/demos/where-am-i
+
+fail() {
+    echo "FAIL: $*"
+    systemctl status locd.socket locd.service locd-geoclue.service geoclue.service --no-pager 2>&1 | head -40
+    journalctl -u locd.service -u locd-geoclue.service -u geoclue.service -u dbus.service --no-pager 2>&1 | tail -40
+    exit 1
+}
+
 # where-am-i as the person: no groups, no capabilities, as a desktop's client runs. Its output goes to $1. Run in
 # the background, its pid is where-am-i's.
 where_am_i() {

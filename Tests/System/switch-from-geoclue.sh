@@ -10,17 +10,8 @@ set -uo pipefail
 work=$1
 checkout=$2
 build=$3
-person=alice
-where_am_i=/usr/libexec/geoclue-2.0/demos/where-am-i
-
-fail() {
-    echo "FAIL: $*"
-    systemctl status locd.socket locd.service locd-geoclue.service geoclue.service --no-pager 2>&1 | head -40
-    journalctl -u locd.service -u locd-geoclue.service -u geoclue.service -u dbus.service --no-pager 2>&1 | tail -40
-    exit 1
-}
-source "$work/checks.sh"
 source "$work/geoclue-machine.sh"
+source "$work/checks.sh"
 # The machine: GeoClue as Debian installs it, a GPS receiver that GeoClue and gpsd read, and the person's agent.
 geoclue_machine
 [ "$(systemctl is-active geoclue.service)" = inactive ] || fail "GeoClue ran before any client"
