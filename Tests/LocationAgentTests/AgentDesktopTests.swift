@@ -85,6 +85,41 @@ struct AgentDesktopTests {
     }
 
     @Test(
+        """
+        N2: a person sees the prompt and its choices on the display (dunst's menu in dmenu), types one, and it is the \
+        answer; the screenshot goes to $LOCD_SCREENSHOTS when set (USAGE's image)
+        """,
+        .enabled(if: hasDesktop && XDisplay.hasMenuTools, "needs dunst, Xvfb, dmenu, xdotool and ImageMagick")
+    )
+    func seenAndTypedOnTheDisplay() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        // An icon by path: the test's session has no icon theme in its data directories.
+        let icon = "/usr/share/icons/Adwaita/48x48/actions/find-location-symbolic.symbolic.png"
+        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=\(icon)\n")
+        try desktop.startDunst()
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+        let maps = try asking("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        let menu = try desktop.openMenuOnDisplay()
+        #expect(menu.contains("#Allow While Using App (Allow “Maps” to use your location?)"), "\(menu)")
+        // dmenu's six lines at the bottom of the 1024 × 600 display are drawn once they have more than a background.
+        let display = desktop.display
+        #expect(eventually { ((try? display.colours(x: 0, y: 440, width: 1024, height: 160)) ?? 0) > 2 })
+        let screenshot = desktop.directory.at("prompt.png")
+        try display.screenshot(to: screenshot)
+        if let folder = ProcessInfo.processInfo.environment["LOCD_SCREENSHOTS"], !folder.isEmpty {
+            try? FileManager.default.removeItem(atPath: folder + "/locd-agent-prompt.png")
+            try FileManager.default.copyItem(atPath: screenshot, toPath: folder + "/locd-agent-prompt.png")
+        }
+        try display.type("while using")
+        #expect(eventually { (try? authorization("com.ex.maps", daemon))?["status"] == .string("authorizedWhenInUse") })
+        #expect(desktop.waitForDisplayed(0))
+        #expect(!display.hasWindow(ofClass: "dmenu"))
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
         "N2: Precise: On flips the notification in place to Off, and the answer then gives reduced accuracy",
         .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
     )

@@ -34,10 +34,45 @@ package final class XDisplay {
         directory.remove()
     }
 
+    /// Whether this machine can show a menu on the display and answer it from the keyboard: dmenu (suckless-tools),
+    /// xdotool, and ImageMagick's `import` for the screenshot (`.ci/install-deps --tests`).
+    package static let hasMenuTools = ["/usr/bin/dmenu", "/usr/bin/xdotool", "/usr/bin/import"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
     /// A screenshot of the whole display, as a PNG at `path` (ImageMagick's `import`).
     package func screenshot(to path: String) throws {
         let shot = try ChildProcess(["/usr/bin/import", "-window", "root", "-display", name, path])
         guard shot.status == 0 else { throw StandInFailure("import failed: \(shot.output)") }
+    }
+
+    /// How many colours the rectangle of the display at `x`, `y` of `width` by `height` pixels has: 1 while nothing is
+    /// drawn there, more once text is.
+    package func colours(x: Int, y: Int, width: Int, height: Int) throws -> Int {
+        let count = try ChildProcess([
+            "/usr/bin/import", "-window", "root", "-display", name, "-crop", "\(width)x\(height)+\(x)+\(y)",
+            "-format", "%k", "info:",
+        ])
+        guard count.status == 0, let colours = Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw StandInFailure("import failed: \(count.output)")
+        }
+        return colours
+    }
+
+    /// Types `text` on the display's keyboard, then Return (xdotool's XTEST events, as keys a person presses).
+    package func type(_ text: String) throws {
+        for arguments in [["type", "--delay", "20", text], ["key", "Return"]] {
+            let keys = try ChildProcess(["/usr/bin/xdotool"] + arguments, environment: ["DISPLAY": name])
+            guard keys.status == 0 else { throw StandInFailure("xdotool \(arguments[0]) failed: \(keys.output)") }
+        }
+    }
+
+    /// Whether a window of the X class `windowClass` is on the display (xdotool).
+    package func hasWindow(ofClass windowClass: String) -> Bool {
+        let search = try? ChildProcess(
+            ["/usr/bin/xdotool", "search", "--onlyvisible", "--class", windowClass],
+            environment: ["DISPLAY": name]
+        )
+        return search?.status == 0
     }
 }
 
@@ -174,8 +209,8 @@ package final class Desktop {
                 min_icon_size = 48
                 max_icon_size = 64
             [urgency_critical]
-                background = "#222222"
-                foreground = "#ffffff"
+                background = "#f6f5f4"
+                foreground = "#1e1e1e"
                 frame_color = "#3d8fd1"
                 timeout = 0
             [urgency_low]
@@ -183,7 +218,15 @@ package final class Desktop {
 
             """ + (showingUse ? "" : "[in_use]\n    msg_urgency = low\n    skip_display = true\n")
         )
-        try start(["/usr/bin/dunst", "-config", directory.at("dunstrc")], log: "dunst.log")
+        // dunst with the system's data directories, as in a real session: GdkPixbuf finds an icon file's type in
+        // shared-mime-info's database there (the session's own XDG_DATA_DIRS keeps the system's apps from the agent).
+        try start(
+            [
+                "/usr/bin/env", "XDG_DATA_DIRS=/usr/local/share:/usr/share", "/usr/bin/dunst", "-config",
+                directory.at("dunstrc"),
+            ],
+            log: "dunst.log"
+        )
         guard eventually(timeout: 20, every: 0.05, { (try? displayed()) != nil }) else {
             throw StandInFailure(
                 "dunst did not start: \((try? String(contentsOfFile: directory.at("dunst.log"), encoding: .utf8)) ?? "")"
@@ -253,6 +296,17 @@ package final class Desktop {
         guard eventually(timeout: 20, every: 0.02, { menus.count > before }) else {
             throw StandInFailure("dunst opened no menu")
         }
+        return menus[before]
+    }
+
+    /// Opens dunst's context menu (`dunstctl context`) in dmenu, drawn at the bottom of the display for the person to
+    /// answer from the keyboard (``XDisplay/type(_:)``), and waits until its window is there; the menu dunst offered.
+    package func openMenuOnDisplay() throws -> String {
+        let before = menus.count
+        try write("menu", "/usr/bin/dmenu -b -l 6 -i -fn 'DejaVu Sans-13' -p 'Location Services'")
+        try start(["/usr/bin/dunstctl", "context"], log: "context.log")
+        guard eventually(timeout: 20, every: 0.05, { menus.count > before && display.hasWindow(ofClass: "dmenu") })
+        else { throw StandInFailure("dunst opened no menu on the display") }
         return menus[before]
     }
 

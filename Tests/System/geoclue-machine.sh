@@ -39,7 +39,7 @@ owner_exe() {
 geoclue_machine() {
     useradd --uid 61001 --create-home $person 2>/dev/null || fail "useradd $person"
     python3 "$work/nmea_feeder.py" /run/nmea.sock 10110 >"$work/nmea.log" 2>&1 &
-    wait_for 10 'grep -q ready "$work/nmea.log"' || fail "the NMEA feeder did not start: $(cat "$work/nmea.log")"
+    wait_for 10 'grep -qs ready "$work/nmea.log"' || fail "the NMEA feeder did not start: $(cat "$work/nmea.log")"
     cat >/etc/geoclue/geoclue.conf <<CONF
 [agent]
 whitelist=geoclue-demo-agent;gnome-shell

@@ -95,7 +95,7 @@ where=$work/where-am-i.log
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
     /usr/libexec/geoclue-2.0/demos/where-am-i -t 30 -a 8 >"$where" 2>&1 &
 where_pid=$!
-wait_for 20 'grep -q "^Longitude:" "$where"' || {
+wait_for 20 'grep -qs "^Longitude:" "$where"' || {
     systemctl status locd-geoclue.service --no-pager 2>&1 | head -20
     journalctl -u locd-geoclue.service -u dbus.service --no-pager 2>&1 | tail -30
     fail "where-am-i got no location: $(cat "$where")"
