@@ -21,6 +21,13 @@ package struct Broker: Hashable, Codable, Sendable {
     /// The path `/proc/PID/exe` of the broker's writer is compared with (I13): the resolved one, where resolved.
     package var comparedExecutable: String? { resolvedExecutable ?? executable }
 
+    /// Whether a writer whose `/proc/PID/exe` reads `executable` runs the broker's executable (I8, I13): that path,
+    /// or that path's file an upgrade replaced since the writer started (`PATH (deleted)`).
+    package func isRun(by executable: String) -> Bool {
+        guard let compared = comparedExecutable else { return true }
+        return executable == compared || executable == compared + " (deleted)"
+    }
+
     /// ``executable`` for a refusal's log: as written and, where that differs, as resolved.
     package var executableDescription: String {
         guard let executable else { return "(any)" }

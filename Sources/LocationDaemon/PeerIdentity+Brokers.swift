@@ -117,7 +117,7 @@ extension PeerIdentity {
                 answer: answer
             )
         }
-        guard candidates.contains(where: { $0.comparedExecutable == executable }) else {
+        guard candidates.contains(where: { $0.isRun(by: executable) }) else {
             let configured = candidates.map(\.executableDescription).joined(separator: ", ")
             return Refusal(
                 reason: "executable \(executable) of pid \(writer.pid), which sent Hello with process, is not the "

@@ -78,7 +78,8 @@ struct BrokerTests {
         _ interpreter: String,
         _ arguments: [String],
         appUID: UInt32? = nil,
-        asUID uid: UInt32? = nil
+        asUID uid: UInt32? = nil,
+        environment: [String: String] = [:]
     ) throws -> [String] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Scripts/broker_hello.py").path
@@ -90,9 +91,9 @@ struct BrokerTests {
             process.executableURL = URL(fileURLWithPath: interpreter)
             process.arguments = [script] + arguments
         }
-        if let appUID {
-            process.environment = ProcessInfo.processInfo.environment.merging(["APP_UID": "\(appUID)"]) { $1 }
-        }
+        var added = environment
+        if let appUID { added["APP_UID"] = "\(appUID)" }
+        process.environment = ProcessInfo.processInfo.environment.merging(added) { $1 }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -149,6 +150,30 @@ struct BrokerTests {
         // Another program of the broker's user is still no broker, and the log names the path written and resolved.
         let other = try broker(Self.python, [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"])
         expectDenied(other.first, daemon, logged: "\(link) (resolved: \(interpreter.path))")
+    }
+
+    @Test(
+        "I8: a broker whose executable an upgrade replaced while it ran (PATH (deleted)) is still the broker; another program's replaced file is not"
+    )
+    func brokerExecutableReplaced() throws {
+        let interpreter = try BrokerInterpreter()
+        let daemon = try daemon(interpreter)
+        let upgrade = ["REPLACE_OWN_EXECUTABLE": "1"]
+        let lines = try broker(
+            interpreter.path,
+            [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"],
+            environment: upgrade
+        )
+        #expect(reply(lines.first)?.error == nil, "\(lines)")
+        #expect(reply(lines.first)?.parameters["authorization"] != nil, "\(lines)")
+        // The same, run from a copy of the interpreter elsewhere: its replaced file is not the broker's.
+        let other = try BrokerInterpreter()
+        let impostor = try broker(
+            other.path,
+            [daemon.socketPath, "com.ex.sleeper", "speak", "/usr/bin/sleep"],
+            environment: upgrade
+        )
+        expectDenied(impostor.first, daemon, logged: "executable \(other.path) (deleted) of pid")
     }
 
     @Test("I9: a broker cannot speak for a process whose executable the manifest does not name, even its own")

@@ -29,7 +29,8 @@ The app process is EXECUTABLE run with the argument 30 (e.g. /usr/bin/sleep 30),
              GeoClue agent, G11): each app's session raises a prompt, the agent answers allowWhileUsing, then the
              app says Goodbye. Every app so holds a decision. Prints the first refusal of Hello, if any, then one
              JSON line: the number of Hello replies of each error name.
-Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid.
+Each reply is printed as one JSON line. With APP_UID set, the app process runs as that uid and gid. With
+REPLACE_OWN_EXECUTABLE set, the script first replaces the file of its own interpreter, as an upgrade does.
 """
 import json
 import os
@@ -42,6 +43,16 @@ from varlink_reply import first_reply  # noqa: E402
 
 path, app, mode, executable = sys.argv[1:5]
 argument = sys.argv[5] if len(sys.argv) > 5 else None
+
+if os.environ.get("REPLACE_OWN_EXECUTABLE"):
+    # A package upgrade under the running broker, as dpkg makes it: the new file renamed over the old, whose inode
+    # this process still runs (/proc/self/exe then reads "PATH (deleted)").
+    own = os.readlink("/proc/self/exe")
+    with open(own, "rb") as old, open(own + ".dpkg-new", "wb") as new:
+        new.write(old.read())
+    os.chmod(own + ".dpkg-new", 0o755)
+    os.rename(own + ".dpkg-new", own)
+    assert os.readlink("/proc/self/exe") == own + " (deleted)"
 
 
 def hello(process, description=None):
