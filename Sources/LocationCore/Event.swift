@@ -51,7 +51,7 @@ package enum Call: Sendable {
     // Each names the user whose app it means (`user`), which only an administrator may; a caller that may not
     // administer reaches its own uid's apps (H4).
     case status
-    case listApps
+    case listApps(user: UInt32? = nil)
     case adminListSessions(appID: String?, user: UInt32? = nil)
     /// An administrator naming no user sets the app for every user (H5).
     case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32? = nil)

@@ -78,8 +78,13 @@ extension LocationCore {
         }
     }
 
-    mutating func listApps(_ call: CallID) {
-        reply(call, .apps(appViews(scope(of: call))))
+    /// H4: every app the caller reaches, or `user`'s alone (an installed entry of no user counts as its owner's).
+    mutating func listApps(_ call: CallID, user: UInt32?) {
+        let scope = scope(of: call)
+        if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
+        let views = appViews(scope)
+        guard let user else { return reply(call, .apps(views)) }
+        reply(call, .apps(views.filter { $0.user == user || ($0.user == nil && $0.owner == .uid(user)) }))
     }
 
     mutating func adminListSessions(_ call: CallID, appID: String?, user: UInt32?) {

@@ -221,7 +221,7 @@ package struct LocationCore {
             let broker = BrokeredHello(process: process, description: description, uid: uid)
             hello(call, appID: appID, state: state, broker: broker)
         case .status: reply(call, .status(status(scope: scope(of: call))))
-        case .listApps: listApps(call)
+        case .listApps(let user): listApps(call, user: user)
         case .adminListSessions(let appID, let user): adminListSessions(call, appID: appID, user: user)
         case .setAuthorization(let appID, let setting, let precise, let user):
             setAuthorization(call, appID: appID, setting: setting, precise: precise, user: user)

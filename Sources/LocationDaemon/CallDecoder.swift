@@ -134,8 +134,8 @@ package enum CallDecoder {
                 try p.only([])
                 return .status
             case "ListApps":
-                try p.only([])
-                return .listApps
+                try p.only(["user"])
+                return .listApps(user: try user(p))
             case "ListSessions":
                 try p.only(["appId", "user"])
                 return .adminListSessions(appID: try p.optionalString("appId"), user: try user(p))

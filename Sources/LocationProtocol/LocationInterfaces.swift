@@ -296,7 +296,7 @@ public enum LocationInterfaces {
         # and naming another user is PermissionDenied. Reload, ForgetApps, LocationButton and
         # Prompts(everyone: true) are the administrators'.
         method Status() -> (status: DaemonStatus)
-        method ListApps() -> (apps: []AppEntry)
+        method ListApps(user: ?int) -> (apps: []AppEntry)
         method ListSessions(appId: ?string, user: ?int) -> (sessions: []Session)
         # By an administrator naming no user: the app's setting for every user, and the loosest any user may
         # choose (H5); by anyone else: its own app's, within that.

@@ -40,7 +40,7 @@ struct AppsCommand: ParsableCommand {
 
     func run() throws {
         let uid = try user.map(Users.resolve)
-        let reply = try connection.call("io.locd.Admin.ListApps")
+        let reply = try connection.call("io.locd.Admin.ListApps", uid.map { ["user": .int(Int64($0))] } ?? [:])
         print(Self.output(reply, options: output, user: uid, style: .standardOutput), terminator: "")
     }
 

@@ -43,7 +43,7 @@ struct AppOwnerTests {
     }
 
     private func listed(_ h: inout Harness) -> [AppView] {
-        let call = h.call(h.connect(uid: 0), .listApps)
+        let call = h.call(h.connect(uid: 0), .listApps())
         guard case .apps(let views)? = h.reply(to: call) else { return [] }
         return views
     }

@@ -155,7 +155,7 @@ struct AuthorizationRecordTests {
         #expect(json?["settingsLabel"] == nil)
 
         let admin = h.connect()
-        let list = h.call(admin, .listApps)
+        let list = h.call(admin, .listApps())
         guard case .apps(let apps)? = h.reply(to: list), let entry = apps.first(where: { $0.appID == "com.ex.maps" })
         else {
             Issue.record("ListApps did not list com.ex.maps")

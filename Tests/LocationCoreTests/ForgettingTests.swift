@@ -28,7 +28,7 @@ struct ForgettingTests {
         h.advance(10)
         #expect(!appIDs(h).contains("org.invented.A"))
         #expect(h.persisted.contains(.appRemoved(appID: "org.invented.A")))
-        let listed = h.call(h.connect(), .listApps)
+        let listed = h.call(h.connect(), .listApps())
         guard case .apps(let views)? = h.reply(to: listed) else {
             Issue.record("ListApps failed")
             return

@@ -19,7 +19,7 @@ struct PeopleTests {
     }
 
     private func apps(_ h: inout Harness, as client: ClientID) -> [AppView] {
-        let call = h.call(client, .listApps)
+        let call = h.call(client, .listApps())
         guard case .apps(let views)? = h.reply(to: call) else { return [] }
         return views
     }
@@ -58,6 +58,26 @@ struct PeopleTests {
         h.call(alice, .setAppState(.background))
         h.call(alice, .setAppState(.foreground))
         #expect(!h.inUse(Self.bobsMaps))
+    }
+
+    @Test("H4: ListApps naming a user lists that user's apps for an administrator, and is refused to anyone else")
+    func listAppsOfAUser() {
+        var h = Harness()
+        _ = h.launch(Self.maps, user: Self.alice, state: .foreground)
+        _ = h.launch("com.ex.run", user: Self.bob, state: .foreground)
+        let admin = h.connect(uid: 0)
+        let call = h.call(admin, .listApps(user: Self.bob))
+        guard case .apps(let views)? = h.reply(to: call) else {
+            Issue.record("ListApps(user) answered \(String(describing: h.reply(to: call)))")
+            return
+        }
+        #expect(views.map { AppKey($0.appID, user: $0.user) } == [AppKey("com.ex.run", user: Self.bob)])
+        let bobsSettings = h.person(Self.bob)
+        guard case .permissionDenied? = error(&h, bobsSettings, .listApps(user: Self.alice)) else {
+            Issue.record("naming another user was not refused")
+            return
+        }
+        #expect(error(&h, bobsSettings, .listApps(user: Self.bob)) == nil, "naming oneself is one's own apps")
     }
 
     @Test("H2: a user's app takes the installed manifest and goes when it has nothing left; the entry of no user stays")

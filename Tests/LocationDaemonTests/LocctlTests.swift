@@ -631,7 +631,7 @@ struct LocctlTests {
     }
 
     @Test(
-        "H4: locctl auth --user root, sessions --user root and location-button by an ordinary user are refused with locd's PermissionDenied message",
+        "H4: locctl auth --user root, sessions --user root, apps --user root and location-button by an ordinary user are refused with locd's PermissionDenied message",
         .enabled(if: getuid() == 0, "running locctl as another user needs root")
     )
     func ordinaryUserNamesNoOneElse() throws {
@@ -640,7 +640,10 @@ struct LocctlTests {
         let naming =
             "locctl: org.varlink.service.PermissionDenied: only an administrator may name another user's "
             + "apps: leave out the user to reach your own\n"
-        for arguments in [["auth", "com.ex.maps", "never", "--user", "root"], ["sessions", "--user", "root"]] {
+        for arguments in [
+            ["auth", "com.ex.maps", "never", "--user", "root"], ["sessions", "--user", "root"],
+            ["apps", "--user", "root"],
+        ] {
             let refused = try asNobody(arguments, daemon)
             #expect(refused.status == 1, "\(arguments)")
             #expect(refused.errors == naming, "\(arguments)")
