@@ -22,7 +22,7 @@ package struct AdministeredApp: Hashable, Codable, Sendable {
             record.status = .authorizedWhenInUse
             record.provisional = false
             record.oneTime = false
-            record.accuracy = .fullAccuracy
+            // The record's accuracy stays: full, unless the person turned Precise Location off for the app.
             record.alwaysDecision = .declined
         }
         return record

@@ -42,6 +42,19 @@ struct AdministeredAppTests {
         #expect(h.status(key) == .denied)
     }
 
+    @Test("G32, H5: a person who turns Precise Location off for an administered app gets approximate locations")
+    func preciseOffKept() {
+        var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true)))
+        _ = h.launch("com.ex.maps", user: 1000, state: .foreground)
+        let key = AppKey("com.ex.maps", user: 1000)
+        #expect(h.core.authorizationView(key).accuracy == .fullAccuracy)
+        let person = h.person(1000)
+        let set = h.call(person, .setAuthorization(appID: "com.ex.maps", setting: nil, precise: false))
+        #expect(h.error(of: set) == nil)
+        #expect(h.status(key) == .authorizedWhenInUse, "still the administrator's grant")
+        #expect(h.core.authorizationView(key).accuracy == .reducedAccuracy)
+    }
+
     @Test("G32: with users, another user's app of the id is restricted, and a listed user's is authorized")
     func users() {
         var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true, users: [1000])))
