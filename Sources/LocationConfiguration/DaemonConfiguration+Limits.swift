@@ -40,6 +40,9 @@ extension DaemonConfiguration {
         package var maxSessionsPerUID = 1024
         /// `max-agents-per-uid` = 8: `Prompts` and `Watch` streams of one user who may not administer (H8).
         package var maxAgentsPerUID = 8
+        /// `subordinate-uids` = "/etc/subuid": the ranges of subordinate uids whose uids count against the user
+        /// they are delegated to, for every per-uid bound (H9); `nil` (written `""`): none.
+        package var subordinateUIDs: String? = "/etc/subuid"
 
         package init() {}
 

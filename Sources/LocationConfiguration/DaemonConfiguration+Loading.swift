@@ -45,6 +45,7 @@ extension DaemonConfiguration {
         try configuration.importGeoClue(providersWritten: providersWritten)
         try configuration.check(kindPlaces: kindPlaces)
         try configuration.resolveBrokerExecutables(places: brokerPlaces)
+        configuration.importSubordinateIDs()
         return configuration
     }
 
@@ -121,7 +122,7 @@ extension DaemonConfiguration {
         "max-sessions-per-app", "max-clients-per-app", "max-connections", "max-connections-per-uid", "admin-reserve",
         "idle-timeout", "max-message-bytes", "max-queued-updates", "max-write-buffer", "max-pending-writes",
         "max-held-messages", "max-pipelined-calls", "max-conditions-per-app", "max-apps-per-uid",
-        "max-sessions-per-uid", "max-agents-per-uid",
+        "max-sessions-per-uid", "max-agents-per-uid", "subordinate-uids",
     ]
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
     static let maximumSocketPathBytes = 107
@@ -251,6 +252,13 @@ extension DaemonConfiguration {
         if let value = try limit("max-apps-per-uid") { limits.maxAppsPerUID = value }
         if let value = try limit("max-sessions-per-uid") { limits.maxSessionsPerUID = value }
         if let value = try limit("max-agents-per-uid") { limits.maxAgentsPerUID = value }
+        let subordinates = table + ["subordinate-uids"]
+        if let value = document.value(subordinates) {
+            guard let path = value.string, path.isEmpty || path.hasPrefix("/") else {
+                throw document.issue(subordinates, "expected an absolute path, or \"\" for none")
+            }
+            limits.subordinateUIDs = path.isEmpty ? nil : path
+        }
     }
 
     // MARK: Typed reads

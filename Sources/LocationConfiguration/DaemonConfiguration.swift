@@ -37,6 +37,16 @@ package struct DaemonConfiguration: Hashable, Sendable {
     /// The keys of GeoClue's configuration locd does not carry, each a log line naming file, line, key and why
     /// (G33); set by ``importGeoClue()``.
     package var geoClueNotCarried: [String] = []
+    /// The ranges of the file `[limits] subordinate-uids` names, read by ``importSubordinateIDs()`` (H9).
+    package var subordinateIDs = SubordinateIDs()
+    /// The lines of that file that were skipped, each with its file, line and why (H9).
+    package var subordinateIDsSkipped: [String] = []
+
+    /// What loading read but could not take, a log line each: GeoClue's keys not carried (G33) and the lines of
+    /// the subordinate uids' file skipped (H9). Logged at start, and at a reload only those not logged before.
+    package var loadWarnings: [String] {
+        geoClueNotCarried.map { "GeoClue's configuration: \($0)" } + subordinateIDsSkipped
+    }
     /// The `[[broker]]` tables: the principals whose processes may say `Hello` for another process (I8, I13).
     package var brokers: [Broker] = []
     /// `unknown-brokered-apps`: what an app with no manifest gets when a broker speaks for it (I11).
@@ -75,7 +85,8 @@ package struct DaemonConfiguration: Hashable, Sendable {
             allowUnknownApps: allowUnknownApps,
             unknownBrokeredApps: unknownBrokeredApps,
             restrictedApps: Set(restrictedApps),
-            administeredApps: administeredApps.reduce(into: [:]) { $0[$1.id] = $1.app }
+            administeredApps: administeredApps.reduce(into: [:]) { $0[$1.id] = $1.app },
+            subordinateIDs: subordinateIDs
         )
     }
 

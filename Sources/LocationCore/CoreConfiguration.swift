@@ -34,6 +34,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     package var restrictedApps: Set<String>
     /// `[[administered-app]]` by app id, default none (G32).
     package var administeredApps: [String: AdministeredApp]
+    /// The ranges of `[limits] subordinate-uids` (`/etc/subuid`): whom each per-uid bound counts a uid against (H9).
+    package var subordinateIDs: SubordinateIDs
 
     package init(
         backgroundGrace: Span = .seconds(10),
@@ -51,7 +53,8 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         allowUnknownApps: Bool = false,
         unknownBrokeredApps: UnknownBrokeredApps = .ask,
         restrictedApps: Set<String> = [],
-        administeredApps: [String: AdministeredApp] = [:]
+        administeredApps: [String: AdministeredApp] = [:],
+        subordinateIDs: SubordinateIDs = SubordinateIDs()
     ) {
         self.backgroundGrace = backgroundGrace
         self.relaunchWindow = relaunchWindow
@@ -69,5 +72,6 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         self.unknownBrokeredApps = unknownBrokeredApps
         self.restrictedApps = restrictedApps
         self.administeredApps = administeredApps
+        self.subordinateIDs = subordinateIDs
     }
 }

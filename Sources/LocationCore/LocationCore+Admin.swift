@@ -192,7 +192,13 @@ extension LocationCore {
     mutating func reload(manifests: [Manifest], configuration new: CoreConfiguration) {
         let oldRestricted = configuration.restrictedApps
         let oldAdministeredApps = configuration.administeredApps
+        let oldSubordinates = configuration.subordinateIDs
         configuration = new
+        // H9: the bounds' counts follow the new delegation of subordinate uids.
+        if new.subordinateIDs != oldSubordinates {
+            recountOwners()
+            recountSessions()
+        }
         var byID: [String: Manifest] = [:]
         for manifest in manifests { byID[manifest.appID] = manifest }
         for app in apps.ordered {

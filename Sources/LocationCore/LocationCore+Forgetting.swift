@@ -36,11 +36,12 @@ extension LocationCore {
     mutating func recountOwners() {
         ownedApps.removeAll(keepingCapacity: true)
         for app in apps.ordered {
-            if let owner = apps[app].user { ownedApps[owner, default: 0] += 1 }
+            if let owner = apps[app].user { ownedApps[account(owner), default: 0] += 1 }
         }
     }
 
     private mutating func release(_ owner: UInt32) {
+        let owner = account(owner)
         let left = ownedApps[owner, default: 1] - 1
         ownedApps[owner] = left > 0 ? left : nil
     }

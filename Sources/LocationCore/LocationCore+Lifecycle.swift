@@ -101,12 +101,12 @@ extension LocationCore {
             return known
         }
         // F20, H8: the app this Hello makes is its user's, who may have max-apps-per-uid of them.
-        if let user, ownedApps[user, default: 0] >= configuration.maxAppsPerUID {
+        if let user, ownedApps[account(user), default: 0] >= configuration.maxAppsPerUID {
             fail(call, .limitExceeded(limit: "max-apps-per-uid", maximum: configuration.maxAppsPerUID))
             return nil
         }
         let app = addApp(key, manifest: standIn)
-        if let user { ownedApps[user, default: 0] += 1 }
+        if let user { ownedApps[account(user), default: 0] += 1 }
         return app
     }
 

@@ -68,10 +68,10 @@ extension LocationCore {
         }
         guard let user = key.user, let installed = apps.handle(AppKey(key.appID)),
             let manifest = apps[installed].manifest,
-            !manifest.isStandIn, ownedApps[user, default: 0] < configuration.maxAppsPerUID
+            !manifest.isStandIn, ownedApps[account(user), default: 0] < configuration.maxAppsPerUID
         else { return nil }
         let app = addApp(key, manifest: manifest)
-        ownedApps[user, default: 0] += 1
+        ownedApps[account(user), default: 0] += 1
         idleApps.append(app)
         return app
     }
@@ -148,15 +148,19 @@ extension LocationCore {
     /// H8: why the caller may open no more `Prompts` or `Watch` streams: one user who may not administer holds at
     /// most max-agents-per-uid of them.
     func streamLimitRefusal(_ scope: CallerScope) -> LocationError? {
-        guard !scope.administrator, let uid = scope.uid else { return nil }
+        guard !scope.administrator, let uid = scope.uid.map(account) else { return nil }
         var open = 0
-        for stream in agents where clients[stream.client]?.uid == uid { open += 1 }
-        for stream in watchers where clients[stream.client]?.uid == uid { open += 1 }
+        for stream in agents where clients[stream.client]?.uid.map(account) == uid { open += 1 }
+        for stream in watchers where clients[stream.client]?.uid.map(account) == uid { open += 1 }
         guard open >= configuration.maxAgentsPerUID else { return nil }
         return .limitExceeded(limit: "max-agents-per-uid", maximum: configuration.maxAgentsPerUID)
     }
 
+    /// H9: the uid a per-uid bound counts `uid` against: the user a subordinate range delegates it to, else itself.
+    package func account(_ uid: UInt32) -> UInt32 { configuration.subordinateIDs.owner(of: uid) }
+
     mutating func releaseSession(of user: UInt32) {
+        let user = account(user)
         let left = sessionsByUser[user, default: 1] - 1
         sessionsByUser[user] = left > 0 ? left : nil
     }
@@ -165,7 +169,7 @@ extension LocationCore {
     mutating func recountSessions() {
         sessionsByUser.removeAll(keepingCapacity: true)
         for session in sessions.slots where session.isLive {
-            if let user = session.user { sessionsByUser[user, default: 0] += 1 }
+            if let user = session.user { sessionsByUser[account(user), default: 0] += 1 }
         }
     }
 }

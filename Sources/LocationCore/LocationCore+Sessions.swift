@@ -32,7 +32,7 @@ extension LocationCore {
         }
         let user = apps[app].user
         // H8: one user's apps together hold at most max-sessions-per-uid.
-        if let user, sessionsByUser[user, default: 0] >= configuration.maxSessionsPerUID {
+        if let user, sessionsByUser[account(user), default: 0] >= configuration.maxSessionsPerUID {
             fail(call, .limitExceeded(limit: "max-sessions-per-uid", maximum: configuration.maxSessionsPerUID))
             return nil
         }
@@ -73,7 +73,7 @@ extension LocationCore {
         let slot = sessions.insert(consume session, serial: apps[app].serial)
         apps[app].sessionSlots.append(slot)
         apps[app].count(kind, requirement, 1)
-        if let user { sessionsByUser[user, default: 0] += 1 }
+        if let user { sessionsByUser[account(user), default: 0] += 1 }
         if requirement >= .whenInUse { demandingSessions += 1 }
         announce(.sessionCreated, app: app, session: id, "\(kind.rawValue) \(requirement.rawValue)")
         cover(by: slot)

@@ -12,13 +12,15 @@ package struct LocationCore {
 
     /// Apps by handle and sessions by slot: a call hashes a name once, then reaches state by integer.
     var apps = AppTable()
-    /// How many apps each uid has (F20, H8); a uid that has none is absent.
+    /// How many apps each uid has (F20, H8), a subordinate uid's counted as its user's (H9); a uid that has none is
+    /// absent.
     var ownedApps: [UInt32: Int] = [:]
     /// An administrator's setting of an app for every user, by app id (H5).
     var policies: [String: AppPolicy] = [:]
     /// The users who turned location services off for themselves (H6).
     var usersWithServicesOff: Set<UInt32> = []
-    /// How many live sessions each user's apps hold together (H8); a user with none is absent.
+    /// How many live sessions each user's apps hold together (H8), a subordinate uid's counted as its user's (H9); a
+    /// user with none is absent.
     var sessionsByUser: [UInt32: Int] = [:]
     var sessions: SessionTable
     var prompts: [PromptID: PromptEntry] = [:]

@@ -74,7 +74,7 @@ package final class Daemon: Service {
             running: running,
             eventLoop: eventLoop,
             logger: logger,
-            geoClueNotCarried: configuration.geoClueNotCarried
+            loadWarnings: configuration.loadWarnings
         ).run()
         await stop(running)
     }

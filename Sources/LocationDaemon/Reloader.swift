@@ -17,8 +17,8 @@ struct Reloader {
     let running: NIOLoopBound<Running>
     let eventLoop: any EventLoop
     let logger: Logger
-    /// The keys of GeoClue's configuration not carried, as logged at start (G33).
-    let geoClueNotCarried: [String]
+    /// What the configuration could not take, as logged at start (G33, H9).
+    let loadWarnings: [String]
 
     /// Serves, and reloads at each `SIGHUP`, until graceful shutdown.
     func run() async {
@@ -26,22 +26,20 @@ struct Reloader {
         // Admin.Reload takes the SIGHUP path, once SIGHUP is trapped (before, it would end the process).
         try? await eventLoop.submit { running.value.manager.requestReload = { kill(getpid(), SIGHUP) } }.get()
         await cancelWhenGracefulShutdown {
-            var logged = Set(geoClueNotCarried)
+            var logged = Set(loadWarnings)
             for await _ in signals { await reload(logged: &logged) }
         }
     }
 
-    /// - Parameter logged: the GeoClue keys not carried that were logged: only the lines of a new configuration that
-    ///   are not among them are logged (G33).
+    /// - Parameter logged: the lines of ``DaemonConfiguration/loadWarnings`` logged: only the lines of a new
+    ///   configuration that are not among them are logged (G33, H9).
     private func reload(logged: inout Set<String>) async {
         let notifier = SystemdNotifier()
         notifier.reloading(status: "reloading configuration and manifests")
         do {
             let fresh = try Daemon.configuration(options)
-            for line in fresh.geoClueNotCarried where !logged.contains(line) {
-                logger.warning("GeoClue's configuration: \(line)")
-            }
-            logged = Set(fresh.geoClueNotCarried)
+            for line in fresh.loadWarnings where !logged.contains(line) { logger.warning("\(line)") }
+            logged = Set(fresh.loadWarnings)
             let reloaded = DaemonStartup.manifests(of: fresh, logger: logger)
             try await eventLoop.submit {
                 running.value.manager.reload(

@@ -81,9 +81,13 @@ final class VarlinkServerCore {
     /// Whether a peer may use the admin reserve and is free of the per-uid limit (F12); asked only of a peer
     /// the ordinary limits would refuse, from the credentials fixed when it connected.
     var isPrivileged: (PeerCredentials) -> Bool = { $0.uid == 0 || $0.uid == geteuid() }
-    /// The uid of every admitted connection, by connection id (a peer without credentials counts as `UInt32.max`).
+    /// The uid the per-uid limit and the turns count a uid against: the user a subordinate uid is delegated to
+    /// (SEMANTICS H9), else the uid itself. Read at each admission, so a reload's delegation applies to the next.
+    var accountUID: (UInt32) -> UInt32 = { $0 }
+    /// The uid of every admitted connection as counted (``accountUID``), by connection id (a peer without
+    /// credentials counts as `UInt32.max`).
     private var admitted: [UInt64: UInt32] = [:]
-    /// Admitted connections per uid.
+    /// Admitted connections per uid as counted.
     private var heldByUID: [UInt32: Int] = [:]
     /// The idle-timeout timers of admitted connections that have not sent a call yet (F13).
     private var silent: [UInt64: Scheduled<Void>] = [:]
@@ -222,14 +226,15 @@ final class VarlinkServerCore {
     /// `max-connections` + `admin-reserve`. A refused peer gets ``limitExceededError`` and is closed.
     /// - Returns: whether the connection may be served.
     func admit(_ connection: VarlinkConnection) -> Bool {
-        let uid = connection.credentials?.uid ?? .max
+        let peer = connection.credentials?.uid ?? .max
+        let uid = peer == .max ? peer : accountUID(peer)
         let held = heldByUID[uid, default: 0]
         let total = admitted.count
         let ordinary = total < limits.maximumConnections && held < limits.maximumConnectionsPerUID
         if !ordinary {
             let privileged = isAdministrator(connection)
             guard privileged && total < limits.maximumConnections + limits.adminReserve else {
-                refuse(connection, uid: uid, held: held, total: total, privileged: privileged)
+                refuse(connection, uid: peer, counted: uid, held: held, total: total, privileged: privileged)
                 return false
             }
         }
@@ -242,9 +247,23 @@ final class VarlinkServerCore {
         return true
     }
 
-    private func refuse(_ connection: VarlinkConnection, uid: UInt32, held: Int, total: Int, privileged: Bool) {
+    private func refuse(
+        _ connection: VarlinkConnection,
+        uid: UInt32,
+        counted: UInt32,
+        held: Int,
+        total: Int,
+        privileged: Bool
+    ) {
         let pid = connection.credentials?.pid ?? 0
-        let error = limitExceeded(uid: uid, pid: "pid \(pid)", held: held, total: total, privileged: privileged)
+        let error = limitExceeded(
+            uid: uid,
+            counted: counted,
+            pid: "pid \(pid)",
+            held: held,
+            total: total,
+            privileged: privileged
+        )
         var text = ""
         VarlinkReply(error: error).write(to: &text)
         connections.removeValue(forKey: connection.id)
@@ -259,14 +278,22 @@ final class VarlinkServerCore {
     /// - Returns: the error the connection is refused with, past `max-connections-per-uid` for `uid` or past
     ///   `max-connections` (the caller answers with it and closes the connection); `nil` when it now counts as
     ///   `uid`'s.
-    func attribute(_ connection: VarlinkConnection, to uid: UInt32, pid: Int32) -> VarlinkError? {
+    func attribute(_ connection: VarlinkConnection, to process: UInt32, pid: Int32) -> VarlinkError? {
         guard let current = admitted[connection.id] else { return nil }
+        let uid = accountUID(process)
         // What the others hold: this connection is counted already, under the broker's uid.
         let held = heldByUID[uid, default: 0] - (current == uid ? 1 : 0)
         let total = admitted.count - 1
         guard held < limits.maximumConnectionsPerUID && total < limits.maximumConnections else {
             let through = "pid \(pid), through the broker of pid \(connection.credentials?.pid ?? 0)"
-            return limitExceeded(uid: uid, pid: through, held: held, total: total, privileged: false)
+            return limitExceeded(
+                uid: process,
+                counted: uid,
+                pid: through,
+                held: held,
+                total: total,
+                privileged: false
+            )
         }
         release(uid: current)
         heldByUID[uid] = held + 1
@@ -277,16 +304,30 @@ final class VarlinkServerCore {
     }
 
     /// The error of a refusal by F10 or F11, with what to do, logged as F16 says.
-    private func limitExceeded(uid: UInt32, pid: String, held: Int, total: Int, privileged: Bool) -> VarlinkError {
+    /// - Parameters:
+    ///   - uid: the peer's uid; `counted`, the uid it counts against (H9: its user, for a subordinate uid).
+    private func limitExceeded(
+        uid: UInt32,
+        counted: UInt32,
+        pid: String,
+        held: Int,
+        total: Int,
+        privileged: Bool
+    ) -> VarlinkError {
         let perUID = !privileged && held >= limits.maximumConnectionsPerUID
         let limit: String
         let maximum: Int
         let message: String
+        // H9: a subordinate uid counts with the user it is delegated to.
+        let holder =
+            counted == uid
+            ? "uid \(uid) already holds"
+            : "uid \(uid) counts as uid \(counted), whose subordinate uid it is (/etc/subuid): they already hold"
         if perUID {
             limit = "max-connections-per-uid"
             maximum = limits.maximumConnectionsPerUID
             message =
-                "uid \(uid) already holds \(held) connections to \(info.product), the most max-connections-per-uid allows: "
+                "\(holder) \(held) connections to \(info.product), the most max-connections-per-uid allows: "
                 + "close connections you do not use, or ask the administrator to raise [limits] max-connections-per-uid"
         } else {
             limit = "max-connections"
@@ -297,7 +338,8 @@ final class VarlinkServerCore {
         }
         logFlood(limit) {
             "refusing a connection from uid \(uid) (\(pid)): \(limit) is \(maximum) "
-                + "(\(held) held by the uid, \(total) in all)"
+                + "(\(held) held by \(counted == uid ? "the uid" : "uid \(counted) with its subordinate uids"), "
+                + "\(total) in all)"
         }
         return VarlinkError(
             name: limitExceededError,
@@ -456,6 +498,12 @@ public final class VarlinkServer {
     public var isPrivileged: (PeerCredentials) -> Bool {
         get { core.isPrivileged }
         set { core.isPrivileged = newValue }
+    }
+
+    /// The uid the per-uid limit counts a peer's uid against (SEMANTICS H9); the uid itself by default.
+    public var accountUID: (UInt32) -> UInt32 {
+        get { core.accountUID }
+        set { core.accountUID = newValue }
     }
 
     /// Calls run since the server started, on every connection (`org.varlink.service`'s and malformed ones

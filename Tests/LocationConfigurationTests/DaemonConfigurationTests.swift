@@ -527,7 +527,7 @@ struct DaemonConfigurationTests {
                 + "max-sessions-per-app, max-clients-per-app, max-connections, max-connections-per-uid, admin-reserve, "
                 + "idle-timeout, max-message-bytes, max-queued-updates, max-write-buffer, max-pending-writes, "
                 + "max-held-messages, max-pipelined-calls, max-conditions-per-app, max-apps-per-uid, "
-                + "max-sessions-per-uid, max-agents-per-uid"
+                + "max-sessions-per-uid, max-agents-per-uid, subordinate-uids"
         )
         #expect(
             failure("[provider]\nkind = \"static\"\nlat = 35")

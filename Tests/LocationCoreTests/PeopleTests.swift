@@ -356,6 +356,47 @@ struct PeopleTests {
         #expect(error(&h, h.connect(uid: 0), .prompts) == nil, "an administrator is not held to it")
     }
 
+    @Test(
+        "H9: a subordinate uid's sessions, apps and agents count against the user it is delegated to; its decisions stay its own"
+    )
+    func subordinateUIDsShareTheBounds() {
+        let subordinate: UInt32 = 100_001
+        var configuration = CoreConfiguration(maxSessionsPerUID: 2, maxAgentsPerUID: 1)
+        configuration.subordinateIDs = SubordinateIDs([.init(start: 100_000, count: 65_536, owner: Self.alice)])
+        var h = Harness(configuration: configuration)
+        let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
+        let contained = h.launch(Self.maps, user: subordinate, state: .foreground)
+        #expect(h.create(alice, .noAuthorization) != nil && h.create(contained, .noAuthorization) != nil)
+        #expect(
+            error(&h, contained, .createSession(.noAuthorization, purposeKey: nil))
+                == .limitExceeded(limit: "max-sessions-per-uid", maximum: 2)
+        )
+        #expect(h.create(h.launch(Self.maps, user: Self.bob, state: .foreground), .noAuthorization) != nil)
+        // Agents.
+        #expect(error(&h, h.person(subordinate), .prompts) == nil)
+        #expect(error(&h, h.person(Self.alice), .watch) == .limitExceeded(limit: "max-agents-per-uid", maximum: 1))
+        // Decisions stay the subordinate uid's own (H1).
+        #expect(h.core.apps[AppKey(Self.maps, user: subordinate)] != nil)
+        #expect(h.status(AppKey(Self.maps, user: subordinate)) == .notDetermined)
+        // A reload that delegates nothing counts each uid apart again.
+        var apart = configuration
+        apart.subordinateIDs = SubordinateIDs()
+        h.send(.reload(manifests: Harness.defaultManifests, configuration: apart))
+        #expect(h.create(contained, .noAuthorization) != nil)
+
+        // Apps without a manifest of their own (M3): Alice's and her subordinate uid's together, then none for either.
+        var apps = CoreConfiguration(maxAppsPerUID: 2, allowUnknownApps: true)
+        apps.subordinateIDs = configuration.subordinateIDs
+        var made = Harness(configuration: apps)
+        let hellos = [(Self.alice, "org.invented.a"), (subordinate, "org.invented.b"), (subordinate, "org.invented.c")]
+        let errors = hellos.enumerated().map { index, hello in
+            error(&made, made.connect(pid: 4000 + Int32(index), uid: hello.0), .hello(appID: hello.1, state: nil))
+        }
+        #expect(errors == [nil, nil, .limitExceeded(limit: "max-apps-per-uid", maximum: 2)])
+        let bobs = made.connect(pid: 4100, uid: Self.bob)
+        #expect(error(&made, bobs, .hello(appID: "org.invented.d", state: nil)) == nil)
+    }
+
     @Test("H1, H5, H6: a restored core has each user's records, the policies and the users' own switches")
     func restore() {
         var h = Harness()

@@ -41,6 +41,33 @@ struct ConnectionLimitTests {
     }
 
     @Test(
+        "H9: a subordinate uid's connections count against its user's max-connections-per-uid, and the refusal names both uids",
+        .enabled(if: getuid() == 0, "running clients as other users needs root")
+    )
+    func subordinateUIDs() throws {
+        let directory = try TemporaryDirectory(prefix: "locd-subuid")
+        defer { directory.remove() }
+        let subuid = try directory.write("subuid", "65534:200000:65536\n")
+        let settings = "max-connections-per-uid = 4\nsubordinate-uids = \"\(subuid)\""
+        let daemon = try DaemonProcess(settings: Self.limits(settings))
+        try daemon.start()
+        let nobody = try ConnectionHolder(socket: daemon.socketPath, uid: 65534)
+        #expect(try nobody.open(3) == ["ok", "ok", "ok"])
+        // A process of nobody's range, as in a user namespace of nobody's own: one more of nobody's, then no more.
+        let contained = try ConnectionHolder(socket: daemon.socketPath, uid: 200_001)
+        #expect(try contained.open(3) == ["ok", Self.refusedPerUID, Self.refusedPerUID])
+        let other = try ConnectionHolder(socket: daemon.socketPath, uid: 65533)
+        #expect(try other.open(2) == ["ok", "ok"])
+
+        #expect(daemon.stop() == 0)
+        let lines = daemon.errorOutput.split(separator: "\n").filter {
+            $0.contains("refusing a connection from uid 200001")
+                && $0.contains("held by uid 65534 with its subordinate uids")
+        }
+        #expect(lines.count == 1, "\(daemon.errorOutput)")
+    }
+
+    @Test(
         "F10, F12: with max-connections held by unprivileged uids, root gets in through admin-reserve and no further",
         .enabled(if: getuid() == 0, "running clients as other users needs root")
     )
