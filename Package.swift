@@ -136,11 +136,14 @@ let package = Package(
                 daemonOnly("UnixSignals", "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(
-            name: "locd",
+        // Each program's command is a library target, run by its own thin executable (which the tests and
+        // `make install` use) and by a multi-call binary that links the five.
+        .target(
+            name: "LocdCommand",
             dependencies: [
                 "LocationConfiguration",
                 "LocationDaemon",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -148,6 +151,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
             ]
+        ),
+        .executableTarget(name: "locd", dependencies: ["LocdCommand"]),
+        // `--log-level` of locd, locd-network and locd-geoclue: swift-log's levels as an argument, declared once for the
+        // multi-call binary that links the three.
+        .target(
+            name: "LogLevelArgument",
+            dependencies: [daemonOnly("ArgumentParser", "swift-argument-parser"), daemonOnly("Logging", "swift-log")]
         ),
         // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
         .target(name: "CSdBus", dependencies: ["CSystemd"]),
@@ -162,10 +172,11 @@ let package = Package(
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "locd-geoclue",
+        .target(
+            name: "LocdGeoClueCommand",
             dependencies: [
                 "LocationGeoClue",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -173,6 +184,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "locd-geoclue", dependencies: ["LocdGeoClueCommand"]),
         // The `[Desktop Entry]` of an app's `.desktop` file, found by app id and read within bounds: the description
         // locd-geoclue passes for an app without a manifest, and the name and icon locd-agent shows.
         .target(name: "DesktopEntry"),
@@ -184,8 +196,8 @@ let package = Package(
                 "BusVTable", "CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "locd-agent",
+        .target(
+            name: "LocdAgentCommand",
             dependencies: [
                 "LocationAgent",
                 "LocationClient",
@@ -193,6 +205,7 @@ let package = Package(
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
+        .executableTarget(name: "locd-agent", dependencies: ["LocdAgentCommand"]),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
         // an ichnaea-compatible geolocation service, served as io.locd.NetworkLocation.
         .target(
@@ -207,10 +220,11 @@ let package = Package(
                 daemonOnly("NIOSSL", "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(
-            name: "locd-network",
+        .target(
+            name: "LocdNetworkCommand",
             dependencies: [
                 "LocationNetwork",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -218,13 +232,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "locd-network", dependencies: ["LocdNetworkCommand"]),
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
         .target(
             name: "LocationSimulation",
             dependencies: ["LocationCore", "LocationConfiguration", daemonOnly("TOMLKit", "TOMLKit")]
         ),
-        .executableTarget(
-            name: "locctl",
+        // locctl's commands, one file each.
+        .target(
+            name: "LocctlCommands",
             dependencies: [
                 "JSON",
                 "LocationConfiguration",
@@ -233,6 +249,7 @@ let package = Package(
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "locctl", dependencies: ["LocctlCommands"]),
         // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts. It
         // and what it uses (JSON, Varlink, CEpoll) depend on SwiftNIO alone, which is what an app resolves.
         .target(name: "LocationClient", dependencies: ["JSON", "Varlink"]),
@@ -364,7 +381,7 @@ let package = Package(
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
         .testTarget(
             name: "LocctlTests",
-            dependencies: ["locctl", "JSON", "Varlink"],
+            dependencies: ["LocctlCommands", "JSON", "Varlink"],
             exclude: ["Fixtures"]
         ),
         // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and
