@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
         .executable(name: "locd-network", targets: ["locd-network"]),
         .executable(name: "locd-agent", targets: ["locd-agent"]),
+        .executable(name: "locd-multicall", targets: ["locd-multicall"]),
     ],
     // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
     // SwiftNIO of the dependencies below.
@@ -137,7 +138,7 @@ let package = Package(
             ]
         ),
         // Each program's command is a library target, run by its own thin executable (which the tests and
-        // `make install` use) and by a multi-call binary that links the five.
+        // `make install` use) and by the multi-call binary that the Debian packages ship (`locd-multicall`).
         .target(
             name: "LocdCommand",
             dependencies: [
@@ -158,6 +159,14 @@ let package = Package(
         .target(
             name: "LogLevelArgument",
             dependencies: [daemonOnly("ArgumentParser", "swift-argument-parser"), daemonOnly("Logging", "swift-log")]
+        ),
+        // locd, locctl, locd-agent, locd-network and locd-geoclue in one executable, which is the program its link is
+        // named after: the Swift runtime and Foundation, most of each program, installed once (debian/rules).
+        .executableTarget(
+            name: "locd-multicall",
+            dependencies: [
+                "LocctlCommands", "LocdAgentCommand", "LocdCommand", "LocdGeoClueCommand", "LocdNetworkCommand",
+            ]
         ),
         // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
         .target(name: "CSdBus", dependencies: ["CSystemd"]),
@@ -408,6 +417,13 @@ let package = Package(
         .testTarget(
             name: "LocationAgentTests",
             dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"]
+        ),
+        // locd-multicall through links named after the programs, against the programs' own executables.
+        .testTarget(
+            name: "MulticallTests",
+            dependencies: [
+                "locd-multicall", "locd", "locctl", "locd-agent", "locd-network", "locd-geoclue", "LocationTestSupport",
+            ]
         ),
         .testTarget(
             name: "SystemdSupportTests",
