@@ -84,7 +84,8 @@ completions: build
 # The Debian packages locd, locd-network and locd-geoclue (debian/), in .build/deb. The dependencies are resolved
 # first, here; the package build itself then runs with no network and no home directory, from .build/checkouts, as
 # release.mk's one release build (debian/rules), whose objects `make bench-build` shares. dpkg-buildpackage writes to
-# the parent folder: what it made there is moved to .build/deb.
+# the parent folder: what it made there is moved to .build/deb. lintian, where it is installed, then checks the
+# packages: an error fails the build (debian/*.lintian-overrides say why each tag they silence does not apply).
 DEB_DIR = .build/deb
 deb: resolved
 	env -u HOME dpkg-buildpackage -us -uc -b
@@ -95,6 +96,13 @@ deb: resolved
 		mv ../$$file $(DEB_DIR)/ || exit 1; \
 	done
 	@ls -l $(DEB_DIR)/*.deb
+	@if command -v lintian >/dev/null; then \
+		version=$$(dpkg-parsechangelog -SVersion) arch=$$(dpkg-architecture -qDEB_HOST_ARCH) && \
+		echo "lintian $(DEB_DIR)/locd_$${version}_$${arch}.changes" && \
+		lintian --fail-on error $(DEB_DIR)/locd_$${version}_$${arch}.changes; \
+	else \
+		echo "make deb: lintian is not installed; the packages were not checked"; \
+	fi
 
 # The packages of `make deb` installed, used, removed and purged on Debian 12 with GeoClue and no Swift, booted in a
 # container (Tests/System/deb-test.sh; skipped, with the reason, where it cannot run).
