@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "locd-bench-trivial", targets: ["locd-bench-trivial"]),
         .executable(name: "locd-network", targets: ["locd-network"]),
         .executable(name: "locd-agent", targets: ["locd-agent"]),
+        .executable(name: "locd-multicall", targets: ["locd-multicall"]),
     ],
     // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
     // SwiftNIO of the dependencies below.
@@ -136,17 +137,35 @@ let package = Package(
                 daemonOnly("UnixSignals", "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(
-            name: "locd",
+        // Each program's command is a library target, run by its own thin executable (which the tests and
+        // `make install` use) and by the multi-call binary that the Debian packages ship (`locd-multicall`).
+        .target(
+            name: "LocdCommand",
             dependencies: [
                 "LocationConfiguration",
                 "LocationDaemon",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 daemonOnly("ServiceLifecycle", "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(name: "locd", dependencies: ["LocdCommand"]),
+        // `--log-level` of locd, locd-network and locd-geoclue: swift-log's levels as an argument, declared once for the
+        // multi-call binary that links the three.
+        .target(
+            name: "LogLevelArgument",
+            dependencies: [daemonOnly("ArgumentParser", "swift-argument-parser"), daemonOnly("Logging", "swift-log")]
+        ),
+        // locd, locctl, locd-agent, locd-network and locd-geoclue in one executable, which is the program its link is
+        // named after: the Swift runtime and Foundation, most of each program, installed once (debian/rules).
+        .executableTarget(
+            name: "locd-multicall",
+            dependencies: [
+                "LocctlCommands", "LocdAgentCommand", "LocdCommand", "LocdGeoClueCommand", "LocdNetworkCommand",
             ]
         ),
         // sd-bus's vtable macros and fixed-arity twins of its variadic calls, for the targets on a bus.
@@ -162,10 +181,11 @@ let package = Package(
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "locd-geoclue",
+        .target(
+            name: "LocdGeoClueCommand",
             dependencies: [
                 "LocationGeoClue",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -173,6 +193,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "locd-geoclue", dependencies: ["LocdGeoClueCommand"]),
         // The `[Desktop Entry]` of an app's `.desktop` file, found by app id and read within bounds: the description
         // locd-geoclue passes for an app without a manifest, and the name and icon locd-agent shows.
         .target(name: "DesktopEntry"),
@@ -184,8 +205,8 @@ let package = Package(
                 "BusVTable", "CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "locd-agent",
+        .target(
+            name: "LocdAgentCommand",
             dependencies: [
                 "LocationAgent",
                 "LocationClient",
@@ -193,6 +214,7 @@ let package = Package(
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
+        .executableTarget(name: "locd-agent", dependencies: ["LocdAgentCommand"]),
         // locd's way to the network (SEMANTICS U6–U12): the access points in view read from the system bus, asked of
         // an ichnaea-compatible geolocation service, served as io.locd.NetworkLocation.
         .target(
@@ -207,10 +229,11 @@ let package = Package(
                 daemonOnly("NIOSSL", "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(
-            name: "locd-network",
+        .target(
+            name: "LocdNetworkCommand",
             dependencies: [
                 "LocationNetwork",
+                "LogLevelArgument",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -218,13 +241,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "locd-network", dependencies: ["LocdNetworkCommand"]),
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
         .target(
             name: "LocationSimulation",
             dependencies: ["LocationCore", "LocationConfiguration", daemonOnly("TOMLKit", "TOMLKit")]
         ),
-        .executableTarget(
-            name: "locctl",
+        // locctl's commands, one file each.
+        .target(
+            name: "LocctlCommands",
             dependencies: [
                 "JSON",
                 "LocationConfiguration",
@@ -233,6 +258,7 @@ let package = Package(
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "locctl", dependencies: ["LocctlCommands"]),
         // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts. It
         // and what it uses (JSON, Varlink, CEpoll) depend on SwiftNIO alone, which is what an app resolves.
         .target(name: "LocationClient", dependencies: ["JSON", "Varlink"]),
@@ -364,7 +390,7 @@ let package = Package(
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
         .testTarget(
             name: "LocctlTests",
-            dependencies: ["locctl", "JSON", "Varlink"],
+            dependencies: ["LocctlCommands", "JSON", "Varlink"],
             exclude: ["Fixtures"]
         ),
         // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and
@@ -391,6 +417,13 @@ let package = Package(
         .testTarget(
             name: "LocationAgentTests",
             dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"]
+        ),
+        // locd-multicall through links named after the programs, against the programs' own executables.
+        .testTarget(
+            name: "MulticallTests",
+            dependencies: [
+                "locd-multicall", "locd", "locctl", "locd-agent", "locd-network", "locd-geoclue", "LocationTestSupport",
+            ]
         ),
         .testTarget(
             name: "SystemdSupportTests",

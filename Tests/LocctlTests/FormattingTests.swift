@@ -3,7 +3,7 @@ import JSON
 import Testing
 import Varlink
 
-@testable import locctl
+@testable import LocctlCommands
 
 /// The small pieces the renderings are made of: durations, clock times, colour, tables.
 @Suite("locctl formatting")

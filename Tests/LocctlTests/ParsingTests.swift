@@ -2,7 +2,7 @@ import ArgumentParser
 import Testing
 import Varlink
 
-@testable import locctl
+@testable import LocctlCommands
 
 /// The command line: what each command accepts, what it refuses, and what a refusal exits with.
 @Suite("locctl parsing")

@@ -2,7 +2,7 @@ import JSON
 import Testing
 import Varlink
 
-@testable import locctl
+@testable import LocctlCommands
 
 /// What a line typed at the agent means, and what `agent --answer` gives each kind of prompt.
 @Suite("locctl agent answers")

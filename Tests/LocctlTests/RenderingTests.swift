@@ -3,7 +3,7 @@ import JSON
 import Testing
 import Varlink
 
-@testable import locctl
+@testable import LocctlCommands
 
 /// Human and `--json` output of every read command, on fixed Admin replies, against golden files.
 @Suite("locctl rendering")

@@ -29,10 +29,44 @@ dpkg-query -W -f='${Status}' geoclue-2.0 2>/dev/null | grep -q 'install ok insta
 [ "$(systemctl is-active locd.socket)" = active ] || fail "locd.socket is not listening"
 [ "$(systemctl is-active locd.service)" = inactive ] || fail "locd ran before any client"
 pass "GeoClue was removed; locd.socket is enabled and listening, locd waits for its first client"
+
+# The five programs are links to locd's one multi-call binary, and the three packages take at most 100 MB installed
+# (dpkg's Installed-Size, in KiB): each program with its own copy of the Swift runtime took 332 MB.
+multicall=/usr/libexec/locd/locd-multicall
+[ -x $multicall ] && [ ! -L $multicall ] || fail "$multicall is not an executable file"
+for program in locd locctl locd-agent locd-network locd-geoclue; do
+    [ -L /usr/bin/$program ] && [ "$(readlink -f /usr/bin/$program)" = $multicall ] \
+        || fail "/usr/bin/$program is not a link to $multicall: $(ls -l /usr/bin/$program)"
+done
+extra=$(dpkg -L locd locd-network locd-geoclue | while read -r path; do
+    [ -f "$path" ] && [ ! -L "$path" ] && [ -x "$path" ] && [ "$path" != $multicall ] && echo "$path"
+done)
+[ -z "$extra" ] || fail "executables beside the multi-call binary: $extra"
+installed=0
+for size in $(dpkg-query -W -f='${Installed-Size}\n' locd locd-network locd-geoclue); do
+    installed=$((installed + size))
+done
+[ "$installed" -le 102400 ] || fail "the packages take $installed KiB installed, more than 102400 (100 MB)"
+pass "locd, locctl, locd-agent, locd-network and locd-geoclue are links to $multicall; $installed KiB installed"
+# Each program is its own name: its help, and its process (/proc/PID/comm, the journal's identifier).
+locctl --help | grep -q '^USAGE: locctl' || fail "locctl --help: $(locctl --help 2>&1 | head -3)"
+locd-network --help | grep -q '^USAGE: locd-network' || fail "locd-network --help: $(locd-network --help 2>&1 | head -3)"
+$multicall >"$work/multicall.log" 2>&1
+status=$?
+[ $status = 64 ] && grep -q 'locd, locctl, locd-agent, locd-network, locd-geoclue' "$work/multicall.log" \
+    || fail "$multicall run by its own name exited $status: $(cat "$work/multicall.log")"
+pass "each program's help names it; the multi-call binary run as itself names the programs and exits 64"
 install -D -m 0755 "$work/where-am-i" $where_am_i
 served_once_by /usr/bin/locd-geoclue "$work/locd.log"
 [ "$(systemctl is-active locd.service)" = active ] || fail "locd.service is not active"
 pass "where-am-i as $person was served by locd on the first try, from the receiver through gpsd"
+pid=$(systemctl show -P MainPID locd.service)
+[ "$(cat /proc/$pid/comm)" = locd ] || fail "locd's process is named $(cat /proc/$pid/comm)"
+for program in locd locd-geoclue; do
+    journalctl -b -q SYSLOG_IDENTIFIER=$program _COMM=$program | grep -q . \
+        || fail "no journal entry of a process named $program says $program"
+done
+pass "locd's process is named locd; locd and locd-geoclue write to the journal as themselves"
 
 # An upgrade to a rebuilt package (deb-test.sh's, a higher version of the same files): the services that run restart,
 # a decision stays (the administrator's switch, stored), and the next GeoClue client is served. A GeoClue client that

@@ -25,11 +25,19 @@ latitudes() {
     count=$(grep -c '^Latitude:' "$1" 2>/dev/null)
     echo "${count:-0}"
 }
-# The process that owns org.freedesktop.GeoClue2 now.
+# The process that owns org.freedesktop.GeoClue2 now: its pid, its executable and its name (/proc/PID/comm).
+owner_pid() {
+    busctl --system status org.freedesktop.GeoClue2 2>/dev/null | sed -n 's/^PID=//p'
+}
 owner_exe() {
     local pid
-    pid=$(busctl --system status org.freedesktop.GeoClue2 2>/dev/null | sed -n 's/^PID=//p')
+    pid=$(owner_pid)
     [ -n "$pid" ] && readlink "/proc/$pid/exe"
+}
+owner_name() {
+    local pid
+    pid=$(owner_pid)
+    [ -n "$pid" ] && cat "/proc/$pid/comm"
 }
 
 # The machine (geoclue_machine): GeoClue as Debian installs it (its unit, bus policy and activation file are this
@@ -77,7 +85,10 @@ served_once_by() {
     client=$!
     wait_for 30 '[ "$(latitudes "$log")" -ge 1 ]' || fail "where-am-i was not served: $(cat "$log")"
     grep -q '^Latitude: *52.516275' "$log" || fail "where-am-i was served: $(cat "$log")"
-    [ "$(owner_exe)" = "$owner" ] || fail "org.freedesktop.GeoClue2 is owned by $(owner_exe), not $owner"
+    # The owner runs $owner, links followed (the packages' /usr/bin/locd-geoclue is a link to locd's multi-call
+    # binary), and bears its name.
+    [ "$(owner_exe)" = "$(readlink -f "$owner")" ] || fail "org.freedesktop.GeoClue2 is owned by $(owner_exe), not $owner"
+    [ "$(owner_name)" = "${owner##*/}" ] || fail "org.freedesktop.GeoClue2 is owned by a process named $(owner_name)"
     kill $client 2>/dev/null
     wait $client
 }

@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import LocationNetwork
+import LogLevelArgument
 import Logging
 import SystemdSupport
 
-/// `locd-network`: locd's way to the network. Thin: options in, the server out, until SIGTERM or SIGINT.
-@main
-struct LocdNetwork: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `locd-network`: locd's way to the network. Thin: options in, the server out, until SIGTERM or SIGINT. Started by
+/// the `locd-network` executable and by the multi-call binary run as `locd-network`.
+package struct LocdNetwork: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "locd-network",
         abstract: "Locate this machine from the Wi-Fi access points in view, for locd, which has no network.",
         discussion: """
@@ -73,7 +74,9 @@ struct LocdNetwork: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard requestTimeout.isFinite, requestTimeout >= 1, requestTimeout <= 120 else {
             throw ValidationError("--request-timeout must be between 1 and 120 seconds")
         }
@@ -99,7 +102,7 @@ struct LocdNetwork: ParsableCommand {
         return nil
     }
 
-    func run() throws {
+    package func run() throws {
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
@@ -150,5 +153,3 @@ struct LocdNetwork: ParsableCommand {
         withExtendedLifetime(sources) {}
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

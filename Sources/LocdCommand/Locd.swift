@@ -1,6 +1,7 @@
 import ArgumentParser
 import LocationConfiguration
 import LocationDaemon
+import LogLevelArgument
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -10,9 +11,10 @@ import SystemdSupport
 import Glibc
 #endif
 
-/// `locd`: the location-session daemon. Thin: options in, the daemon service out (started by `main.swift`).
-struct Locd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `locd`: the location-session daemon. Thin: options in, the daemon service out. Started by ``main()``, from the
+/// `locd` executable and from the multi-call binary run as `locd`.
+package struct Locd: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "locd",
         abstract: "The location-session daemon: Core Location's authorization model and CLServiceSession over Varlink.",
         discussion: """
@@ -48,7 +50,9 @@ struct Locd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
-    func run() async throws {
+    package init() {}
+
+    package func run() async throws {
         let environment = ProcessEnvironment.current
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: environment)
@@ -91,5 +95,3 @@ struct Locd: AsyncParsableCommand {
         try? await loops.shutdownGracefully()
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

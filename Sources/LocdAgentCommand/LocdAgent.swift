@@ -5,10 +5,9 @@ import LocationClient
 import Logging
 
 /// `locd-agent`: the person's own prompt agent, which shows their apps' location prompts as desktop notifications
-/// (SEMANTICS §16).
-@main
-struct LocdAgent: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// (SEMANTICS §16). Started by the `locd-agent` executable and by the multi-call binary run as `locd-agent`.
+package struct LocdAgent: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "locd-agent",
         abstract: "Show your apps' location prompts as notifications, send your answers, and show what uses location.",
         discussion: """
@@ -57,7 +56,9 @@ struct LocdAgent: ParsableCommand {
     @Flag(name: .long, help: "Log every step, not only what changes.")
     var verbose = false
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         let level: Logger.Level = verbose ? .debug : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -1,16 +1,16 @@
 import ArgumentParser
 import Foundation
 import LocationGeoClue
+import LogLevelArgument
 import Logging
 import NIOCore
 import NIOPosix
 import SystemdSupport
 
 /// `locd-geoclue`: GeoClue2's D-Bus API for existing Linux apps, answered from locd's sessions. Thin: options in,
-/// the bridge out.
-@main
-struct LocdGeoClue: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// the bridge out. Started by the `locd-geoclue` executable and by the multi-call binary run as `locd-geoclue`.
+package struct LocdGeoClue: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "locd-geoclue",
         abstract: "Serve org.freedesktop.GeoClue2 on the system bus from locd's location sessions.",
         discussion: """
@@ -42,7 +42,9 @@ struct LocdGeoClue: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         // Swift concurrency (each Start's run, the locd connections' tasks) runs on the one event loop that carries
         // those connections, not on libdispatch's pool: a reply from locd resumes its task on the thread that read
         // it, with no hop to another (the bus has a thread of its own). Installed before any task starts.
@@ -74,5 +76,3 @@ struct LocdGeoClue: ParsableCommand {
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -4,10 +4,10 @@ import ArgumentParser
 import Glibc
 #endif
 
-/// `locctl`: talks to locd the way `systemctl` and `loginctl` talk to their daemons.
-@main
-struct Locctl: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `locctl`: talks to locd the way `systemctl` and `loginctl` talk to their daemons. Started by the `locctl`
+/// executable and by the multi-call binary run as `locctl`.
+package struct Locctl: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "locctl",
         abstract: "Inspect and control locd, the location-session daemon.",
         discussion: """
@@ -105,9 +105,11 @@ struct Locctl: ParsableCommand {
         return previous[b.count]
     }
 
+    package init() {}
+
     /// Runs the command, but exits 1 (not argument-parser's 64) on a command line it cannot parse,
     /// so that the exit codes are the three the help text promises.
-    static func main() {
+    package static func main() {
         let line = commandLine(Array(CommandLine.arguments.dropFirst()))
         if let message = unknownCommand(in: line) {
             writeStandardError(message + "\n")
