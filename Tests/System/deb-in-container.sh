@@ -68,20 +68,34 @@ for program in locd locd-geoclue; do
 done
 pass "locd's process is named locd; locd and locd-geoclue write to the journal as themselves"
 
-# An upgrade to a rebuilt package (deb-test.sh's, a higher version of the same files): the services that run restart,
-# a decision stays (the administrator's switch, stored), and the next GeoClue client is served. A GeoClue client that
-# runs across the upgrade is not checked: locd-geoclue's restart ends its client objects, as GeoClue's own restart does.
-locctl services off >/dev/null || fail "locctl services off"
+# An upgrade to a rebuilt package (deb-test.sh's, a higher version of the same files): locd restarts and takes its
+# sessions back from the store (SEMANTICS R2, R3); locd-geoclue is not restarted, so that the GeoClue clients it
+# serves carry on: it runs the replaced file until its next start, and the new locd still takes it as the broker (I8).
+# where-am-i, started before the upgrade, is served after it with no new Start; a decision stays (gammastep's never).
+locctl auth gammastep never >/dev/null || fail "locctl auth gammastep never"
+where_am_i "$work/across.log" -t 90 -a 8 &
+client=$!
+wait_for 30 '[ "$(latitudes "$work/across.log")" -ge 1 ]' || fail "where-am-i was not served: $(cat "$work/across.log")"
 pid=$(systemctl show -P MainPID locd.service)
-[ "$pid" != 0 ] || fail "locd is not running before the upgrade"
+broker=$(systemctl show -P MainPID locd-geoclue.service)
+[ "$pid" != 0 ] && [ "$broker" != 0 ] || fail "locd ($pid) or locd-geoclue ($broker) is not running before the upgrade"
+session=$(locctl sessions --json | python3 -c 'import json,sys; print(" ".join(s["id"] for s in json.load(sys.stdin)))')
 apt_get install --no-install-recommends "$work"/upgrade/locd*.deb
 case $(dpkg-query -W -f='${Version}' locd-geoclue) in *+rebuilt) ;; *) fail "locd-geoclue was not upgraded" ;; esac
 [ "$(systemctl show -P MainPID locd.service)" != "$pid" ] || fail "the upgrade did not restart locd"
-locctl status >"$work/status.txt" 2>&1 || fail "locctl status: $(cat "$work/status.txt")"
-grep -q 'Location services: off' "$work/status.txt" || fail "the switch was lost: $(cat "$work/status.txt")"
-locctl services on >/dev/null || fail "locctl services on"
-served_once_by /usr/bin/locd-geoclue "$work/upgraded.log"
-pass "an upgrade restarted locd; the switch set before it stayed, and where-am-i was served"
+[ "$(systemctl show -P MainPID locd-geoclue.service)" = "$broker" ] || fail "the upgrade restarted locd-geoclue"
+case $(readlink /proc/$broker/exe) in *" (deleted)") ;; *) fail "locd-geoclue runs $(readlink /proc/$broker/exe), not the replaced file" ;; esac
+seen=$(latitudes "$work/across.log")
+wait_for 40 '[ "$(latitudes "$work/across.log")" -gt '"$seen"' ]' ||
+    fail "where-am-i was not served after the upgrade: $(tail -5 "$work/across.log")"
+kill -0 $client 2>/dev/null || fail "where-am-i stopped across the upgrade: $(tail -5 "$work/across.log")"
+after=$(locctl sessions --json | python3 -c 'import json,sys; print(" ".join(s["id"] for s in json.load(sys.stdin)))')
+[ -n "$session" ] && [ "$after" = "$session" ] || fail "where-am-i's session was $session before the upgrade, $after after"
+kill $client 2>/dev/null
+wait $client
+locctl app gammastep >"$work/gammastep.txt" 2>&1 || fail "locctl app gammastep: $(cat "$work/gammastep.txt")"
+grep -q 'denied' "$work/gammastep.txt" || fail "the decision was lost: $(cat "$work/gammastep.txt")"
+pass "an upgrade restarted locd, not locd-geoclue: where-am-i's session $session carried on, served; a decision stayed"
 
 apt_get remove locd locd-network locd-geoclue
 for unit in locd.socket locd.service locd-geoclue.service locd-network.socket; do

@@ -6,6 +6,7 @@
 # `apt install geoclue-2.0` giving GeoClue the name back, and `apt purge` leaving nothing of locd behind.
 #
 # Usage: Tests/System/deb-test.sh [DEB_DIR]     (default .build/deb)
+#        Tests/System/deb-test.sh --prepare     (only the root, below, which the test then finds made)
 # Needs root, systemd-nspawn (as the boot test, Tests/System/container.sh) and debootstrap; the first run makes the
 # root from Debian's archive (the apt sources of this machine) and keeps it, as a tar file, in
 # /var/cache/locd-deb-test: later runs need no network. The container has none (--private-network): apt installs
@@ -18,10 +19,6 @@ source Tests/System/container.sh
 container_checks
 command -v debootstrap >/dev/null || skip "debootstrap is not installed"
 
-debs=$(cd "${1:-.build/deb}" && pwd)
-for package in locd locd-network locd-geoclue; do
-    ls "$debs/${package}_"*.deb >/dev/null 2>&1 || { echo "deb-test: no $package package in $debs: make deb first" >&2; exit 1; }
-done
 
 # The root: Debian 12 with systemd, D-Bus, GeoClue 2.6 and its demo (where-am-i), gpsd and python3 (the NMEA feeder),
 # and in apt's cache the packages that `apt install geoclue-2.0` takes again.
@@ -48,6 +45,13 @@ if [ ! -f "$root_tar" ]; then
     tar -C "$staging/root" -cf "$root_tar.partial" . && mv "$root_tar.partial" "$root_tar"
     rm -rf "$staging"
 fi
+# --prepare: only the root, made while the packages are built (CI does so in the background).
+[ "${1:-}" != --prepare ] || { echo "deb-test: the Debian 12 root is ready ($root_tar)"; exit 0; }
+
+debs=$(cd "${1:-.build/deb}" && pwd)
+for package in locd locd-network locd-geoclue; do
+    ls "$debs/${package}_"*.deb >/dev/null 2>&1 || { echo "deb-test: no $package package in $debs: make deb first" >&2; exit 1; }
+done
 
 work=$(mktemp -d /var/tmp/locd-deb.XXXXXX)
 cleanup() {
