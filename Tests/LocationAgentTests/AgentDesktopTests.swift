@@ -57,18 +57,27 @@ struct AgentDesktopTests {
         return [app, stream]
     }
 
-    @Test(
-        "N2, N3: a prompt shown by dunst with the app's name is answered there: Allow While Using App, Don't Allow",
-        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
-    )
-    func answeredOnTheDesktop() throws {
+    /// locd, a desktop with dunst and locd-agent, and Maps (named and drawn by its `.desktop` file) asking: its prompt
+    /// is the notification shown.
+    private func mapsPrompted() throws -> (DaemonProcess, Desktop, VarlinkClient) {
         let (daemon, desktop) = try Self.scene(dunst: false)
-        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=find-location\n")
+        // An icon by path: the test's session has no icon theme in its data directories.
+        let icon = "/usr/share/icons/Adwaita/48x48/actions/find-location-symbolic.symbolic.png"
+        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=\(icon)\n")
         try desktop.startDunst()
         let agent = try desktop.startAgent(socket: daemon.socketPath)
         #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
         let maps = try asking("com.ex.maps", daemon)
         #expect(desktop.waitForDisplayed(1))
+        return (daemon, desktop, maps)
+    }
+
+    @Test(
+        "N2, N3: a prompt shown by dunst with the app's name is answered there: Allow While Using App, Don't Allow",
+        .enabled(if: hasDesktop, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func answeredOnTheDesktop() throws {
+        let (daemon, desktop, maps) = try mapsPrompted()
         let menu = try desktop.choose("Allow While Using App")
         #expect(menu.contains("#Allow While Using App (Allow “Maps” to use your location?)"), "\(menu)")
         #expect(menu.contains("#Allow Once (") && menu.contains("#Don't Allow (") && menu.contains("#Precise: On ("))
@@ -92,15 +101,7 @@ struct AgentDesktopTests {
         .enabled(if: hasDesktop && XDisplay.hasMenuTools, "needs dunst, Xvfb, dmenu, xdotool and ImageMagick")
     )
     func seenAndTypedOnTheDisplay() throws {
-        let (daemon, desktop) = try Self.scene(dunst: false)
-        // An icon by path: the test's session has no icon theme in its data directories.
-        let icon = "/usr/share/icons/Adwaita/48x48/actions/find-location-symbolic.symbolic.png"
-        try desktop.write("share/applications/com.ex.maps.desktop", "[Desktop Entry]\nName=Maps\nIcon=\(icon)\n")
-        try desktop.startDunst()
-        let agent = try desktop.startAgent(socket: daemon.socketPath)
-        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
-        let maps = try asking("com.ex.maps", daemon)
-        #expect(desktop.waitForDisplayed(1))
+        let (daemon, desktop, maps) = try mapsPrompted()
         let menu = try desktop.openMenuOnDisplay()
         #expect(menu.contains("#Allow While Using App (Allow “Maps” to use your location?)"), "\(menu)")
         // dmenu's six lines at the bottom of the 1024 × 600 display are drawn once they have more than a background.
