@@ -89,6 +89,17 @@ let package = Package(
         // Who a process is, read from /proc: its executable, real uid, the pid of a pidfd, and the app id a
         // desktop gives it (Flatpak, snap, systemd unit). No NIO, no words of locd.
         .target(name: "ProcessIdentity", dependencies: ["CPidfd"]),
+        // Swift concurrency's global executor on NIO's event loops, in the static runtime too (its C half names the
+        // runtime's hook, which dlsym cannot find there).
+        .target(name: "CGlobalExecutorHook"),
+        .target(
+            name: "GlobalExecutor",
+            dependencies: [
+                "CGlobalExecutorHook",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // pidfd_open(2) for ProcessIdentity: a header only.
         .systemLibrary(name: "CPidfd"),
         // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
@@ -142,6 +153,7 @@ let package = Package(
         .target(
             name: "LocdCommand",
             dependencies: [
+                "GlobalExecutor",
                 "LocationConfiguration",
                 "LocationDaemon",
                 "LogLevelArgument",
@@ -184,6 +196,7 @@ let package = Package(
         .target(
             name: "LocdGeoClueCommand",
             dependencies: [
+                "GlobalExecutor",
                 "LocationGeoClue",
                 "LogLevelArgument",
                 "SystemdSupport",

@@ -1,5 +1,4 @@
-import NIOCore
-import NIOPosix
+import GlobalExecutor
 
 extension Locd {
     /// What `@main` on an `AsyncParsableCommand` does, parse then run (help, version and errors exit here), with
@@ -14,7 +13,7 @@ extension Locd {
     /// `AsyncParsableCommand`.
     @MainActor
     package static func launch() async {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        GlobalExecutor.takeOver()
         do {
             var command = try parseAsRoot()
             if let locd = command as? Locd {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GlobalExecutor
 import LocationGeoClue
 import LogLevelArgument
 import Logging
@@ -49,7 +50,7 @@ package struct LocdGeoClue: ParsableCommand {
         // those connections, not on libdispatch's pool: a reply from locd resumes its task on the thread that read
         // it, with no hop to another (the bus has a thread of its own). Installed before any task starts.
         NIOSingletons.groupLoopCountSuggestion = 1
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        GlobalExecutor.takeOver()
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
