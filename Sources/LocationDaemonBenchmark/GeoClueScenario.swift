@@ -18,6 +18,8 @@ struct GeoClueScenario {
         var singleLatencies = Latencies()
         var manyCycles = 0
         var manySeconds = 0.0
+        /// Each round's cycles per second with every client: the spread a busy or uneven machine gives.
+        var manyRates: [Double] = []
         /// CPU seconds spent during the runs with every client, by whom: the service's processes (with locd for
         /// locd-geoclue), the bus daemon, the client processes.
         var manyCPU = CPUShare()
@@ -119,8 +121,10 @@ struct GeoClueScenario {
             clients: workers.map(\.pid)
         )
         let before = CPUShare(pids)
-        measured.manyCycles += try churn(workers, seconds: seconds).count
+        let many = try churn(workers, seconds: seconds).count
+        measured.manyCycles += many
         measured.manySeconds += seconds
+        measured.manyRates.append(Double(many) / seconds)
         measured.manyCPU.add(CPUShare(pids).minus(before))
         if let ended = processes.first(where: { !$0.isRunning }) {
             throw BenchError.failed("\(ended.name) exited during the round; its log:\n\(ended.logTail())")

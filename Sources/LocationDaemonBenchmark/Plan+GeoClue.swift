@@ -63,7 +63,7 @@ extension Plan {
             Figure(
                 scenario: "10 geoclue",
                 measure: "locd + locd-geoclue ÷ trivial, cycles/s with \(scenario.clients) clients",
-                display: String(format: "%.2f", throughput),
+                display: String(format: "%.2f", throughput) + Self.roundSpread(locd, trivial),
                 value: throughput,
                 unit: "ratio",
                 target: "≥ 0.9",
@@ -83,6 +83,15 @@ extension Plan {
         )
         report.addSection(geoclueTable(result, scenario: scenario, trivial: trivial))
         report.addSection(geoclueCPUTable(result, scenario: scenario))
+    }
+
+    /// The lowest and highest of the rounds' own ratios of `measured` to `trivial` with every client, as
+    /// " (rounds A–B)": a round measures both within seconds of each other, so the spread shows how far the
+    /// machine's own changes move the ratio. Empty for a single round.
+    static func roundSpread(_ measured: GeoClueScenario.Measured, _ trivial: GeoClueScenario.Measured) -> String {
+        let ratios = zip(measured.manyRates, trivial.manyRates).map { $0 / $1 }
+        guard ratios.count > 1, let low = ratios.min(), let high = ratios.max() else { return "" }
+        return String(format: " (rounds %.2f–%.2f)", low, high)
     }
 
     /// Where the time of a cycle goes: CPU time per cycle, with every client running, of each process at work.
@@ -129,7 +138,8 @@ extension Plan {
                 "\(Format.count(measured.manyRate))/s",
                 "\(Format.milliseconds(measured.singleLatencies.seconds(at: 50))) "
                     + "(\(Format.milliseconds(measured.singleLatencies.seconds(at: 99))))",
-                String(format: "%.2f", throughput) + marks.0,
+                String(format: "%.2f", throughput) + marks.0
+                    + (target == .trivial ? "" : Self.roundSpread(measured, trivial)),
                 String(format: "%.2f", latency) + marks.1,
             ])
         }
