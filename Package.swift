@@ -189,7 +189,7 @@ let package = Package(
             name: "LocationGeoClue",
             dependencies: [
                 "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON", "LocationClient",
-                "ProcessIdentity", "Varlink",
+                "LocationCore", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -197,6 +197,8 @@ let package = Package(
             name: "LocdGeoClueCommand",
             dependencies: [
                 "GlobalExecutor",
+                "LocationConfiguration",
+                "LocationCore",
                 "LocationGeoClue",
                 "LogLevelArgument",
                 "SystemdSupport",

@@ -11,12 +11,15 @@ extension DaemonConfiguration {
     package mutating func importSubordinateIDs() {
         subordinateIDs = SubordinateIDs()
         subordinateIDsSkipped = []
-        guard let file = limits.subordinateUIDs, let data = FileManager.default.contents(atPath: file) else { return }
-        (subordinateIDs, subordinateIDsSkipped) = Self.subordinateIDs(
-            String(decoding: data, as: UTF8.self),
-            file: file,
-            uid: Self.uid(ofUser:)
-        )
+        guard let file = limits.subordinateUIDs else { return }
+        (subordinateIDs, subordinateIDsSkipped) = Self.subordinateIDs(file: file)
+    }
+
+    /// The ranges of the file `file` in `/etc/subuid`'s format, and a line for each one skipped; none when the file
+    /// is missing (H9). locd-geoclue reads its `--subordinate-uids` with it.
+    package static func subordinateIDs(file: String) -> (SubordinateIDs, [String]) {
+        guard let data = FileManager.default.contents(atPath: file) else { return (SubordinateIDs(), []) }
+        return subordinateIDs(String(decoding: data, as: UTF8.self), file: file, uid: uid(ofUser:))
     }
 
     /// The ranges of `text`, lines `NAME:START:COUNT` or `UID:START:COUNT` in `/etc/subuid`'s format, and a line

@@ -35,8 +35,9 @@ final class GeoClueAgent {
 /// A prompt locd sent that a GeoClue agent may answer, and where asking it stands.
 struct PendingPrompt {
     let prompt: AgentPrompt
-    /// The uid it counts against (``GeoClueLimits/promptsPerUID``): its user, whose client starts its app, or
-    /// `UInt32.max` for a prompt no GeoClue client of its user was starting for when it came.
+    /// The uid it counts against (``GeoClueLimits/promptsPerUID``): its user, whose client starts its app (the
+    /// user a subordinate uid is delegated to, H9), or `UInt32.max` for a prompt no GeoClue client of its user was
+    /// starting for when it came.
     let uid: UInt32
     /// The agent being asked and the cookie of its `AuthorizeApp` call.
     var askedOf: (agent: String, cookie: UInt64)?

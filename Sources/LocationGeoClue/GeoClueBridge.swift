@@ -1,4 +1,5 @@
 import Dispatch
+import LocationCore
 import Logging
 
 #if canImport(Glibc)
@@ -17,9 +18,17 @@ package struct GeoClueBridge {
     ///   - socketPath: locd's socket; `nil` for the client library's default (`LOCD_SOCKET`, else the user's
     ///     daemon when one listens, else `/run/locd/io.locd`).
     ///   - agentWhitelist: GeoClue's `[agent] whitelist` (G34); `nil`: every agent is taken.
-    package init(socketPath: String?, agentWhitelist: AgentWhitelist? = nil, logger: Logger) {
+    ///   - subordinateIDs: the ranges of subordinate uids, whose uids count against their users (H9).
+    package init(
+        socketPath: String?,
+        agentWhitelist: AgentWhitelist? = nil,
+        subordinateIDs: SubordinateIDs = SubordinateIDs(),
+        logger: Logger
+    ) {
         self.socketPath = socketPath
-        self.limits = GeoClueLimits()
+        var limits = GeoClueLimits()
+        limits.subordinateIDs = subordinateIDs
+        self.limits = limits
         self.agentWhitelist = agentWhitelist
         self.logger = logger
     }

@@ -1,6 +1,10 @@
+import LocationCore
+
 /// The bounds that keep one peer from taking locd-geoclue's memory: each is answered with
 /// `org.freedesktop.DBus.Error.LimitsExceeded` when reached.
 struct GeoClueLimits: Sendable {
+    /// The ranges of subordinate uids: each per-uid bound counts a delegated uid against its user (SEMANTICS H9).
+    var subordinateIDs = SubordinateIDs()
     /// Client objects in all.
     var clients = 4096
     /// Client objects of one uid's peers: one user's programs cannot take every client from the others'.

@@ -37,11 +37,14 @@ extension GeoClueService {
             call.reply(.failed("locd-geoclue cannot learn the caller's uid from the bus: call AddAgent again"))
             return 1
         }
-        if agents.count >= limits.agents || agents.values.filter({ $0.uid == uid }).count >= limits.agentsPerUID {
+        let user = counted(uid)
+        if agents.count >= limits.agents
+            || agents.values.filter({ counted($0.uid) == user }).count >= limits.agentsPerUID
+        {
             call.reply(
                 .limitsExceeded(
                     "a uid may register \(limits.agentsPerUID) GeoClue agents at most "
-                        + "(\(limits.agents) in all): end an older agent first"
+                        + "(\(limits.agents) in all; this is \(countedName(uid))): end an older agent first"
                 )
             )
             return 1

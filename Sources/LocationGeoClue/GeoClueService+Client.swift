@@ -258,7 +258,7 @@ extension GeoClueService {
         }
         client.pendingStarts = []
         clients[client.path] = nil
-        clientsByUID.uncount(client.ownerUID)
+        clientsByUID.uncount(counted(client.ownerUID))
         peers[client.owner]?.clients.removeAll { $0 == client.path }
         if let slot = client.slot { sd_bus_slot_unref(slot) }
         client.slot = nil

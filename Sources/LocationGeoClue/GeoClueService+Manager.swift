@@ -25,11 +25,11 @@ extension GeoClueService {
         }
         // A peer the bus names no uid for shares one count with every other such peer.
         let uid = uid(of: sender) ?? UInt32.max
-        if clientsByUID[uid, default: 0] >= limits.clientsPerUID {
+        if clientsByUID[counted(uid), default: 0] >= limits.clientsPerUID {
             call.reply(
                 .limitsExceeded(
-                    "uid \(uid) holds \(limits.clientsPerUID) clients, the most one user's programs may: call "
-                        + "DeleteClient on unused ones"
+                    "\(countedName(uid)) holds \(limits.clientsPerUID) clients, the most one user's programs may: "
+                        + "call DeleteClient on unused ones"
                 )
             )
             return 1

@@ -35,7 +35,7 @@ extension GeoClueService {
     /// whose programs start many apps fills only its own share, and no other user's programs take it (G14).
     func promptArrived(_ value: JSONValue) {
         guard let prompt = AgentPrompt(value), prompts[prompt.id] == nil else { return }
-        let uid = clients.values.contains { isStarting($0, for: prompt) } ? prompt.user : UInt32.max
+        let uid = clients.values.contains { isStarting($0, for: prompt) } ? counted(prompt.user) : UInt32.max
         guard prompts.count < limits.prompts, promptsByUID[uid, default: 0] < limits.promptsPerUID else {
             logger.warning(
                 """

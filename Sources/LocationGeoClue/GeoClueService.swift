@@ -48,7 +48,7 @@ final class GeoClueService: @unchecked Sendable {
     var unrecordedBy: UInt64 = 0
     /// The uid of each peer that was asked for it, while it is on the bus.
     var uids: [String: UInt32] = [:]
-    /// Client objects per uid of their owners (G8).
+    /// Client objects per uid of their owners, counted as ``counted(_:)`` says (G8).
     var clientsByUID: [UInt32: Int] = [:]
     /// The Prompts stream, open while an agent is registered; made at the first.
     var prompting: PromptLink?
@@ -148,9 +148,22 @@ final class GeoClueService: @unchecked Sendable {
         }
         client.slot = slot
         clients[client.path] = client
-        clientsByUID[uid, default: 0] += 1
+        clientsByUID[counted(uid), default: 0] += 1
         peer(owner).clients.append(client.path)
         return client
+    }
+
+    /// The uid `uid` counts as against the per-uid bounds: the user a subordinate range delegates it to, else
+    /// itself (SEMANTICS H9). `UInt32.max`, the shared count of peers the bus names no uid for, stays itself.
+    func counted(_ uid: UInt32) -> UInt32 {
+        uid == UInt32.max ? uid : limits.subordinateIDs.owner(of: uid)
+    }
+
+    /// `uid` as a refusal names it: with the user it counts as, when that is another (H9).
+    func countedName(_ uid: UInt32) -> String {
+        let user = counted(uid)
+        guard user != uid else { return "uid \(uid)" }
+        return "uid \(uid) (counted as uid \(user), to whom a subordinate range delegates it)"
     }
 
     /// A new Location object of `client`'s owner for `fix`, exported; `nil` when sd-bus refused to export it.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import GlobalExecutor
+import LocationConfiguration
+import LocationCore
 import LocationGeoClue
 import LogLevelArgument
 import Logging
@@ -40,6 +42,16 @@ package struct LocdGeoClue: ParsableCommand {
     )
     var geoClueConfig: String?
 
+    @Option(
+        name: .customLong("subordinate-uids"),
+        help: """
+            The ranges of subordinate uids (/etc/subuid's format): a peer's uid in a user's range counts against \
+            that user's clients, agents and prompts. "" for none. Read at start.
+            """,
+        completion: .file()
+    )
+    var subordinateUIDs = "/etc/subuid"
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -69,8 +81,18 @@ package struct LocdGeoClue: ParsableCommand {
                 )
             }
         }
+        // H9: each uid of a user's range counts against that user's bounds; a line that cannot be read is logged.
+        let (subordinateIDs, skipped) =
+            subordinateUIDs.isEmpty
+            ? (SubordinateIDs(), []) : DaemonConfiguration.subordinateIDs(file: subordinateUIDs)
+        for line in skipped { logger.warning("\(line)") }
         do {
-            try GeoClueBridge(socketPath: socket, agentWhitelist: whitelist, logger: logger).run()
+            try GeoClueBridge(
+                socketPath: socket,
+                agentWhitelist: whitelist,
+                subordinateIDs: subordinateIDs,
+                logger: logger
+            ).run()
         } catch {
             logger.critical("\(error)")
             throw ExitCode.failure

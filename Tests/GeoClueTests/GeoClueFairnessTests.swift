@@ -82,6 +82,41 @@ struct GeoClueFairnessTests {
     }
 
     @Test(
+        "H9, G8: peers of a user's subordinate uids share that user's 256 clients; the refusal names both uids"
+    )
+    func subordinateClientsCountAgainstTheirUser() throws {
+        // dbus-daemon refuses a uid with no user entry (it looks up its groups), so the delegated uid here is one
+        // that has one: www-data's, delegated to nobody. A rootless container's uids reach a bus that takes them.
+        let subordinate = GeoClueHarness.otherUID
+        let harness = try GeoClueHarness(
+            subordinateUIDs: "# rootless containers\n\(GeoClueHarness.ordinaryUID):\(subordinate):1\n"
+        )
+        var holders: [ScriptProcess] = []
+        defer { for holder in holders { holder.closeInput() } }
+        // 192 clients as the user itself, 64 as its subordinate uid: the user's 256.
+        for uid in [GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, subordinate] {
+            let holder = try harness.pythonRunning(["hold-clients", "64"], asUID: uid)
+            holders.append(holder)
+            let reply = try #require(holder.waitFor { $0["made"] != nil }, "\(holder.log)")
+            #expect(reply["made"]?.intValue == 64, "\(reply)")
+        }
+        // Counted apart, the subordinate uid would have 192 more of its own.
+        // Its first CreateClient (the script's GetClient) is refused: the script ends with the error.
+        let refused = try harness.python(["create-clients", "3"], asUID: subordinate)
+        #expect(refused.objects.isEmpty, "\(refused.output)")
+        #expect(
+            refused.errors.contains(
+                "org.freedesktop.DBus.Error.LimitsExceeded: uid \(subordinate) (counted as uid "
+                    + "\(GeoClueHarness.ordinaryUID), to whom a subordinate range delegates it) holds 256 clients"
+            ),
+            "\(refused.errors)"
+        )
+        // A uid outside every range counts as itself: daemon's (uid 1).
+        let outside = try harness.python(["create-clients", "3"], asUID: 1)
+        #expect(outside.objects.first?["made"] as? Int == 3, "\(outside.output)\(outside.errors)")
+    }
+
+    @Test(
         "G14: one user's clients fill only that user's 16 prompts for GeoClue agents; another user's prompt still reaches its agent"
     )
     func promptsPerUIDBounded() throws {

@@ -43,6 +43,8 @@ final class GeoClueHarness {
     ///   - limits: lines of locd's `[limits]` table beside its `idle-timeout`.
     ///   - unknownApps: locd's `unknown-brokered-apps` (I11): `deny` refuses an app id with no manifest at once.
     ///   - geoClueConfiguration: the text of a `geoclue.conf` locd-geoclue is given with `--geoclue-config` (G34).
+    ///   - subordinateUIDs: the text of the file locd-geoclue is given with `--subordinate-uids` (H9); by default
+    ///     it reads the machine's `/etc/subuid`, as installed.
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
@@ -50,7 +52,8 @@ final class GeoClueHarness {
         brokered: Bool = true,
         limits: String = "",
         unknownApps: String = "deny",
-        geoClueConfiguration: String? = nil
+        geoClueConfiguration: String? = nil,
+        subordinateUIDs: String? = nil
     ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
@@ -68,7 +71,13 @@ final class GeoClueHarness {
         if let geoClueConfiguration {
             try temporary.write("geoclue/geoclue.conf", geoClueConfiguration)
         }
-        try startBridge(geoClueConfiguration: geoClueConfiguration.map { _ in temporary.at("geoclue/geoclue.conf") })
+        var options =
+            geoClueConfiguration.map { _ in ["--geoclue-config", temporary.at("geoclue/geoclue.conf")] } ?? []
+        if let subordinateUIDs {
+            try temporary.write("subuid", subordinateUIDs)
+            options += ["--subordinate-uids", temporary.at("subuid")]
+        }
+        try startBridge(options: options)
     }
 
     deinit {
@@ -164,10 +173,9 @@ final class GeoClueHarness {
         guard ready else { throw HarnessFailure("locd did not start: \(locd.log)") }
     }
 
-    private func startBridge(geoClueConfiguration: String?) throws {
+    private func startBridge(options: [String]) throws {
         let bridge = try ScriptProcess(
-            [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"]
-                + (geoClueConfiguration.map { ["--geoclue-config", $0] } ?? []),
+            [Self.binary("locd-geoclue"), "--socket", socket, "--log-level", "debug"] + options,
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": busAddress, "INVOCATION_ID": "", "JOURNAL_STREAM": ""],
             logPath: directory + "/locd-geoclue.log"
         )
