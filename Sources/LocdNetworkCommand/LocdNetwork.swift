@@ -103,6 +103,9 @@ package struct LocdNetwork: ParsableCommand {
     }
 
     package func run() throws {
+        // Blocked before any thread starts (every thread inherits the mask), so that a SIGTERM at any moment,
+        // READY=1 included, waits for the sigwait below rather than ending the process unserved.
+        var termination = Self.blockTermination()
         let level = logLevel
         let journal = Systemd.runningUnderSystemd(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
@@ -133,23 +136,20 @@ package struct LocdNetwork: ParsableCommand {
             throw ExitCode.failure
         }
         _ = SystemdNotifier().ready()
-        Self.waitForTermination()
+        var received: Int32 = 0
+        sigwait(&termination, &received)
         logger.info("stopping")
         server.shutdown()
     }
 
-    /// Blocks until SIGTERM or SIGINT.
-    private static func waitForTermination() {
-        let done = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { done.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        done.wait()
-        withExtendedLifetime(sources) {}
+    /// Blocks SIGTERM and SIGINT in the calling thread, and so in every thread it starts after; the set, for
+    /// `sigwait`.
+    private static func blockTermination() -> sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        return signals
     }
 }
