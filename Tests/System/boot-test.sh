@@ -28,15 +28,7 @@ for binary in locd locctl locd-geoclue locd-network locd-agent; do
 done
 swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 
-work=$(mktemp -d /var/tmp/locd-boot.XXXXXX)
-cleanup() {
-    local status=$?
-    container_leave_cgroup locd-boot
-    rm -rf "$work"
-    exit $status
-}
-trap cleanup EXIT
-container_enter_cgroup
+container_begin locd-boot
 
 # The project's units, pointing at the binaries bound under /opt/locd (DynamicUser-style PrivateTmp and
 # ProtectSystem=strict forbid /tmp; the container's /usr is the host's, read-only).

@@ -2,7 +2,7 @@
 # checked first (without it they print why and exit 0, so that `make test` runs everywhere), and a cgroup of their
 # own for the launching shell, so that the container's systemd cannot adopt the host's root cgroup and move
 # unrelated processes into it. Sourced, not run: the sourcing script sets test_name first, calls container_checks,
-# then container_enter_cgroup, and container_leave_cgroup in its EXIT trap.
+# then container_begin, which makes its work folder and cgroup and removes both when it exits.
 skip() { echo "${test_name#locd-}: SKIPPED: $*"; exit 0; }
 
 container_checks() {
@@ -41,4 +41,21 @@ container_leave_cgroup() {
         find "$group" -depth -type d -exec rmdir {} \; 2>/dev/null || true
     done
     rm -rf "/run/systemd/nspawn/$1"* 2>/dev/null || true
+}
+
+# Sets `work` to a new folder /var/tmp/PREFIX.XXXXXX and moves the shell into a cgroup of its own; at exit, however
+# the script ends, both go (with what systemd-nspawn left in /run of the machines named PREFIX*), and the script's
+# exit status stays.
+container_begin() {
+    container_prefix=$1
+    work=$(mktemp -d "/var/tmp/$container_prefix.XXXXXX")
+    trap container_end EXIT
+    container_enter_cgroup
+}
+
+container_end() {
+    local status=$?
+    container_leave_cgroup "$container_prefix"
+    rm -rf "$work"
+    exit $status
 }

@@ -53,15 +53,7 @@ for package in locd locd-network locd-geoclue; do
     ls "$debs/${package}_"*.deb >/dev/null 2>&1 || { echo "deb-test: no $package package in $debs: make deb first" >&2; exit 1; }
 done
 
-work=$(mktemp -d /var/tmp/locd-deb.XXXXXX)
-cleanup() {
-    local status=$?
-    container_leave_cgroup locd-deb
-    rm -rf "$work"
-    exit $status
-}
-trap cleanup EXIT
-container_enter_cgroup
+container_begin locd-deb
 
 mkdir -p "$work/root"
 tar -C "$work/root" -xf "$root_tar"
