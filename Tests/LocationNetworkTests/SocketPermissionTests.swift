@@ -65,12 +65,10 @@ struct SocketPermissionTests {
             ["-c", #"umask 000; exec "$@""#, "sh"] + held + [
                 NetworkLocationProcess.binary, "--socket", socket, "--log-level", "debug",
             ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["NOTIFY_SOCKET"] = notify.path
-        environment.removeValue(forKey: "LISTEN_FDS")
-        environment.removeValue(forKey: "LISTEN_PID")
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(directory)/no-bus"
-        network.environment = environment
+        network.environment = NetworkLocationProcess.environment(
+            notify: notify.path,
+            bus: "unix:path=\(directory)/no-bus"
+        )
         network.standardOutput = FileHandle.nullDevice
         network.standardError = FileHandle.nullDevice
         try network.run()

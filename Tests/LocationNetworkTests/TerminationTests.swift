@@ -24,12 +24,10 @@ struct TerminationTests {
             "-f", "-qq", "-o", "/dev/null", "-e", "trace=sendmsg", "-e", "inject=sendmsg:delay_exit=500000",
             NetworkLocationProcess.binary, "--socket", socket, "--log-level", "debug",
         ]
-        var environment = ProcessInfo.processInfo.environment
-        environment["NOTIFY_SOCKET"] = notify.path
-        environment.removeValue(forKey: "LISTEN_FDS")
-        environment.removeValue(forKey: "LISTEN_PID")
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(directory.path)/no-bus"
-        network.environment = environment
+        network.environment = NetworkLocationProcess.environment(
+            notify: notify.path,
+            bus: "unix:path=\(directory.path)/no-bus"
+        )
         let logPath = directory.at("locd-network.log")
         FileManager.default.createFile(atPath: logPath, contents: nil)
         network.standardOutput = FileHandle.nullDevice

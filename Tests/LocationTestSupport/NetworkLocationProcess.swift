@@ -15,6 +15,17 @@ package final class NetworkLocationProcess: @unchecked Sendable {
     private let notify: NotifySocket
 
     /// The `locd-network` binary beside the test bundle.
+    /// The test's environment for a locd-network it starts itself: `READY=1` to `notify`, no socket passed (it binds
+    /// its `--socket`), the system bus at `bus`.
+    package static func environment(notify: String, bus: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify
+        environment.removeValue(forKey: "LISTEN_FDS")
+        environment.removeValue(forKey: "LISTEN_PID")
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus
+        return environment
+    }
+
     package static var binary: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [bundle, bundle.deletingLastPathComponent()] {
@@ -68,16 +79,12 @@ package final class NetworkLocationProcess: @unchecked Sendable {
                 "--socket", socketPath, "--log-level", "debug", "--request-timeout", String(requestTimeout),
                 "--idle-timeout", String(idleTimeout),
             ] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = Self.environment(notify: notify.path, bus: busAddress ?? "unix:path=\(directory)/no-bus")
         // The test's own proxy only: one the machine names would not reach the stand-ins.
         for name in ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "http_proxy", "HTTP_PROXY"] {
             environment.removeValue(forKey: name)
         }
         environment.merge(extra) { $1 }
-        environment["NOTIFY_SOCKET"] = notify.path
-        environment.removeValue(forKey: "LISTEN_FDS")
-        environment.removeValue(forKey: "LISTEN_PID")
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress ?? "unix:path=\(directory)/no-bus"
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
