@@ -35,13 +35,9 @@ package struct GeoClueBridge {
 
     package func run() throws {
         let connection = try BusConnection()
-        let service = GeoClueService(connection: connection, socketPath: socketPath, limits: limits, logger: logger)
-        service.agentWhitelist = agentWhitelist
-        try service.register()
-        logger.info(
-            "serving \(GeoClueService.busName)",
-            metadata: ["geoclue.locd-socket": "\(socketPath ?? "(default)")"]
-        )
+        // Before the name is taken, which tells systemd that the service is up (Type=dbus): a SIGTERM from then on
+        // stops the loop (at once, should it come before the loop runs), and one before ends a process that has served
+        // nobody yet.
         let signals = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -50,6 +46,13 @@ package struct GeoClueBridge {
             return source
         }
         defer { for source in signals { source.cancel() } }
+        let service = GeoClueService(connection: connection, socketPath: socketPath, limits: limits, logger: logger)
+        service.agentWhitelist = agentWhitelist
+        try service.register()
+        logger.info(
+            "serving \(GeoClueService.busName)",
+            metadata: ["geoclue.locd-socket": "\(socketPath ?? "(default)")"]
+        )
         // The service lives as long as the loop: sd-bus holds it as the userdata of every vtable.
         try withExtendedLifetime(service) { try connection.run() }
         logger.info("stopped")
