@@ -116,6 +116,35 @@ struct GeoClueFairnessTests {
         #expect(outside.objects.first?["made"] as? Int == 3, "\(outside.output)\(outside.errors)")
     }
 
+    @Test("H9, G14: agents of a user's subordinate uid count against that user's 4; another user's are not counted")
+    func subordinateAgentsCountAgainstTheirUser() throws {
+        // www-data's uid delegated to nobody, as in the test above (dbus-daemon refuses uids with no user entry).
+        let subordinate = GeoClueHarness.otherUID
+        let harness = try GeoClueHarness(
+            subordinateUIDs: "\(GeoClueHarness.ordinaryUID):\(subordinate):1\n"
+        )
+        var agents: [ScriptProcess] = []
+        defer { for agent in agents { agent.closeInput() } }
+        for uid in [GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, subordinate, subordinate] {
+            agents.append(try GeoClueAgentTests.agent(harness, "allow:8", asUID: uid))
+        }
+        // The fifth of nobody's count: counted apart, www-data would have two more.
+        let fifth = try ScriptProcess(
+            harness.unprivileged(subordinate)
+                + ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), "allow:8", "8"],
+            environment: harness.busEnvironment,
+            logPath: harness.directory + "/agent-fifth.log"
+        )
+        agents.append(fifth)
+        #expect(fifth.waitFor("\"refused\""), "\(fifth.log)")
+        #expect(
+            fifth.log.contains("uid \(subordinate) (counted as uid \(GeoClueHarness.ordinaryUID)"),
+            "\(fifth.log)"
+        )
+        // Root, counted as itself, still registers.
+        agents.append(try GeoClueAgentTests.agent(harness, "allow:8"))
+    }
+
     @Test(
         "G14: one user's clients fill only that user's 16 prompts for GeoClue agents; another user's prompt still reaches its agent"
     )
