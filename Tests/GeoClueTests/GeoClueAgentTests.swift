@@ -9,13 +9,15 @@ import Testing
 struct GeoClueAgentTests {
     static let demoAgent = "/usr/libexec/geoclue-2.0/demos/agent"
 
-    /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered;
-    /// run as `uid` without privileges when one is given.
+    /// The project's agent (Fixtures/geoclue_agent.py) in `mode` with `MaxAccuracyLevel` `maximum`, registered (or
+    /// once its output shows `awaited`: `"refused"` for an `AddAgent` refused); run as `uid` without privileges when
+    /// one is given.
     static func agent(
         _ harness: GeoClueHarness,
         _ mode: String,
         maximum: Int = 8,
-        asUID uid: UInt32? = nil
+        asUID uid: UInt32? = nil,
+        awaiting awaited: String = "\"registered\""
     ) throws -> ScriptProcess {
         let agent = try ScriptProcess(
             (uid.map(harness.unprivileged) ?? [])
@@ -23,7 +25,7 @@ struct GeoClueAgentTests {
             environment: harness.busEnvironment,
             logPath: harness.directory + "/agent-\(UUID().uuidString.prefix(6)).log"
         )
-        guard agent.waitFor("\"registered\"") else { throw HarnessFailure("the agent did not register: \(agent.log)") }
+        guard agent.waitFor(awaited) else { throw HarnessFailure("the agent never printed \(awaited): \(agent.log)") }
         return agent
     }
 

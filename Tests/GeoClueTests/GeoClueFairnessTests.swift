@@ -81,16 +81,24 @@ struct GeoClueFairnessTests {
         #expect(again)
     }
 
+    /// The uid delegated in the H9 tests, and to whom: www-data's, to nobody. dbus-daemon refuses a uid with no user
+    /// entry (it looks up its groups), so the delegated uid is one that has one; a rootless container's uids reach a
+    /// bus that takes them.
+    private static let subordinate = GeoClueHarness.otherUID
+
+    /// A harness whose locd-geoclue reads a subordinate-uid file delegating ``subordinate`` to nobody.
+    private func delegatingHarness() throws -> GeoClueHarness {
+        try GeoClueHarness(
+            subordinateUIDs: "# rootless containers\n\(GeoClueHarness.ordinaryUID):\(Self.subordinate):1\n"
+        )
+    }
+
     @Test(
         "H9, G8: peers of a user's subordinate uids share that user's 256 clients; the refusal names both uids"
     )
     func subordinateClientsCountAgainstTheirUser() throws {
-        // dbus-daemon refuses a uid with no user entry (it looks up its groups), so the delegated uid here is one
-        // that has one: www-data's, delegated to nobody. A rootless container's uids reach a bus that takes them.
-        let subordinate = GeoClueHarness.otherUID
-        let harness = try GeoClueHarness(
-            subordinateUIDs: "# rootless containers\n\(GeoClueHarness.ordinaryUID):\(subordinate):1\n"
-        )
+        let subordinate = Self.subordinate
+        let harness = try delegatingHarness()
         var holders: [ScriptProcess] = []
         defer { for holder in holders { holder.closeInput() } }
         // 192 clients as the user itself, 64 as its subordinate uid: the user's 256.
@@ -118,25 +126,17 @@ struct GeoClueFairnessTests {
 
     @Test("H9, G14: agents of a user's subordinate uid count against that user's 4; another user's are not counted")
     func subordinateAgentsCountAgainstTheirUser() throws {
-        // www-data's uid delegated to nobody, as in the test above (dbus-daemon refuses uids with no user entry).
-        let subordinate = GeoClueHarness.otherUID
-        let harness = try GeoClueHarness(
-            subordinateUIDs: "\(GeoClueHarness.ordinaryUID):\(subordinate):1\n"
-        )
+        let subordinate = Self.subordinate
+        let harness = try delegatingHarness()
         var agents: [ScriptProcess] = []
         defer { for agent in agents { agent.closeInput() } }
         for uid in [GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, subordinate, subordinate] {
             agents.append(try GeoClueAgentTests.agent(harness, "allow:8", asUID: uid))
         }
         // The fifth of nobody's count: counted apart, www-data would have two more.
-        let fifth = try ScriptProcess(
-            harness.unprivileged(subordinate)
-                + ["/usr/bin/python3", GeoClueHarness.fixture("geoclue_agent.py"), "allow:8", "8"],
-            environment: harness.busEnvironment,
-            logPath: harness.directory + "/agent-fifth.log"
-        )
+        let fifth = try GeoClueAgentTests.agent(harness, "allow:8", asUID: subordinate, awaiting: "\"refused\"")
         agents.append(fifth)
-        #expect(fifth.waitFor("\"refused\""), "\(fifth.log)")
+        #expect(!fifth.log.contains("\"registered\""), "\(fifth.log)")
         #expect(
             fifth.log.contains("uid \(subordinate) (counted as uid \(GeoClueHarness.ordinaryUID)"),
             "\(fifth.log)"
