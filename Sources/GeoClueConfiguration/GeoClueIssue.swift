@@ -1,12 +1,13 @@
-/// A problem in GeoClue's configuration, or a key of it that cannot be carried (SEMANTICS G30, G33), located by
-/// file, line and key, in the shape of locd's own configuration errors:
+/// A problem in a configuration file, located by file, line and key: in GeoClue's configuration, or a key of it that
+/// cannot be carried (SEMANTICS G30, G33), and in locd's own files, which name it `ConfigurationIssue` (M1):
 /// `/etc/geoclue/geoclue.conf:12: key wifi.enable: expected true or false, found "yes"`.
 package struct GeoClueIssue: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file as it was named when read.
     package var file: String
     /// The 1-based line, or `nil` when the problem is the whole file.
     package var line: Int?
-    /// `section.key`, or `section` for a whole section, or `nil`.
+    /// `section.key` (a dotted TOML key path such as `lifecycle.background-grace` in locd's files), or `section` for
+    /// a whole section, or `nil` when no key applies.
     package var key: String?
     /// What is wrong, or why the key is not carried.
     package var message: String
