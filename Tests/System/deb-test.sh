@@ -28,8 +28,11 @@ packages=systemd,systemd-sysv,dbus,dbus-user-session,geoclue-2.0,geoclue-2-demo,
 cache=/var/cache/locd-deb-test
 root_tar=$cache/bookworm-$(echo "$packages" | md5sum | cut -c1-8).tar
 if [ ! -f "$root_tar" ]; then
-    mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-    mirror=${mirror:-http://deb.debian.org/debian}
+    # The machine's own Debian 12 archive, as apt reads its sources (one-line or deb822 files, a local mirror or a
+    # proxy's URI alike): the main suite's repository, not a host this script would name.
+    mirror=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 'Codename: bookworm' 'Component: main' \
+        2>/dev/null | head -1)
+    [ -n "$mirror" ] || skip "apt lists no Debian 12 (bookworm) main repository: add one to apt's sources and run apt-get update"
     echo "deb-test: making the Debian 12 root with debootstrap from $mirror (once; kept in $root_tar)"
     staging=$(mktemp -d /var/tmp/locd-deb-root.XXXXXX)
     mkdir -p "$cache/debs"
