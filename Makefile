@@ -21,14 +21,15 @@ run: build
 	echo "  $(LOCCTL) status"; \
 	wait $$pid
 
-# Format check first (cheap), then every test, then the boot test in a container (skipped, with the
+# Format check first (cheap), then the build with warnings as errors for the project's own code (.ci/build-tests),
+# then every test, then the boot test in a container (skipped, with the
 # reason, where it cannot run). The documents' Swift program runs first, alone: its first build compiles SwiftNIO
 # for an app of its own, which beside the other suites would take the cores their deadlines count on. The
 # libsystemd tests run alone too, in a process of their own: they set environment variables (NOTIFY_SOCKET,
 # LISTEN_PID, ...), which libsystemd reads with getenv, and a setenv beside another suite's Process.run, which
 # copies the environment for the child, crashed the whole test process.
 test: lint
-	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) .ci/build-tests
 	$(SWIFT) test --skip-build --filter DocumentedProgramTests
 	$(SWIFT) test --skip-build --filter SystemdSupportTests
 	$(SWIFT) test --skip-build --skip DocumentedProgramTests --skip SystemdSupportTests

@@ -376,6 +376,7 @@ let package = Package(
                 "LocationCore", "LocationStore", "ProcessIdentity", "SystemdSupport", "LocationTestSupport",
                 daemonOnly("GRDB", "GRDB.swift"),
                 daemonOnly("Logging", "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

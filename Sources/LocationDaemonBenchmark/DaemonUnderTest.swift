@@ -70,7 +70,7 @@ final class DaemonUnderTest {
             environment.removeValue(forKey: key)
         }
         process.environment = environment
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
         log?.seekToEndOfFile()
         process.standardError = log

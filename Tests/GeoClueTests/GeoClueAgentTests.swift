@@ -277,17 +277,17 @@ struct GeoClueAgentTests {
                 return (object?["location"] as? [String: Any])?["Accuracy"] as? Double
             }
         }
-        #expect(try eventually(timeout: 10, every: 0.05) { !accuracies().isEmpty }, "\(watcher.log)")
+        #expect(eventually(timeout: 10, every: 0.05) { !accuracies().isEmpty }, "\(watcher.log)")
         #expect(accuracies().allSatisfy { $0 < 5000 }, "\(watcher.log)")
         // The person lowers location to city in the desktop while the client runs: the grid cell, no new Start.
         agent.input.fileHandleForWriting.write(Data("max 4\n".utf8))
-        #expect(try eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
+        #expect(eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
         // And back to exact: the exact point again, still without a new Start.
         agent.input.fileHandleForWriting.write(Data("max 8\n".utf8))
-        #expect(try eventually(timeout: 10, every: 0.05) { (accuracies().last ?? 5000) < 5000 }, "\(watcher.log)")
+        #expect(eventually(timeout: 10, every: 0.05) { (accuracies().last ?? 5000) < 5000 }, "\(watcher.log)")
         // The client itself asks for city while it runs: the grid cell again, as GeoClue restarts its locator.
         watcher.input.fileHandleForWriting.write(Data("level 4\n".utf8))
-        #expect(try eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
+        #expect(eventually(timeout: 10, every: 0.05) { accuracies().last == 5000 }, "\(watcher.log)")
         #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
     }
 

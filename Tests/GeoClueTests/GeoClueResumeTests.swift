@@ -22,7 +22,7 @@ struct GeoClueResumeTests {
         #expect(try harness.locctl(["auth", "test.revoked", "while-using"]).status == 0)
         let watcher = try harness.pythonRunning(["watch", "test.revoked", "8"])
         defer { watcher.closeInput() }
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
         let session = try #require(try harness.sessions(of: "test.revoked").first?["id"] as? String)
         #expect(try harness.locctl(["auth", "test.revoked", "never"]).status == 0)
         let bridge = try #require(harness.bridge)
@@ -32,7 +32,7 @@ struct GeoClueResumeTests {
         #expect(try harness.sessions(of: "test.revoked").compactMap { $0["id"] as? String } == [session])
         let before = Self.locations(watcher)
         #expect(try harness.locctl(["auth", "test.revoked", "while-using"]).status == 0)
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
         #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
     }
 
@@ -42,14 +42,14 @@ struct GeoClueResumeTests {
         #expect(try harness.locctl(["auth", "test.holder", "while-using"]).status == 0)
         let watcher = try harness.pythonRunning(["watch", "test.holder", "8"])
         defer { watcher.closeInput() }
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
         #expect(try harness.locctl(["services", "off"]).status == 0)
         let bridge = try #require(harness.bridge)
         #expect(bridge.waitFor("location services are off in locd"), "\(bridge.log)")
         #expect(try harness.inUse() == "b true")
         let before = Self.locations(watcher)
         #expect(try harness.locctl(["services", "on"]).status == 0)
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
         #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
     }
 
@@ -59,12 +59,12 @@ struct GeoClueResumeTests {
         #expect(try harness.locctl(["auth", "test.holder", "while-using"]).status == 0)
         let watcher = try harness.pythonRunning(["watch", "test.holder", "8"])
         defer { watcher.closeInput() }
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(watcher) >= 1 }, "\(watcher.log)")
         let session = try #require(try harness.sessions(of: "test.holder").first?["id"] as? String)
         let before = Self.locations(watcher)
         try harness.crashAndRestartLocd()
         // A new location with no Start: locd-geoclue connected again and opened the updates of the same session.
-        #expect(try eventually(timeout: 30, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
+        #expect(eventually(timeout: 30, every: 0.05) { Self.locations(watcher) > before }, "\(watcher.log)")
         #expect(watcher.log.components(separatedBy: "\"started\"").count == 2, "\(watcher.log)")
         #expect(try harness.inUse() == "b true")
         // Taken back (S14), not a new one beside it, and owned again (not lingering); no prompt shown.
@@ -101,7 +101,7 @@ struct GeoClueResumeTests {
         // The prompt still waits for the person; answered allow, the client is served with no new Start.
         let agent = try harness.allowingAgent()
         defer { agent.stop() }
-        #expect(try eventually(timeout: 20, every: 0.05) { Self.locations(client) >= 1 }, "\(client.log)")
+        #expect(eventually(timeout: 20, every: 0.05) { Self.locations(client) >= 1 }, "\(client.log)")
         #expect(try harness.inUse() == "b true")
     }
 }

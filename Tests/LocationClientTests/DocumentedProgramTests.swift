@@ -116,7 +116,7 @@ struct DocumentedProgramTests {
         timeout: Double,
         environment: [String: String] = [:]
     ) async throws -> Int32 {
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? output.close() }
         let process = Process()

@@ -84,7 +84,7 @@ struct GeoClueImportTests {
         try daemon.start()
         let admin = try daemon.connect()
         // Admin.Reload is answered once the daemon traps SIGHUP, a moment after it listens.
-        let reloaded = try eventually(timeout: 20, every: 0.05) {
+        let reloaded = eventually(timeout: 20, every: 0.05) {
             (try? admin.call("io.locd.Admin.Reload")) != nil
         }
         #expect(reloaded)

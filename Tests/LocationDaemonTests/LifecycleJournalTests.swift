@@ -29,17 +29,9 @@ import Testing
             set { metadata[key] = newValue }
         }
 
-        func log(
-            level: Logger.Level,
-            message: Logger.Message,
-            metadata: Logger.Metadata?,
-            source: String,
-            file: String,
-            function: String,
-            line: UInt
-        ) {
-            let fields = (metadata ?? [:]).mapValues { "\($0)" }
-            lines.all.append(Line(level: level, message: "\(message)", metadata: fields))
+        func log(event: LogEvent) {
+            let fields = (event.metadata ?? [:]).mapValues { "\($0)" }
+            lines.all.append(Line(level: event.level, message: "\(event.message)", metadata: fields))
         }
     }
 

@@ -113,7 +113,7 @@ struct PeerIdentityTests {
         }
         // A file only this test opens, so that no other test's descriptors are counted.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("locd-pushed-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: path.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: path) }
         let passed = open(path.path, O_RDONLY)
         let control = [UInt64](repeating: 0, count: 4)  // cmsghdr (16 bytes) + one int, padded

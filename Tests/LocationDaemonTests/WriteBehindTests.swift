@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -178,9 +179,9 @@ import Testing
         t.queue.runNext()
         t.loop.run()
         #expect(t.store.stored == [[ended]])
-        var done = false
-        finished.whenSuccess { done = true }
-        #expect(done)
+        let done = NIOLockedValueBox(false)
+        finished.whenSuccess { done.withLockedValue { $0 = true } }
+        #expect(done.withLockedValue { $0 })
     }
 
     @Test("R2: a session a call writes holds its reply; the same session written by a deadline does not")

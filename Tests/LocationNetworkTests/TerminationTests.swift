@@ -29,7 +29,7 @@ struct TerminationTests {
             bus: "unix:path=\(directory.path)/no-bus"
         )
         let logPath = directory.at("locd-network.log")
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         network.standardOutput = FileHandle.nullDevice
         network.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try network.run()

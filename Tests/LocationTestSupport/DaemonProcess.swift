@@ -186,7 +186,7 @@ package final class DaemonProcess {
         process.environment = env
         // A file, not a pipe: a pipe nobody drains while the test runs would block a chatty daemon.
         if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
