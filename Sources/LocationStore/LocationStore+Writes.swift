@@ -35,53 +35,20 @@ extension LocationStore {
         case .policy(let appID, nil):
             try run(.deletePolicy, db) { $0.bind(appID) }
         case .session(let session):
-            try run(.upsertSession, db) {
-                $0.bind(session.app)
-                $0.bind(session.id.description)
-                $0.bind(session.kind.rawValue)
-                $0.bind(session.requirement.rawValue)
-                $0.bind(session.purposeKey)
-                $0.bind(session.ownerPID)
-                $0.bind(session.lingerEnds?.nanoseconds)
-                $0.bind(bootID)
-            }
+            try upsert(session, db)
         case .sessionRemoved(let appID, let id, let user):
             try run(.deleteSession, db) {
                 $0.bind(AppKey(appID, user: user))
                 $0.bind(id.description)
             }
         case .app(let app):
-            try run(.upsertApp, db) {
-                $0.bind(app.app)
-                $0.bind(app.state.rawValue)
-                $0.bind(app.graceEnds?.nanoseconds)
-                $0.bind(app.relaunchEnds?.nanoseconds)
-                $0.bind(app.inUseAtTermination)
-                $0.bind(bootID)
-            }
+            try upsert(app, db)
         case .prompt(let prompt):
-            try run(.upsertPrompt, db) {
-                $0.bind(prompt.id.description)
-                $0.bind(prompt.app)
-                $0.bind(prompt.kind.rawValue)
-                $0.bind(prompt.purposeKey)
-                $0.bind(prompt.raisedAt?.nanoseconds)
-                $0.bind(bootID)
-            }
+            try upsert(prompt, db)
         case .promptRemoved(let id):
             try run(.deletePrompt, db) { $0.bind(id.description) }
         case .condition(let stored):
-            try run(.upsertCondition, db) {
-                $0.bind(stored.app)
-                $0.bind(stored.monitor)
-                $0.bind(stored.identifier)
-                $0.bind(stored.condition.latitude)
-                $0.bind(stored.condition.longitude)
-                $0.bind(stored.condition.radius)
-                $0.bind(stored.state.rawValue)
-                $0.bind(stored.date)
-                $0.bind(stored.position)
-            }
+            try upsert(stored, db)
         case .conditionRemoved(let appID, let monitor, let identifier, let user):
             try run(.deleteCondition, db) {
                 $0.bind(AppKey(appID, user: user))
@@ -98,6 +65,57 @@ extension LocationStore {
             for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse] {
                 try run(statement, db) { $0.bind(AppKey(appID, user: user)) }
             }
+        }
+    }
+
+    // This boot's state, one row each (R2); kept apart so that `apply` stays a table of one line per write.
+
+    private func upsert(_ session: SessionSnapshot, _ db: Database) throws {
+        try run(.upsertSession, db) {
+            $0.bind(session.app)
+            $0.bind(session.id.description)
+            $0.bind(session.kind.rawValue)
+            $0.bind(session.requirement.rawValue)
+            $0.bind(session.purposeKey)
+            $0.bind(session.ownerPID)
+            $0.bind(session.lingerEnds?.nanoseconds)
+            $0.bind(bootID)
+        }
+    }
+
+    private func upsert(_ app: AppSnapshot, _ db: Database) throws {
+        try run(.upsertApp, db) {
+            $0.bind(app.app)
+            $0.bind(app.state.rawValue)
+            $0.bind(app.graceEnds?.nanoseconds)
+            $0.bind(app.relaunchEnds?.nanoseconds)
+            $0.bind(app.inUseAtTermination)
+            $0.bind(bootID)
+        }
+    }
+
+    private func upsert(_ prompt: PromptSnapshot, _ db: Database) throws {
+        try run(.upsertPrompt, db) {
+            $0.bind(prompt.id.description)
+            $0.bind(prompt.app)
+            $0.bind(prompt.kind.rawValue)
+            $0.bind(prompt.purposeKey)
+            $0.bind(prompt.raisedAt?.nanoseconds)
+            $0.bind(bootID)
+        }
+    }
+
+    private func upsert(_ stored: ConditionSnapshot, _ db: Database) throws {
+        try run(.upsertCondition, db) {
+            $0.bind(stored.app)
+            $0.bind(stored.monitor)
+            $0.bind(stored.identifier)
+            $0.bind(stored.condition.latitude)
+            $0.bind(stored.condition.longitude)
+            $0.bind(stored.condition.radius)
+            $0.bind(stored.state.rawValue)
+            $0.bind(stored.date)
+            $0.bind(stored.position)
         }
     }
 
