@@ -1,5 +1,6 @@
 import Foundation
 import LocationTestSupport
+import SubordinateRanges
 import Testing
 
 @testable import LocationConfiguration
@@ -29,7 +30,7 @@ struct SubordinateIDsTests {
                 """
             )
             let main = try directory.write("locd.toml", "[limits]\nsubordinate-uids = \"\(subuid)\"\n")
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
             let ids = configuration.subordinateIDs
             #expect(ids.owner(of: 100_000) == 0 && ids.owner(of: 165_535) == 0)
             #expect(ids.owner(of: 165_536) == 1000 && ids.owner(of: 231_071) == 1000)
@@ -52,12 +53,12 @@ struct SubordinateIDsTests {
     func noneAndBadValues() throws {
         try TemporaryDirectory.with { directory in
             let none = try directory.write("none.toml", "[limits]\nsubordinate-uids = \"\"\n")
-            #expect(try DaemonConfiguration.load(path: none).subordinateIDs == SubordinateIDs())
+            #expect(try DaemonConfiguration.loadOwn(path: none).subordinateIDs == SubordinateIDs())
             let missing = try directory.write("missing.toml", "[limits]\nsubordinate-uids = \"/no/such/subuid\"\n")
-            let loaded = try DaemonConfiguration.load(path: missing)
+            let loaded = try DaemonConfiguration.loadOwn(path: missing)
             #expect(loaded.subordinateIDs == SubordinateIDs() && loaded.subordinateIDsSkipped.isEmpty)
             let relative = try directory.write("relative.toml", "[limits]\nsubordinate-uids = \"etc/subuid\"\n")
-            let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: relative) }
+            let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.loadOwn(path: relative) }
             #expect(issue?.description.contains("limits.subordinate-uids") == true, "\(issue?.description ?? "")")
         }
     }

@@ -1,4 +1,5 @@
 import LocationTestSupport
+import SubordinateRanges
 import Testing
 
 @testable import LocationCore
