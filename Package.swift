@@ -289,7 +289,7 @@ let package = Package(
         // `locd-core-bench`: LocationCore alone, driven as the shell would drive it.
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore", daemonOnly("ArgumentParser", "swift-argument-parser")]
+            dependencies: ["LocationCore", "SubordinateRanges", daemonOnly("ArgumentParser", "swift-argument-parser")]
         ),
         // epoll(7) for locd-bench, which Glibc's module map leaves out.
         .systemLibrary(name: "CEpoll"),

@@ -31,19 +31,23 @@ extension SubordinateIDs {
         var ranges: [Range] = []
         var skipped: [String] = []
         var lineNumber = 0
-        var start = 0
-        while start < bytes.count {
-            lineNumber += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            switch parseLine(bytes[start..<end], uid: uid) {
-            case .range(let start, let count, let owner):
-                ranges.append(Range(start: start, count: count, owner: owner, line: lineNumber))
-            case .skipped(let why):
-                skipped.append("\(file):\(lineNumber): skipped (\(why)): its uids count as their own (SEMANTICS H9)")
-            case .nothing: break
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start < buffer.count {
+                lineNumber += 1
+                var end = start
+                while end < buffer.count, buffer[end] != 0x0A { end += 1 }
+                switch parseLine(UnsafeBufferPointer(rebasing: buffer[start..<end]), uid: uid) {
+                case .range(let start, let count, let owner):
+                    ranges.append(Range(start: start, count: count, owner: owner, line: lineNumber))
+                case .skipped(let why):
+                    skipped.append(
+                        "\(file):\(lineNumber): skipped (\(why)): its uids count as their own (SEMANTICS H9)"
+                    )
+                case .nothing: break
+                }
+                start = end + 1
             }
-            start = end + 1
         }
         var ids = SubordinateIDs(ranges)
         ids.source = file
@@ -56,30 +60,45 @@ extension SubordinateIDs {
         case nothing
     }
 
-    private static func parseLine(_ raw: ArraySlice<UInt8>, uid: (String) -> UInt32?) -> Line {
-        var line = raw
-        while let first = line.first, first == 0x20 || first == 0x09 { line.removeFirst() }
-        while let last = line.last, last == 0x20 || last == 0x09 { line.removeLast() }
-        guard let first = line.first, first != UInt8(ascii: "#") else { return .nothing }
-        if line.last == 0x0D {
+    private static func parseLine(_ whole: UnsafeBufferPointer<UInt8>, uid: (String) -> UInt32?) -> Line {
+        var first = 0
+        var end = whole.count
+        while first < end, whole[first] == 0x20 || whole[first] == 0x09 { first += 1 }
+        while end > first, whole[end - 1] == 0x20 || whole[end - 1] == 0x09 { end -= 1 }
+        guard first < end, whole[first] != UInt8(ascii: "#") else { return .nothing }
+        if whole[end - 1] == 0x0D {
             return .skipped("it ends in a carriage return (a CR LF line end), which newuidmap does not read either")
         }
-        let fields = line.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        guard fields.count == 3 else { return .skipped("expected NAME:START:COUNT, three fields") }
-        guard let start = decimal(fields[1]), let count = decimal(fields[2]) else {
+        // The three fields, between the colons.
+        var colons = (0, 0)
+        var found = 0
+        var index = first
+        while index < end, found < 3 {
+            if whole[index] == UInt8(ascii: ":") {
+                found += 1
+                if found == 1 { colons.0 = index } else { colons.1 = index }
+            }
+            index += 1
+        }
+        guard found == 2 else { return .skipped("expected NAME:START:COUNT, three fields") }
+        let owner = UnsafeBufferPointer(rebasing: whole[first..<colons.0])
+        guard let start = decimal(UnsafeBufferPointer(rebasing: whole[(colons.0 + 1)..<colons.1])),
+            let count = decimal(UnsafeBufferPointer(rebasing: whole[(colons.1 + 1)..<end]))
+        else {
             return .skipped("START and COUNT must be integers from 0 to 4294967295")
         }
         if count == 0 { return .skipped("a range of 0 uids") }
         if UInt64(start) + UInt64(count) - 1 > UInt64(UInt32.max - 1) {
             return .skipped("the range goes past uid 4294967294")
         }
-        let name = String(decoding: fields[0], as: UTF8.self)
-        guard let owner = decimal(fields[0]) ?? uid(name) else { return .skipped("no user is named \(name)") }
-        return .range(start: start, count: count, owner: owner)
+        if let uid = decimal(owner) { return .range(start: start, count: count, owner: uid) }
+        let name = String(decoding: owner, as: UTF8.self)
+        guard let uid = uid(name) else { return .skipped("no user is named \(name)") }
+        return .range(start: start, count: count, owner: uid)
     }
 
     /// The number `digits` spell in decimal, if it is one from 0 to 4294967295.
-    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt32? {
+    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> UInt32? {
         guard !digits.isEmpty, digits.count <= 10 else { return nil }
         var value: UInt64 = 0
         for digit in digits {
