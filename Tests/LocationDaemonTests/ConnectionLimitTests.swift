@@ -90,18 +90,24 @@ struct ConnectionLimitTests {
         // nobody's own namespace uid is still nobody's.
         let contained = try ConnectionHolder(socket: daemon.socketPath, uid: 200_000)
         #expect(try contained.open(1) == [Self.refusedPerUID])
+        var people: [ConnectionHolder] = []
         for account in [listed, later] {
             let person = try ConnectionHolder(socket: daemon.socketPath, uid: account.uid)
+            people.append(person)
             #expect(try person.open(2) == ["ok", "ok"], "uid \(account.uid) counted as nobody's")
         }
+        // A reload asks again and logs every account inside a range again; each still counts as itself.
+        let reloaded = try LocctlBinary.run(["reload"], socket: daemon.socketPath)
+        #expect(reloaded.status == 0, "\(reloaded.errors)")
+        #expect(try people[1].open(2) == ["ok", "ok"], "uid \(later.uid) counted as nobody's after the reload")
+        #expect(try contained.open(1) == [Self.refusedPerUID])
 
         #expect(daemon.stop() == 0)
         let log = daemon.errorOutput
-        #expect(
-            log.contains("\(subuid):2: uid \(listed.uid) is the account \(listed.name), inside the range"),
-            "\(log)"
-        )
+        let line = "\(subuid):2: uid \(listed.uid) is the account \(listed.name), inside the range"
+        #expect(log.components(separatedBy: line).count == 3, "logged at start and at the reload: \(log)")
         #expect(log.contains("\(subuid):2: uid \(later.uid) is an account, inside the range"), "\(log)")
+        #expect(log.contains("\(subuid):2: uid \(later.uid) is the account \(later.name)"), "\(log)")
         #expect(log.contains("it counts as itself, not as uid 65534"), "\(log)")
     }
 
