@@ -45,12 +45,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // Pure session rules: imports nothing but the standard library.
-        .target(name: "LocationCore"),
+        // Pure session rules: imports nothing but the standard library and SubordinateRanges' table (no I/O).
+        .target(name: "LocationCore", dependencies: ["SubordinateRanges"]),
+        // The ranges of subordinate uids (/etc/subuid) as a table of disjoint intervals, its reader, and which uids in
+        // them have accounts of their own (SEMANTICS H9): shared by locd and locd-geoclue; Glibc only.
+        .target(name: "SubordinateRanges"),
         // Manifests and the daemon configuration, parsed from TOML into the core's plain values.
         .target(
             name: "LocationConfiguration",
-            dependencies: ["GeoClueConfiguration", "LocationCore", daemonOnly("TOMLKit", "TOMLKit")]
+            dependencies: [
+                "GeoClueConfiguration", "LocationCore", "SubordinateRanges", daemonOnly("TOMLKit", "TOMLKit"),
+            ]
         ),
         // GeoClue's own configuration (geoclue.conf, conf.d, /etc/geolocation), read within bounds: what locd and
         // locd-geoclue take from a machine that switches from GeoClue (SEMANTICS G30-G34).
@@ -189,7 +194,7 @@ let package = Package(
             name: "LocationGeoClue",
             dependencies: [
                 "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON", "LocationClient",
-                "LocationCore", "ProcessIdentity", "Varlink",
+                "ProcessIdentity", "SubordinateRanges", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -197,10 +202,9 @@ let package = Package(
             name: "LocdGeoClueCommand",
             dependencies: [
                 "GlobalExecutor",
-                "LocationConfiguration",
-                "LocationCore",
                 "LocationGeoClue",
                 "LogLevelArgument",
+                "SubordinateRanges",
                 "SystemdSupport",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Logging", "swift-log"),
@@ -285,7 +289,7 @@ let package = Package(
         // `locd-core-bench`: LocationCore alone, driven as the shell would drive it.
         .executableTarget(
             name: "LocationCoreBenchmark",
-            dependencies: ["LocationCore", daemonOnly("ArgumentParser", "swift-argument-parser")]
+            dependencies: ["LocationCore", "SubordinateRanges", daemonOnly("ArgumentParser", "swift-argument-parser")]
         ),
         // epoll(7) for locd-bench, which Glibc's module map leaves out.
         .systemLibrary(name: "CEpoll"),
@@ -338,7 +342,8 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: [
-                "LocationCore", "LocationTestSupport", daemonOnly("PropertyBased", "swift-property-based"),
+                "LocationCore", "LocationTestSupport", "SubordinateRanges",
+                daemonOnly("PropertyBased", "swift-property-based"),
             ]
         ),
         .testTarget(
@@ -349,7 +354,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationConfigurationTests",
-            dependencies: ["GeoClueConfiguration", "LocationConfiguration", "LocationCore", "LocationTestSupport"]
+            dependencies: [
+                "GeoClueConfiguration", "LocationConfiguration", "LocationCore", "LocationTestSupport",
+                "SubordinateRanges",
+            ]
         ),
         // App ids and process facts from fake /proc trees, and from the test process's own.
         .testTarget(name: "ProcessIdentityTests", dependencies: ["ProcessIdentity", "LocationTestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import LocationCore
+import SubordinateRanges
 import TOMLKit
 
 extension DaemonConfiguration {
@@ -10,13 +11,17 @@ extension DaemonConfiguration {
     ///   - path: `--config`; `nil` means `defaultPath`, where a missing file means the built-in defaults.
     ///     A missing file that was named explicitly is an error.
     ///   - defaultPath: ``DaemonConfiguration/defaultPath`` except in tests.
+    ///   - accounts: the accounts the system lists, asked only when `subordinate-uids` has ranges (H9);
+    ///     `readSubordinateIDs`, the reader of that file. Tests give their own, so as never to read the host's.
     /// The `executable` of each `[[broker]]` in force once every file is read is then resolved with realpath(3)
     /// (I13), which ``parse(text:file:over:)`` does not do.
     /// - Throws: the first problem: a file that cannot be read or parsed, an unknown key, a wrong type or an
     ///   out-of-range value, a broker's executable that resolves nowhere, naming file, line, key and what to do.
     package static func load(
         path: String? = nil,
-        defaultPath: String = DaemonConfiguration.defaultPath
+        defaultPath: String = DaemonConfiguration.defaultPath,
+        accounts: () -> [(name: String, uid: UInt32)] = { SystemAccounts.listed() },
+        readSubordinateIDs: (String) -> (SubordinateIDs, [String]) = { SubordinateIDs.read(file: $0) }
     ) throws(ConfigurationIssue) -> DaemonConfiguration {
         let main = path ?? defaultPath
         var files: [String] = []
@@ -45,7 +50,7 @@ extension DaemonConfiguration {
         try configuration.importGeoClue(providersWritten: providersWritten)
         try configuration.check(kindPlaces: kindPlaces)
         try configuration.resolveBrokerExecutables(places: brokerPlaces)
-        configuration.importSubordinateIDs()
+        configuration.importSubordinateIDs(read: readSubordinateIDs, accounts: accounts)
         return configuration
     }
 

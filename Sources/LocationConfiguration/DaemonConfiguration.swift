@@ -1,4 +1,5 @@
 import LocationCore
+import SubordinateRanges
 
 /// The daemon's configuration file, `locd.toml` (SEMANTICS §11), with every key's built-in default.
 ///
@@ -41,6 +42,9 @@ package struct DaemonConfiguration: Hashable, Sendable {
     package var subordinateIDs = SubordinateIDs()
     /// The lines of that file that were skipped, each with its file, line and why (H9).
     package var subordinateIDsSkipped: [String] = []
+    /// The accounts the system lists whose uids lie in those ranges, a log line each naming the account and the
+    /// range's line (H9): they count as themselves. Logged at start and at every reload.
+    package var subordinateIDsOverlaps: [String] = []
 
     /// What loading read but could not take, a log line each: GeoClue's keys not carried (G33) and the lines of
     /// the subordinate uids' file skipped (H9). Logged at start, and at a reload only those not logged before.

@@ -1,3 +1,5 @@
+import SubordinateRanges
+
 /// The parts of the daemon configuration (SEMANTICS §11) that the rules read.
 package struct CoreConfiguration: Hashable, Codable, Sendable {
     /// `[lifecycle] background-grace`, default 10 s (L2).

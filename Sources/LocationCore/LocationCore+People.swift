@@ -1,3 +1,5 @@
+import SubordinateRanges
+
 // People: whose apps a caller reaches, the administrator's settings for every user, and each user's own switch
 // (SEMANTICS §15).
 
@@ -156,8 +158,17 @@ extension LocationCore {
         return .limitExceeded(limit: "max-agents-per-uid", maximum: configuration.maxAgentsPerUID)
     }
 
-    /// H9: the uid a per-uid bound counts `uid` against: the user a subordinate range delegates it to, else itself.
+    /// H9: the uid a per-uid bound counts `uid` against: the user a subordinate range delegates it to, else itself
+    /// (a uid in a range with an account of its own, too).
     package func account(_ uid: UInt32) -> UInt32 { configuration.subordinateIDs.owner(of: uid) }
+
+    /// H9: the shell found that `uid`, a uid in a subordinate range, has an account of its own: it counts as itself
+    /// until the next reload, and what it holds is counted against it instead of the range's user.
+    package mutating func accountFound(_ uid: UInt32) {
+        guard configuration.subordinateIDs.addAccount(uid) else { return }
+        recountOwners()
+        recountSessions()
+    }
 
     mutating func releaseSession(of user: UInt32) {
         let user = account(user)

@@ -2,16 +2,16 @@ import ArgumentParser
 
 /// `locd-core-bench`: the rules engine alone, driven as the shell would drive it, timed with `ContinuousClock`.
 ///
-/// Three figures, each printed with its target: create/invalidate churn against a large live population
+/// Four figures, each printed with its target: create/invalidate churn against a large live population
 /// (core events per second); one flip of the global switch, which re-evaluates and reports every session
 /// (median of several); expiring lingering sessions one deadline at a time, at growing populations (cost
-/// per event).
+/// per event); reading a subordinate-uid file of a million lines and looking uids up in it (H9).
 @main
 struct CoreBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locd-core-bench",
-        abstract: "Benchmark of LocationCore alone: session churn, the global switch and deadline wake-ups, "
-            + "each against its target, in one table.",
+        abstract: "Benchmark of LocationCore alone: session churn, the global switch, deadline wake-ups and "
+            + "subordinate uid ranges, each against its target, in one table.",
         discussion: "Build it in release: swift build -c release --product locd-core-bench"
     )
 
@@ -26,6 +26,7 @@ struct CoreBench: ParsableCommand {
         case churn
         case `switch`
         case deadlines
+        case subordinates = "subordinate-uids"
     }
 
     func run() {
@@ -35,6 +36,7 @@ struct CoreBench: ParsableCommand {
         if runs(.churn) { sink &+= ChurnMeasure.run(sizes, into: &table) }
         if runs(.switch) { sink &+= SwitchMeasure.run(sizes, into: &table) }
         if runs(.deadlines) { sink &+= DeadlineMeasure.run(sizes, into: &table) }
+        if runs(.subordinates) { sink &+= SubordinateMeasure.run(sizes, into: &table) }
         print("locd-core-bench\(quick ? " --quick" : ""): LocationCore alone, \(sink) actions")
         table.print()
     }

@@ -25,7 +25,7 @@ struct DaemonStartup {
         var configuration = configuration
         configuration.limits = fitToOpenFileLimit(configuration.limits)
         // G33, H9: what of GeoClue's configuration locd cannot carry, and the subordinate uids' lines skipped.
-        for line in configuration.loadWarnings { logger.warning("\(line)") }
+        for line in configuration.loadWarnings + configuration.subordinateIDsOverlaps { logger.warning("\(line)") }
         let manifests = Self.manifests(of: configuration, logger: logger)
         let (store, snapshot, epoch) = try openStore(configuration)
         if let damaged = store.damaged { logger.error("\(damaged)") }
@@ -116,7 +116,7 @@ struct DaemonStartup {
                 logger: { logger.warning("\($0)") }
             )
             server.isPrivileged = { [unowned manager] peer in manager.mayAdminister(peer) }
-            server.accountUID = { [unowned manager] uid in manager.core.account(uid) }
+            server.accountUID = { [unowned manager] uid in manager.countedUID(uid) }
             manager.callsRun = { [unowned server] in server.callsRun }
             return NIOLoopBound(Running(manager: manager, server: server, provider: provider), eventLoop: loop)
         }.get()

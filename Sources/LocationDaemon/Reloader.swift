@@ -39,6 +39,8 @@ struct Reloader {
         do {
             let fresh = try Daemon.configuration(options)
             for line in fresh.loadWarnings where !logged.contains(line) { logger.warning("\(line)") }
+            // H9: the accounts inside subordinate ranges, at every load.
+            for line in fresh.subordinateIDsOverlaps { logger.warning("\(line)") }
             logged = Set(fresh.loadWarnings)
             let reloaded = DaemonStartup.manifests(of: fresh, logger: logger)
             try await eventLoop.submit {

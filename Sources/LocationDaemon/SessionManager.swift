@@ -2,6 +2,7 @@ import JSON
 import LocationCore
 import Logging
 import NIOCore
+import SubordinateRanges
 import SystemdSupport
 import Varlink
 
@@ -37,6 +38,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     private var timer: Scheduled<Void>?
     /// Store writes, committed off the loop, and the messages that wait for them (R10–R13).
     private let writeBehind: WriteBehind
+    /// The uids of subordinate ranges asked of the system for an account of their own, for this configuration (H9).
+    private var accountLookup = AccountLookup()
     /// `Admin.Reload` calls waiting for the reload they started to finish.
     private var pendingReloads: [(connection: VarlinkConnection, serial: UInt64)] = []
     /// Starts a reload the way `SIGHUP` does; the daemon sets it and calls ``reloadFinished(refusal:)``.
@@ -308,7 +311,29 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         identity.adminGroup = adminGroup
         identity.brokers = brokers
+        // H9: the system is asked afresh; the accounts found in the old ranges are asked again at once, so that
+        // what they hold stays counted as theirs.
+        var configuration = configuration
+        accountLookup = AccountLookup()
+        for uid in core.configuration.subordinateIDs.accounts {
+            let (_, found) = accountLookup.counted(uid, in: configuration.subordinateIDs)
+            guard let found else { continue }
+            configuration.subordinateIDs.addAccount(uid)
+            logger.warning("\(configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+        }
         run(.reload(manifests: manifests, configuration: configuration))
+    }
+
+    /// H9: the uid a connection of `uid` counts as against the per-uid bounds. A uid in a subordinate range is asked
+    /// of the system once per configuration whether it has an account of its own (then it counts as itself, and
+    /// that is logged); any other uid costs a binary search of the ranges.
+    func countedUID(_ uid: UInt32) -> UInt32 {
+        let (counted, found) = accountLookup.counted(uid, in: core.configuration.subordinateIDs)
+        if let found {
+            core.accountFound(uid)
+            logger.warning("\(core.configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+        }
+        return counted
     }
 
     /// Carries out an event's actions: journals its writes, arms the timer, starts or stops the provider, and

@@ -1,6 +1,6 @@
 import Dispatch
-import LocationCore
 import Logging
+import SubordinateRanges
 
 #if canImport(Glibc)
 import Glibc

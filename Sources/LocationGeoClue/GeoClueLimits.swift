@@ -1,4 +1,4 @@
-import LocationCore
+import SubordinateRanges
 
 /// The bounds that keep one peer from taking locd-geoclue's memory: each is answered with
 /// `org.freedesktop.DBus.Error.LimitsExceeded` when reached.

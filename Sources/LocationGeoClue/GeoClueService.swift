@@ -2,6 +2,7 @@ import BusVTable
 import CSdBus
 import Logging
 import ProcessIdentity
+import SubordinateRanges
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,10 @@ final class GeoClueService: @unchecked Sendable {
 
     let connection: BusConnection
     let socketPath: String?
-    let limits: GeoClueLimits
+    /// The bounds; its subordinate ranges learn which of their uids have accounts of their own (H9).
+    var limits: GeoClueLimits
+    /// The uids of subordinate ranges asked of the system for an account of their own (H9).
+    var accountLookup = AccountLookup()
     let logger: Logger
     var clients: [String: GeoClueClient] = [:]
     var locations: [String: GeoClueLocation] = [:]
@@ -154,9 +158,16 @@ final class GeoClueService: @unchecked Sendable {
     }
 
     /// The uid `uid` counts as against the per-uid bounds: the user a subordinate range delegates it to, else
-    /// itself (SEMANTICS H9). `UInt32.max`, the shared count of peers the bus names no uid for, stays itself.
+    /// itself (SEMANTICS H9); a uid in a range is asked of the system once whether it has an account of its own,
+    /// and then counts as itself. `UInt32.max`, the shared count of peers the bus names no uid for, stays itself.
     func counted(_ uid: UInt32) -> UInt32 {
-        uid == UInt32.max ? uid : limits.subordinateIDs.owner(of: uid)
+        guard uid != UInt32.max else { return uid }
+        let (counted, found) = accountLookup.counted(uid, in: limits.subordinateIDs)
+        if let found {
+            limits.subordinateIDs.addAccount(uid)
+            logger.warning("\(limits.subordinateIDs.overlap(uid: uid, name: nil, found))")
+        }
+        return counted
     }
 
     /// `uid` as a refusal names it: with the user it counts as, when that is another (H9).

@@ -1,13 +1,12 @@
 import ArgumentParser
 import Foundation
 import GlobalExecutor
-import LocationConfiguration
-import LocationCore
 import LocationGeoClue
 import LogLevelArgument
 import Logging
 import NIOCore
 import NIOPosix
+import SubordinateRanges
 import SystemdSupport
 
 /// `locd-geoclue`: GeoClue2's D-Bus API for existing Linux apps, answered from locd's sessions. Thin: options in,
@@ -81,10 +80,11 @@ package struct LocdGeoClue: ParsableCommand {
                 )
             }
         }
-        // H9: each uid of a user's range counts against that user's bounds; a line that cannot be read is logged.
-        let (subordinateIDs, skipped) =
-            subordinateUIDs.isEmpty
-            ? (SubordinateIDs(), []) : DaemonConfiguration.subordinateIDs(file: subordinateUIDs)
+        // H9: each uid of a user's range counts against that user's bounds; a line that cannot be read is logged, and
+        // so is each account the system lists inside a range (it counts as itself).
+        var (subordinateIDs, skipped) =
+            subordinateUIDs.isEmpty ? (SubordinateIDs(), []) : SubordinateIDs.read(file: subordinateUIDs)
+        if !subordinateIDs.isEmpty { skipped += subordinateIDs.admit(SystemAccounts.listed()) }
         for line in skipped { logger.warning("\(line)") }
         do {
             try GeoClueBridge(

@@ -81,68 +81,68 @@ struct GeoClueFairnessTests {
         #expect(again)
     }
 
-    /// The uid delegated in the H9 tests, and to whom: www-data's, to nobody. dbus-daemon refuses a uid with no user
-    /// entry (it looks up its groups), so the delegated uid is one that has one; a rootless container's uids reach a
-    /// bus that takes them.
-    private static let subordinate = GeoClueHarness.otherUID
-
-    /// A harness whose locd-geoclue reads a subordinate-uid file delegating ``subordinate`` to nobody.
-    private func delegatingHarness() throws -> GeoClueHarness {
-        try GeoClueHarness(
-            subordinateUIDs: "# rootless containers\n\(GeoClueHarness.ordinaryUID):\(Self.subordinate):1\n"
-        )
+    /// H9 on locd-geoclue's bounds. dbus-daemon turns away a uid the password database does not know, so every peer
+    /// of this bus has an account of its own, and a uid inside a range counts as itself: these tests make a real
+    /// account inside nobody's range and show that nobody filling its bound does not lock it out. That a uid with no
+    /// account shares its user's bounds is shown on locd's socket (ConnectionLimitTests) and of the table itself
+    /// (SubordinateTableTests), which locd-geoclue reads and asks the same way.
+    private func delegatingHarness() throws -> (GeoClueHarness, TestAccount) {
+        let account = try TestAccount(prefix: "locdh9g", uids: 200_100...265_000)
+        do {
+            let harness = try GeoClueHarness(
+                subordinateUIDs: "# rootless containers\n\(GeoClueHarness.ordinaryUID):200000:65536\n"
+            )
+            return (harness, account)
+        } catch {
+            account.remove()
+            throw error
+        }
     }
 
     @Test(
-        "H9, G8: peers of a user's subordinate uids share that user's 256 clients; the refusal names both uids"
+        "H9, G8: a real account inside a user's range counts as itself: that user holding its 256 clients does not refuse the account's, and the overlap is logged"
     )
-    func subordinateClientsCountAgainstTheirUser() throws {
-        let subordinate = Self.subordinate
-        let harness = try delegatingHarness()
+    func accountInsideARangeKeepsItsClients() throws {
+        let (harness, account) = try delegatingHarness()
+        defer { account.remove() }
         var holders: [ScriptProcess] = []
         defer { for holder in holders { holder.closeInput() } }
-        // 192 clients as the user itself, 64 as its subordinate uid: the user's 256.
-        for uid in [GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, subordinate] {
-            let holder = try harness.pythonRunning(["hold-clients", "64"], asUID: uid)
+        for _ in 0..<4 {
+            let holder = try harness.pythonRunning(["hold-clients", "64"], asUID: GeoClueHarness.ordinaryUID)
             holders.append(holder)
             let reply = try #require(holder.waitFor { $0["made"] != nil }, "\(holder.log)")
             #expect(reply["made"]?.intValue == 64, "\(reply)")
         }
-        // Counted apart, the subordinate uid would have 192 more of its own.
-        // Its first CreateClient (the script's GetClient) is refused: the script ends with the error.
-        let refused = try harness.python(["create-clients", "3"], asUID: subordinate)
+        let refused = try harness.python(["create-clients", "3"], asUID: GeoClueHarness.ordinaryUID)
         #expect(refused.objects.isEmpty, "\(refused.output)")
-        #expect(
-            refused.errors.contains(
-                "org.freedesktop.DBus.Error.LimitsExceeded: uid \(subordinate) (counted as uid "
-                    + "\(GeoClueHarness.ordinaryUID), to whom a subordinate range delegates it) holds 256 clients"
-            ),
-            "\(refused.errors)"
-        )
-        // A uid outside every range counts as itself: daemon's (uid 1).
-        let outside = try harness.python(["create-clients", "3"], asUID: 1)
-        #expect(outside.objects.first?["made"] as? Int == 3, "\(outside.output)\(outside.errors)")
+        // Counted as nobody's, as before, the account's first CreateClient would be refused.
+        let own = try harness.python(["create-clients", "3"], asUID: account.uid)
+        #expect(own.objects.first?["made"] as? Int == 3, "\(own.output)\(own.errors)")
+        let log = harness.bridge?.log ?? ""
+        #expect(log.contains(":2: uid \(account.uid) is the account \(account.name), inside the range"), "\(log)")
     }
 
-    @Test("H9, G14: agents of a user's subordinate uid count against that user's 4; another user's are not counted")
-    func subordinateAgentsCountAgainstTheirUser() throws {
-        let subordinate = Self.subordinate
-        let harness = try delegatingHarness()
+    @Test(
+        "H9, G14: a real account inside a user's range counts as itself: that user's 4 agents do not refuse its agent"
+    )
+    func accountInsideARangeKeepsItsAgent() throws {
+        let (harness, account) = try delegatingHarness()
+        defer { account.remove() }
         var agents: [ScriptProcess] = []
         defer { for agent in agents { agent.closeInput() } }
-        for uid in [GeoClueHarness.ordinaryUID, GeoClueHarness.ordinaryUID, subordinate, subordinate] {
-            agents.append(try GeoClueAgentTests.agent(harness, "allow:8", asUID: uid))
+        for _ in 0..<4 {
+            agents.append(try GeoClueAgentTests.agent(harness, "allow:8", asUID: GeoClueHarness.ordinaryUID))
         }
-        // The fifth of nobody's count: counted apart, www-data would have two more.
-        let fifth = try GeoClueAgentTests.agent(harness, "allow:8", asUID: subordinate, awaiting: "\"refused\"")
+        let fifth = try GeoClueAgentTests.agent(
+            harness,
+            "allow:8",
+            asUID: GeoClueHarness.ordinaryUID,
+            awaiting: "\"refused\""
+        )
         agents.append(fifth)
         #expect(!fifth.log.contains("\"registered\""), "\(fifth.log)")
-        #expect(
-            fifth.log.contains("uid \(subordinate) (counted as uid \(GeoClueHarness.ordinaryUID)"),
-            "\(fifth.log)"
-        )
-        // Root, counted as itself, still registers.
-        agents.append(try GeoClueAgentTests.agent(harness, "allow:8"))
+        // Counted as nobody's, as before, this one would be the sixth and refused.
+        agents.append(try GeoClueAgentTests.agent(harness, "allow:8", asUID: account.uid))
     }
 
     @Test(

@@ -281,9 +281,9 @@ struct DaemonConfigurationTests {
         try TemporaryDirectory.with { directory in
             let main = try directory.write("locd.toml", "[[broker]]\nuser = \"a\"\n")
             try directory.write("locd.toml.d/10-b.toml", "[[broker]]\nuser = \"b\"\n")
-            #expect(try DaemonConfiguration.load(path: main).brokers == [Broker(user: "b")])
+            #expect(try DaemonConfiguration.loadOwn(path: main).brokers == [Broker(user: "b")])
             try directory.write("locd.toml.d/20-none.toml", "broker = []\n")
-            #expect(try DaemonConfiguration.load(path: main).brokers == [])
+            #expect(try DaemonConfiguration.loadOwn(path: main).brokers == [])
         }
     }
 
@@ -563,7 +563,7 @@ struct DaemonConfigurationTests {
     @Test("§11, U28: a missing file at the default path means the built-in defaults, gpsd then the network position")
     func missingDefaultFile() throws {
         try TemporaryDirectory.with { directory in
-            let configuration = try DaemonConfiguration.load(path: nil, defaultPath: directory.at("locd.toml"))
+            let configuration = try DaemonConfiguration.loadOwn(path: nil, defaultPath: directory.at("locd.toml"))
             var expected = DaemonConfiguration()
             expected.providers = DaemonConfiguration.Provider.builtIn
             #expect(configuration == expected)
@@ -573,7 +573,7 @@ struct DaemonConfigurationTests {
     @Test("U28, U17: with no provider written locd asks gpsd, then beaconDB; a written [provider] is the one provider")
     func builtInProviders() throws {
         try TemporaryDirectory.with { directory in
-            let providers = try DaemonConfiguration.load(path: directory.write("locd.toml", "")).providers
+            let providers = try DaemonConfiguration.loadOwn(path: directory.write("locd.toml", "")).providers
             #expect(providers.map(\.kind) == [.gpsd, .network])
             #expect(providers[0].socket == "/run/locd/gpsd.sock")
             #expect(providers[1].networkSocket == "/run/locd/network.sock")
@@ -584,12 +584,12 @@ struct DaemonConfigurationTests {
                 withIntermediateDirectories: true
             )
             _ = try directory.write("locd.toml.d/point.toml", "[provider]\nkind = \"static\"\nlatitude = 52.5\n")
-            let written = try DaemonConfiguration.load(path: directory.at("locd.toml")).providers
+            let written = try DaemonConfiguration.loadOwn(path: directory.at("locd.toml")).providers
             #expect(written.count == 1 && written[0].kind == .fixedPoint && written[0].latitude == 52.5)
             // G31: GeoClue's [wifi] enable=false takes the network position out; the gpsd provider stays.
             let geoclue = try directory.write("geoclue.conf", "[wifi]\nenable=false\n")
             let importing = try directory.write("importing.toml", "[geoclue]\nconfig = \"\(geoclue)\"\n")
-            #expect(try DaemonConfiguration.load(path: importing).providers.map(\.kind) == [.gpsd])
+            #expect(try DaemonConfiguration.loadOwn(path: importing).providers.map(\.kind) == [.gpsd])
         }
     }
 
@@ -598,7 +598,7 @@ struct DaemonConfigurationTests {
         try TemporaryDirectory.with { directory in
             let path = directory.at("locd.toml")
             #expect(throws: ConfigurationIssue(file: path, line: nil, key: nil, message: "no such file")) {
-                try DaemonConfiguration.load(path: path, defaultPath: path)
+                try DaemonConfiguration.loadOwn(path: path, defaultPath: path)
             }
         }
     }
@@ -623,7 +623,7 @@ struct DaemonConfigurationTests {
             try directory.write("locd.toml.d/30-speed.toml", "[provider]\nspeed-factor = 3\n")
             try directory.write("locd.toml.d/99-notes.txt", "not = toml = at all")
 
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
 
             var expected = DaemonConfiguration()
             expected.adminGroup = "staff"
@@ -641,7 +641,7 @@ struct DaemonConfigurationTests {
     func dropInsWithoutDefaultFile() throws {
         try TemporaryDirectory.with { directory in
             try directory.write("locd.toml.d/demo.toml", "allow-unknown-apps = true\n")
-            let configuration = try DaemonConfiguration.load(path: nil, defaultPath: directory.at("locd.toml"))
+            let configuration = try DaemonConfiguration.loadOwn(path: nil, defaultPath: directory.at("locd.toml"))
             #expect(configuration.allowUnknownApps == true)
         }
     }
@@ -663,7 +663,7 @@ struct DaemonConfigurationTests {
                     message: "expected a positive integer, found -1"
                 )
             ) {
-                try DaemonConfiguration.load(path: main)
+                try DaemonConfiguration.loadOwn(path: main)
             }
         }
     }
@@ -682,7 +682,7 @@ struct DaemonConfigurationTests {
                     message: "required when kind = \"nmea\": the NMEA 0183 file to replay"
                 )
             ) {
-                try DaemonConfiguration.load(path: main)
+                try DaemonConfiguration.loadOwn(path: main)
             }
         }
     }

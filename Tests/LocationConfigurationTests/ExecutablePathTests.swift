@@ -151,7 +151,7 @@ struct ExecutablePathTests {
             let link = directory.at("locd-geoclue")
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/bin/sleep")
             let main = try directory.write("locd.toml", "[[broker]]\nuser = \"b\"\nexecutable = \"\(link)\"\n")
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
             #expect(configuration.brokers == [Broker(user: "b", executable: link, resolvedExecutable: Self.sleep)])
             #expect(configuration.brokers.first?.comparedExecutable == Self.sleep)
             #expect(configuration.brokers.first?.executableDescription == "\(link) (resolved: \(Self.sleep))")
@@ -180,7 +180,7 @@ struct ExecutablePathTests {
                     "locd.toml",
                     "[[broker]]\nuser = \"a\"\n[[broker]]\nuser = \"b\"\n\nexecutable = \"\(bad.path)\"\n"
                 )
-                let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: main) }
+                let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.loadOwn(path: main) }
                 let expected = "\(main):6: key broker[2].executable: \"\(bad.path)\" \(bad.says)"
                 #expect(issue?.description.hasPrefix(expected) == true, "\(issue?.description ?? "")")
                 #expect(issue?.description.contains("override it with broker = []") == true)
@@ -194,9 +194,9 @@ struct ExecutablePathTests {
     func overriddenBrokerNotResolved() throws {
         try TemporaryDirectory.with { directory in
             let main = try directory.write("locd.toml", "[[broker]]\nuser = \"b\"\nexecutable = \"/no/such/broker\"\n")
-            #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: main) }
+            #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.loadOwn(path: main) }
             try directory.write("locd.toml.d/90-none.toml", "broker = []\n")
-            #expect(try DaemonConfiguration.load(path: main).brokers == [])
+            #expect(try DaemonConfiguration.loadOwn(path: main).brokers == [])
         }
     }
 }

@@ -306,7 +306,7 @@ struct GeoClueConfigurationTests {
                 "locd.toml",
                 "[geoclue]\nconfig = \"\(geoclue)\"\ngeolocation = \"\(point)\"\n"
             )
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
             var fixed = DaemonConfiguration.Provider()
             fixed.latitude = 48.85
             fixed.longitude = 2.35
@@ -333,11 +333,11 @@ struct GeoClueConfigurationTests {
             // Unset, nothing is imported; a missing file neither.
             var builtIn = DaemonConfiguration()
             builtIn.providers = DaemonConfiguration.Provider.builtIn
-            #expect(try DaemonConfiguration.load(path: directory.write("other.toml", "")) == builtIn)
+            #expect(try DaemonConfiguration.loadOwn(path: directory.write("other.toml", "")) == builtIn)
             let missing = try directory.write("missing.toml", "[geoclue]\nconfig = \"\(directory.at("none.conf"))\"\n")
             var expected = builtIn
             expected.geoClue.config = directory.at("none.conf")
-            #expect(try DaemonConfiguration.load(path: missing) == expected)
+            #expect(try DaemonConfiguration.loadOwn(path: missing) == expected)
         }
     }
 
@@ -354,7 +354,7 @@ struct GeoClueConfigurationTests {
                 "restricted-apps = [\"gnome-datetime-panel\"]\n[[administered-app]]\nid = \"maps\"\nauthorized = true\n"
                     + "[geoclue]\nconfig = \"\(geoclue)\"\n[provider]\nlatitude = 1.0\n"
             )
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
             #expect(configuration.providers.count == 1)
             #expect(configuration.provider.kind == .fixedPoint)
             #expect(configuration.provider.latitude == 1)
@@ -373,15 +373,15 @@ struct GeoClueConfigurationTests {
                 "locd.toml",
                 "[geoclue]\nconfig = \"\(geoclue)\"\ngeolocation = \"\(point)\"\n"
             )
-            #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: main) }
+            #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.loadOwn(path: main) }
             do {
-                _ = try DaemonConfiguration.load(path: main)
+                _ = try DaemonConfiguration.loadOwn(path: main)
             } catch let error as ConfigurationIssue {
                 #expect(error.description.hasPrefix("\(point): key longitude: no longitude"))
             }
             try directory.write("geolocation", "48.85\n2.35\n")
             do {
-                _ = try DaemonConfiguration.load(path: main)
+                _ = try DaemonConfiguration.loadOwn(path: main)
                 Issue.record("an http:// url on another host loaded")
             } catch let error as ConfigurationIssue {
                 #expect(

@@ -167,11 +167,11 @@ struct ProviderListTests {
                 "locd.toml.d/50-network.toml",
                 "[[provider]]\nkind = \"gpsd\"\n[[provider]]\nkind = \"network\"\n"
             )
-            let configuration = try DaemonConfiguration.load(path: main)
+            let configuration = try DaemonConfiguration.loadOwn(path: main)
             #expect(configuration.providers.map(\.kind) == [.gpsd, .network])
 
             try directory.write("locd.toml.d/60-port.toml", "[provider]\nport = 2948\n")
-            let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.load(path: main) }
+            let issue = #expect(throws: ConfigurationIssue.self) { try DaemonConfiguration.loadOwn(path: main) }
             #expect(
                 issue?.description
                     == directory.at("locd.toml.d/60-port.toml") + ":1: key provider: a [provider] table cannot "

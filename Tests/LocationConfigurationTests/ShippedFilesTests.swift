@@ -14,7 +14,7 @@ struct ShippedFilesTests {
         "§11, U28: the shipped locd.toml sets every key to its built-in default and writes no provider: gpsd, network"
     )
     func shippedConfiguration() throws {
-        let configuration = try DaemonConfiguration.load(path: config + "/locd.toml")
+        let configuration = try DaemonConfiguration.loadOwn(path: config + "/locd.toml")
         var expected = DaemonConfiguration()
         expected.providers = DaemonConfiguration.Provider.builtIn
         #expect(configuration == expected)
@@ -37,7 +37,7 @@ struct ShippedFilesTests {
 
     @Test("§11: the shipped demo.toml loads with the demo's values and its own socket, never the system's")
     func shippedDemo() throws {
-        let configuration = try DaemonConfiguration.load(path: config + "/demo.toml")
+        let configuration = try DaemonConfiguration.loadOwn(path: config + "/demo.toml")
         var expected = DaemonConfiguration()
         expected.socket = ".run/io.locd"
         expected.stateDirectory = ".run/state"

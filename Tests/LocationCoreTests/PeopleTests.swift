@@ -1,4 +1,5 @@
 import LocationTestSupport
+import SubordinateRanges
 import Testing
 
 @testable import LocationCore
@@ -395,6 +396,25 @@ struct PeopleTests {
         #expect(errors == [nil, nil, .limitExceeded(limit: "max-apps-per-uid", maximum: 2)])
         let bobs = made.connect(pid: 4100, uid: Self.bob)
         #expect(error(&made, bobs, .hello(appID: "org.invented.d", state: nil)) == nil)
+    }
+
+    @Test("H9: a uid in a range found to have an account of its own counts as itself, what it already holds included")
+    func accountsInsideRangesCountAsThemselves() {
+        let person: UInt32 = 100_002
+        var configuration = CoreConfiguration(maxSessionsPerUID: 2)
+        configuration.subordinateIDs = SubordinateIDs([.init(start: 100_000, count: 65_536, owner: Self.alice)])
+        var h = Harness(configuration: configuration)
+        let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
+        let theirs = h.launch(Self.maps, user: person, state: .foreground)
+        #expect(h.create(alice, .noAuthorization) != nil && h.create(theirs, .noAuthorization) != nil)
+        let refused = LocationError.limitExceeded(limit: "max-sessions-per-uid", maximum: 2)
+        #expect(error(&h, alice, .createSession(.noAuthorization, purposeKey: nil)) == refused)
+        h.core.accountFound(person)
+        #expect(h.core.account(person) == person && h.core.account(100_003) == Self.alice)
+        // The person's session now counts against the person: Alice has room for one more, and so do they.
+        #expect(h.create(alice, .noAuthorization) != nil)
+        #expect(h.create(theirs, .noAuthorization) != nil)
+        #expect(error(&h, alice, .createSession(.noAuthorization, purposeKey: nil)) == refused)
     }
 
     @Test("H1, H5, H6: a restored core has each user's records, the policies and the users' own switches")

@@ -68,6 +68,50 @@ struct ConnectionLimitTests {
     }
 
     @Test(
+        "H9: a real account inside a user's range counts as itself: the range's user filling its bound does not lock it out, and the overlap is logged",
+        .enabled(if: getuid() == 0, "making accounts and running clients as other users needs root")
+    )
+    func accountInsideARange() throws {
+        let directory = try TemporaryDirectory(prefix: "locd-subuid")
+        defer { directory.remove() }
+        // As useradd gives a second user 165536-231071, over the uids sssd gives directory users from 200000.
+        let subuid = try directory.write("subuid", "# rootless containers\n65534:200000:65536\n")
+        let listed = try TestAccount(prefix: "locdh9a", uids: 200_100...265_000)
+        defer { listed.remove() }
+        let daemon = try DaemonProcess(
+            settings: Self.limits("max-connections-per-uid = 4\nsubordinate-uids = \"\(subuid)\"")
+        )
+        try daemon.start()
+        // An account made after locd read the file: found when its uid first connects.
+        let later = try TestAccount(prefix: "locdh9b", uids: 200_100...265_000)
+        defer { later.remove() }
+        let nobody = try ConnectionHolder(socket: daemon.socketPath, uid: 65534)
+        #expect(try nobody.open(4) == ["ok", "ok", "ok", "ok"])
+        // nobody's own namespace uid is still nobody's.
+        let contained = try ConnectionHolder(socket: daemon.socketPath, uid: 200_000)
+        #expect(try contained.open(1) == [Self.refusedPerUID])
+        var people: [ConnectionHolder] = []
+        for account in [listed, later] {
+            let person = try ConnectionHolder(socket: daemon.socketPath, uid: account.uid)
+            people.append(person)
+            #expect(try person.open(2) == ["ok", "ok"], "uid \(account.uid) counted as nobody's")
+        }
+        // A reload asks again and logs every account inside a range again; each still counts as itself.
+        let reloaded = try LocctlBinary.run(["reload"], socket: daemon.socketPath)
+        #expect(reloaded.status == 0, "\(reloaded.errors)")
+        #expect(try people[1].open(2) == ["ok", "ok"], "uid \(later.uid) counted as nobody's after the reload")
+        #expect(try contained.open(1) == [Self.refusedPerUID])
+
+        #expect(daemon.stop() == 0)
+        let log = daemon.errorOutput
+        let line = "\(subuid):2: uid \(listed.uid) is the account \(listed.name), inside the range"
+        #expect(log.components(separatedBy: line).count == 3, "logged at start and at the reload: \(log)")
+        #expect(log.contains("\(subuid):2: uid \(later.uid) is an account, inside the range"), "\(log)")
+        #expect(log.contains("\(subuid):2: uid \(later.uid) is the account \(later.name)"), "\(log)")
+        #expect(log.contains("it counts as itself, not as uid 65534"), "\(log)")
+    }
+
+    @Test(
         "F10, F12: with max-connections held by unprivileged uids, root gets in through admin-reserve and no further",
         .enabled(if: getuid() == 0, "running clients as other users needs root")
     )

@@ -43,7 +43,7 @@ package final class DaemonProcess {
         for (name, text) in manifests {
             try text.write(toFile: "\(appsDirectory)/\(name).toml", atomically: true, encoding: .utf8)
         }
-        let patient = Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings))
+        let patient = Self.withOwnSubordinateUIDs(Self.withPatientAgentWait(Self.withPatientIdleTimeout(settings)))
         let config = """
             socket = "\(socketPath)"
             state-dir = "\(stateDirectory)"
@@ -58,6 +58,16 @@ package final class DaemonProcess {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// `settings` with `subordinate-uids = ""` unless they name a file of their own: a test never reads the host's
+    /// `/etc/subuid` (the default), whose ranges (Debian's `useradd` writes one for each user) would count the
+    /// test's uids against the host's users (SEMANTICS H9).
+    package static func withOwnSubordinateUIDs(_ settings: String) -> String {
+        guard !settings.contains("subordinate-uids") else { return settings }
+        let line = "subordinate-uids = \"\""
+        guard let table = settings.range(of: "[limits]\n") else { return settings + "\n[limits]\n" + line }
+        return settings.replacingCharacters(in: table, with: "[limits]\n" + line + "\n")
     }
 
     /// `settings` with `idle-timeout = 120` unless it sets one: the suite runs hundreds of tests side by side on

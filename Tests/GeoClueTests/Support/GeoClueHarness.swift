@@ -44,7 +44,7 @@ final class GeoClueHarness {
     ///   - unknownApps: locd's `unknown-brokered-apps` (I11): `deny` refuses an app id with no manifest at once.
     ///   - geoClueConfiguration: the text of a `geoclue.conf` locd-geoclue is given with `--geoclue-config` (G34).
     ///   - subordinateUIDs: the text of the file locd-geoclue is given with `--subordinate-uids` (H9); by default
-    ///     it reads the machine's `/etc/subuid`, as installed.
+    ///     none (`""`): a test never reads the machine's `/etc/subuid`, and neither does its locd.
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
@@ -76,6 +76,8 @@ final class GeoClueHarness {
         if let subordinateUIDs {
             try temporary.write("subuid", subordinateUIDs)
             options += ["--subordinate-uids", temporary.at("subuid")]
+        } else {
+            options += ["--subordinate-uids", ""]
         }
         try startBridge(options: options)
     }
@@ -155,6 +157,7 @@ final class GeoClueHarness {
         agent-wait = \(agentWait)
         [limits]
         idle-timeout = 120.0
+        \(limits.contains("subordinate-uids") ? "" : "subordinate-uids = \"\"")
         \(limits)
         [provider]
         \(provider)
