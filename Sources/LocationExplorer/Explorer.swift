@@ -19,6 +19,7 @@ package struct Counterexample: Sendable, CustomStringConvertible {
 package struct ExplorationReport: Sendable {
     /// Transitions taken: every enabled event of every distinct state above the depth bound.
     package var statesExplored = 0
+    /// Distinct states below the depth bound; the states the last level reaches are checked, not deduplicated.
     package var distinctStates = 0
     package var depthReached = 0
     package var counterexample: Counterexample?
@@ -62,9 +63,11 @@ package struct Explorer {
                         report.distinctStates = seen.count
                         return report
                     }
+                    // The last level's states are not expanded: their fingerprints would save nothing.
+                    guard depth < size.depth else { continue }
                     guard seen.insert(after.fingerprint).inserted else { continue }
                     parents.append((node, event))
-                    if depth < size.depth { next.append((Int32(parents.count - 1), after)) }
+                    next.append((Int32(parents.count - 1), after))
                 }
             }
             report.depthReached = depth

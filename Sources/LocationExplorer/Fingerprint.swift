@@ -24,11 +24,12 @@ extension ModelState {
 
     /// The smallest encoding over the permutations of users (all of them for up to three users).
     package var canonicalEncoding: [Int64] {
+        let core = self.core
         let sessions = core.sessionIDs.compactMap { core.sessionView($0) }
         let permutations = size.users <= 3 ? Self.permutations(size.users) : [Array(0..<size.users)]
         var best: [Int64]?
         for order in permutations {
-            let words = encoding(users: order, sessions: sessions)
+            let words = encoding(users: order, sessions: sessions, core: core)
             if let current = best, !words.lexicographicallyPrecedes(current) { continue }
             best = words
         }
@@ -36,7 +37,7 @@ extension ModelState {
     }
 
     /// The encoding with user `u` renamed `order[u]`.
-    func encoding(users order: [Int], sessions: [SessionView]) -> [Int64] {
+    func encoding(users order: [Int], sessions: [SessionView], core: LocationCore) -> [Int64] {
         var words: [Int64] = [
             core.locationServicesEnabled ? 1 : 0, core.isProviderRunning ? 1 : 0, core.providerReportsFix ? 1 : 0,
             relative(armed),
@@ -54,7 +55,8 @@ extension ModelState {
         for user in inverse {
             words.append(store.usersWithServicesOff.contains(size.uids[user]) ? 1 : 0)
             for app in 0..<size.apps {
-                appBlock(appKey(app: app, user: user), sessions: sessions, owners: canonicalClient, into: &words)
+                let key = appKey(app: app, user: user)
+                appBlock(key, core: core, sessions: sessions, owners: canonicalClient, into: &words)
             }
         }
         return words
@@ -70,7 +72,13 @@ extension ModelState {
         return words
     }
 
-    private func appBlock(_ key: AppKey, sessions: [SessionView], owners: [Int32: Int64], into words: inout [Int64]) {
+    private func appBlock(
+        _ key: AppKey,
+        core: LocationCore,
+        sessions: [SessionView],
+        owners: [Int32: Int64],
+        into words: inout [Int64]
+    ) {
         let state = core.appState(key)
         words.append(state.map { Int64(AppState.allCases.firstIndex(of: $0.state)!) } ?? -1)
         words.append(state?.inUse == true ? 1 : 0)

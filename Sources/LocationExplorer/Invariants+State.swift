@@ -37,16 +37,27 @@ extension Invariant {
         let core = transition.after.core
         for id in core.sessionIDs {
             guard let view = core.sessionView(id) else { continue }
-            let off = !core.locationServicesEnabled
-            if off != view.diagnostic.contains(.authorizationDeniedGlobally) {
-                return "\(id)'s mask \(view.diagnostic) with services \(off ? "off" : "on")"
-            }
-            guard view.state == .active else { continue }
-            if !view.diagnostic.isDisjoint(with: .limitingSession) { return "\(id) is active with \(view.diagnostic)" }
             let status = core.authorizationView(AppKey(view.appID, user: view.user)).status
-            if view.requirement != .noAuthorization && !status.isAuthorized {
-                return "\(id) is active, requirement \(view.requirement.rawValue), \(status.rawValue)"
+            if let problem = diagnosticsProblem(view, servicesOn: core.locationServicesEnabled, status: status) {
+                return problem
             }
+        }
+        return nil
+    }
+
+    /// What is wrong with one session's mask and state, given the switch and its app's status.
+    package static func diagnosticsProblem(
+        _ view: SessionView,
+        servicesOn: Bool,
+        status: AuthorizationStatus
+    ) -> String? {
+        if servicesOn == view.diagnostic.contains(.authorizationDeniedGlobally) {
+            return "\(view.id)'s mask \(view.diagnostic) with services \(servicesOn ? "on" : "off")"
+        }
+        guard view.state == .active else { return nil }
+        if !view.diagnostic.isDisjoint(with: .limitingSession) { return "\(view.id) is active with \(view.diagnostic)" }
+        if view.requirement != .noAuthorization && !status.isAuthorized {
+            return "\(view.id) is active, requirement \(view.requirement.rawValue), \(status.rawValue)"
         }
         return nil
     }
@@ -135,6 +146,7 @@ extension ModelState {
     /// The deadlines the core shows: lingering sessions, stored grace and relaunch windows, and the timeout of
     /// each queue's raised head prompt.
     package var standingDeadlines: [Instant] {
+        let core = self.core
         var deadlines: [Instant] = []
         for id in core.sessionIDs {
             if let view = core.sessionView(id), view.state == .lingering, let deadline = view.deadline {

@@ -4,6 +4,7 @@ extension ModelState {
     /// The events that can happen next. A launch takes the lowest-numbered free client: free clients are alike, so
     /// the others would only rename it (symmetry by construction).
     package var enabledEvents: [ModelEvent] {
+        let core = self.core
         var events: [ModelEvent] = []
         if let free = clients.firstIndex(where: { !$0.isConnected }) {
             for app in 0..<size.apps {
@@ -14,26 +15,27 @@ extension ModelState {
             }
         }
         for client in clients.indices where clients[client].isConnected {
-            events += clientEvents(client)
+            events += clientEvents(client, core)
         }
         for app in 0..<size.apps {
             for user in 0..<size.users {
                 let key = appKey(app: app, user: user)
-                if let state = running(key) { events.append(.desktop(app: app, user: user, state.other)) }
+                if let state = running(key, core) { events.append(.desktop(app: app, user: user, state.other)) }
                 if let head = core.queuedPrompts(of: key).first {
                     events += head.options.map { .answer(app: app, user: user, $0) }
                 }
             }
         }
         events.append(.services(!core.locationServicesEnabled))
-        events.append(.fix)
+        // A fix again changes nothing but for a stream to send it to.
+        if !core.providerReportsFix || clients.contains(where: { $0.stream != nil }) { events.append(.fix) }
         if core.providerReportsFix { events.append(.fixLost) }
         events += TimePoint.allCases.filter { instant(at: $0) != nil }.map { .time($0) }
         events.append(.restart)
         return events
     }
 
-    private func clientEvents(_ client: Int) -> [ModelEvent] {
+    private func clientEvents(_ client: Int, _ core: LocationCore) -> [ModelEvent] {
         let slot = clients[client]
         let key = appKey(of: client)
         var events: [ModelEvent] = [.create(client: client, .whenInUse, purpose: false)]
@@ -41,9 +43,11 @@ extension ModelState {
         case .precise: events.append(.create(client: client, .always, purpose: false))
         case .approximate: events.append(.create(client: client, .whenInUse, purpose: true))
         }
-        if newestSession(of: client) != nil { events.append(.invalidate(client: client)) }
-        if oldestLingering(key) != nil { events.append(.resume(client: client)) }
-        if let state = running(key) { events.append(.claim(client: client, state.other)) }
+        if slot.sessions.contains(where: { core.sessionView($0) != nil }) {
+            events.append(.invalidate(client: client))
+        }
+        if Self.oldestLingering(key, core) != nil { events.append(.resume(client: client)) }
+        if let state = running(key, core) { events.append(.claim(client: client, state.other)) }
         if slot.stream == nil { events.append(.liveUpdates(client: client)) }
         events.append(.disconnect(client: client))
         events.append(.goodbye(client: client))
@@ -51,7 +55,9 @@ extension ModelState {
     }
 
     /// The app's state while it runs in the foreground or background.
-    func running(_ key: AppKey) -> RunningState? {
+    func running(_ key: AppKey) -> RunningState? { running(key, core) }
+
+    func running(_ key: AppKey, _ core: LocationCore) -> RunningState? {
         switch core.appState(key)?.state {
         case .foreground: .foreground
         case .background: .background
@@ -63,7 +69,7 @@ extension ModelState {
         clients[client].sessions.last { core.sessionView($0) != nil }
     }
 
-    func oldestLingering(_ key: AppKey) -> SessionID? {
+    static func oldestLingering(_ key: AppKey, _ core: LocationCore) -> SessionID? {
         core.sessionIDs.first { id in
             guard let view = core.sessionView(id) else { return false }
             return view.state == .lingering && view.appID == key.appID && view.user == key.user
@@ -98,7 +104,7 @@ extension ModelState {
             guard let id = newestSession(of: client) else { return [] }
             return call(on: client, .invalidateSession(id.description)).1
         case .resume(let client):
-            guard let id = oldestLingering(appKey(of: client)) else { return [] }
+            guard let id = Self.oldestLingering(appKey(of: client), core) else { return [] }
             let (_, actions) = call(on: client, .resumeSession(id.description))
             adopt(actions, by: client)
             return actions
