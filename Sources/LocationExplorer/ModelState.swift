@@ -25,7 +25,8 @@ package struct ModelState {
     package var clients: [ClientSlot]
     /// The administrator's connection, which answers prompts, reports the desktop and turns the switch.
     package var admin: ClientID
-    /// The person's agent: `Admin.Prompts` on the administrator's connection.
+    /// The person's agent: `Admin.PromptsOfEveryone` on the administrator's connection, offered every user's
+    /// prompts (H7).
     package var agent: CallID
     /// What the store holds: every `persist` action applied in order (SEMANTICS §10).
     package var store: CoreSnapshot
@@ -90,7 +91,7 @@ package struct ModelState {
     mutating func connectAgent() -> [Action] {
         admin = newClient()
         var actions = send(.connected(admin, pid: 100, uid: 0, administrator: true))
-        let (stream, opened) = call(admin, .prompts)
+        let (stream, opened) = call(admin, .promptsOfEveryone)
         agent = stream
         actions += opened
         return actions
