@@ -78,11 +78,19 @@ package struct Explorer {
         return report
     }
 
-    /// Runs `events` from the empty world and returns the first violation, as a counterexample of that prefix.
+    /// Runs `events` from the empty world and returns the first violation, as a counterexample of that prefix; an
+    /// event that cannot happen where it stands is one too, so that a saved sequence never passes by not running.
     package func replay(_ events: [ModelEvent]) -> Counterexample? {
         var state = ModelState(size: size)
         for (index, event) in events.enumerated() {
-            guard state.enabledEvents.contains(event) else { return nil }
+            guard state.enabledEvents.contains(event) else {
+                return Counterexample(
+                    invariant: "the sequence replays",
+                    rules: [],
+                    problem: "\(event) cannot happen there",
+                    events: Array(events[...index])
+                )
+            }
             var after = state
             let actions = after.apply(event)
             let transition = Transition(before: state, event: event, actions: actions, after: after)
@@ -121,7 +129,7 @@ extension Counterexample {
     /// A Swift Testing test that replays the sequence and expects no violation: saved beside the explorer's
     /// tests, it fails until the rule is mended and guards it afterwards.
     package func regressionTest(named name: String, size: ExplorerSize) -> String {
-        let events = events.map { "            \($0.swiftLiteral)," }.joined(separator: "\n")
+        let events = events.map { "        \($0.swiftLiteral)," }.joined(separator: "\n")
         return """
             import LocationExplorer
             import Testing

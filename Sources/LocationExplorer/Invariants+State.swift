@@ -73,7 +73,8 @@ extension Invariant {
             for app in 0..<transition.after.size.apps {
                 let key = transition.after.appKey(app: app, user: user)
                 if before.storedRecord(key) != after.storedRecord(key) {
-                    return "user \(actor)'s event changed \(key)'s record to \(String(describing: after.storedRecord(key)))"
+                    return
+                        "user \(actor)'s event changed \(key)'s record to \(String(describing: after.storedRecord(key)))"
                 }
                 if before.appState(key)?.state != after.appState(key)?.state {
                     return "user \(actor)'s event moved \(key)"
@@ -94,7 +95,8 @@ extension Invariant {
         let key: AppKey
         let reported: RunningState
         switch transition.event {
-        case .desktop(let app, let user, let state): (key, reported) = (transition.after.appKey(app: app, user: user), state)
+        case .desktop(let app, let user, let state):
+            (key, reported) = (transition.after.appKey(app: app, user: user), state)
         case .claim(let client, let state): (key, reported) = (transition.before.appKey(of: client), state)
         default: return nil
         }

@@ -56,3 +56,13 @@ struct ExplorerTests {
         #expect(first.fingerprint != second.fingerprint)
     }
 }
+
+extension ExplorerTests {
+    @Test("L1: a saved sequence whose events cannot happen fails its replay instead of passing")
+    func unreplayableSequence() throws {
+        let explorer = Explorer(size: Self.ciSize)
+        let found = try #require(explorer.replay([.disconnect(client: 2)]))
+        #expect(found.invariant == "the sequence replays")
+        #expect(explorer.replay([.launch(client: 0, app: 0, user: 0, background: false)]) == nil)
+    }
+}

@@ -138,9 +138,19 @@ struct InvariantTests {
         ])
         var answered = asking
         let actions = answered.apply(.answer(app: 0, user: 1, .allowWhileUsing))
-        let own = Transition(before: asking, event: .answer(app: 0, user: 1, .allowWhileUsing), actions: actions, after: answered)
+        let own = Transition(
+            before: asking,
+            event: .answer(app: 0, user: 1, .allowWhileUsing),
+            actions: actions,
+            after: answered
+        )
         #expect(Invariant.usersApart.check(own) == nil)
-        let other = Transition(before: asking, event: .answer(app: 0, user: 0, .allowWhileUsing), actions: actions, after: answered)
+        let other = Transition(
+            before: asking,
+            event: .answer(app: 0, user: 0, .allowWhileUsing),
+            actions: actions,
+            after: answered
+        )
         #expect(Invariant.usersApart.check(other) != nil)
     }
 
@@ -152,7 +162,12 @@ struct InvariantTests {
         #expect(Invariant.desktopReportHolds.check(ignored) != nil)
         var moved = front
         let actions = moved.apply(.desktop(app: 0, user: 0, .background))
-        let honest = Transition(before: front, event: .desktop(app: 0, user: 0, .background), actions: actions, after: moved)
+        let honest = Transition(
+            before: front,
+            event: .desktop(app: 0, user: 0, .background),
+            actions: actions,
+            after: moved
+        )
         #expect(Invariant.desktopReportHolds.check(honest) == nil)
     }
 
