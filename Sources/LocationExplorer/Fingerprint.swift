@@ -53,7 +53,7 @@ extension ModelState {
         }
         let inverse = order.indices.sorted { order[$0] < order[$1] }
         for user in inverse {
-            words.append(store.usersWithServicesOff.contains(size.uids[user]) ? 1 : 0)
+            words.append(store.usersWithServicesOff.contains(keys[user][0].user ?? 0) ? 1 : 0)
             for app in 0..<size.apps {
                 let key = appKey(app: app, user: user)
                 appBlock(key, core: core, sessions: sessions, owners: canonicalClient, into: &words)

@@ -111,7 +111,8 @@ extension ModelState {
         case .claim(let client, let state):
             return call(on: client, .setAppState(state)).1
         case .desktop(let app, let user, let state):
-            return call(admin, .adminSetAppState(appID: size.appIDs[app], state: state, user: size.uids[user])).1
+            let key = appKey(app: app, user: user)
+            return call(admin, .adminSetAppState(appID: key.appID, state: state, user: key.user)).1
         case .liveUpdates(let client):
             let (stream, actions) = call(on: client, .liveUpdates(.standard))
             clients[client].stream = stream
@@ -147,9 +148,10 @@ extension ModelState {
     private mutating func launch(_ client: Int, app: Int, user: Int, background: Bool) -> [Action] {
         let connection = newClient()
         clients[client] = ClientSlot(connection: connection, app: app, user: user)
-        var actions = send(.connected(connection, pid: pid(of: client), uid: size.uids[user], administrator: false))
+        let key = appKey(app: app, user: user)
+        var actions = send(.connected(connection, pid: pid(of: client), uid: key.user, administrator: false))
         let state: RunningState? = background ? .background : nil
-        actions += call(connection, .hello(appID: size.appIDs[app], state: state)).1
+        actions += call(connection, .hello(appID: key.appID, state: state)).1
         return actions
     }
 

@@ -18,6 +18,10 @@ package struct ClientSlot: Hashable, Sendable {
 /// the store holds.
 package struct ModelState {
     package let size: ExplorerSize
+    /// Every user's app, by user then app: made once, as the checks after every event read them many times.
+    package let keys: [[AppKey]]
+    /// ``keys``, users outermost.
+    package let appKeys: [AppKey]
     package var core: LocationCore
     package var now: Instant
     /// The instant of the last `armTimer` the core returned.
@@ -42,6 +46,9 @@ package struct ModelState {
     /// The world before anything happened: no process running, the agent connected.
     package init(size: ExplorerSize) {
         self.size = size
+        let appIDs = size.appIDs
+        keys = size.uids.map { uid in appIDs.map { AppKey($0, user: uid) } }
+        appKeys = keys.flatMap { $0 }
         core = LocationCore(configuration: Self.configuration, manifests: size.manifests, epoch: 1)
         now = Self.start
         clients = Array(repeating: ClientSlot(), count: size.clients)
@@ -53,13 +60,8 @@ package struct ModelState {
     }
 
     package func pid(of client: Int) -> Int32 { 5000 + Int32(client) }
-    package func appKey(app: Int, user: Int) -> AppKey { AppKey(size.appIDs[app], user: size.uids[user]) }
+    package func appKey(app: Int, user: Int) -> AppKey { keys[user][app] }
     package func appKey(of client: Int) -> AppKey { appKey(app: clients[client].app, user: clients[client].user) }
-
-    /// Every user's app, users outermost.
-    package var appKeys: [AppKey] {
-        (0..<size.users).flatMap { user in (0..<size.apps).map { appKey(app: $0, user: user) } }
-    }
 
     // MARK: Sending
 
