@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "locd-network", targets: ["locd-network"]),
         .executable(name: "locd-agent", targets: ["locd-agent"]),
         .executable(name: "locd-multicall", targets: ["locd-multicall"]),
+        .executable(name: "locd-explore", targets: ["locd-explore"]),
     ],
     // Daemon, on by default, is all of locd but LocationClient; an app turns it off (`traits: []`), and needs only
     // SwiftNIO of the dependencies below.
@@ -453,6 +454,14 @@ let package = Package(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", "LocationTestSupport", daemonOnly("Logging", "swift-log")]
         ),
+        // Every event sequence of a small world around the core to a depth, states deduplicated, checked against
+        // the rules after every event; `locd-explore` runs it, its tests at the CI size and per invariant.
+        .target(name: "LocationExplorer", dependencies: ["LocationCore"]),
+        .executableTarget(
+            name: "locd-explore",
+            dependencies: ["LocationExplorer", daemonOnly("ArgumentParser", "swift-argument-parser")]
+        ),
+        .testTarget(name: "LocationExplorerTests", dependencies: ["LocationExplorer", "LocationCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
