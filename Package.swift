@@ -55,6 +55,9 @@ let package = Package(
         // GeoClue's own configuration (geoclue.conf, conf.d, /etc/geolocation), read within bounds: what locd and
         // locd-geoclue take from a machine that switches from GeoClue (SEMANTICS G30-G34).
         .target(name: "GeoClueConfiguration"),
+        // Text from apps and users made safe to print: control and bidi characters escaped (SEMANTICS I16). No
+        // dependencies, so that every program that prints such text links it and nothing more.
+        .target(name: "DisplayText"),
         // JSON values, parsed and written by hand within bounds; no I/O.
         .target(name: "JSON"),
         // Generic Varlink framing, server and client on SwiftNIO.
@@ -81,7 +84,7 @@ let package = Package(
         // sd_notify, socket activation, the watchdog and the journal LogHandler.
         .target(
             name: "SystemdSupport",
-            dependencies: ["CSystemd", daemonOnly("Logging", "swift-log")]
+            dependencies: ["CSystemd", "DisplayText", daemonOnly("Logging", "swift-log")]
         ),
         // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
         // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
@@ -217,7 +220,8 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "BusVTable", "CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log"),
+                "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "Varlink",
+                daemonOnly("Logging", "swift-log"),
             ]
         ),
         .target(
@@ -266,6 +270,7 @@ let package = Package(
         .target(
             name: "LocctlCommands",
             dependencies: [
+                "DisplayText",
                 "JSON",
                 "LocationConfiguration",
                 "LocationSimulation",
