@@ -1,4 +1,4 @@
-/// Text that came from an app or a user, made safe to print (SEMANTICS I16): C0 and C1 control characters, DEL and
+/// Text that came from an app or a user, made safe to print (SEMANTICS I16): the control characters (U+0000–U+001F, DEL, U+0080–U+009F) and
 /// the Unicode bidi controls are shown as `\u{HEX}` instead of being sent to a terminal, a notification or the
 /// journal, which would obey them. Everything else, including any other non-ASCII text, is kept as it is.
 extension String {
@@ -27,7 +27,7 @@ extension String {
 
 /// What ``Swift/String/escapedForDisplay`` escapes.
 package enum DisplayText {
-    /// Whether `scalar` would act rather than show: a C0 or C1 control, DEL, or a bidi control (U+061C ARABIC
+    /// Whether `scalar` would act rather than show: a control character (U+0000–U+001F, DEL, U+0080–U+009F) or a bidi control (U+061C ARABIC
     /// LETTER MARK, U+200E/U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
     package static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

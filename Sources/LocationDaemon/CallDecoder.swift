@@ -249,7 +249,9 @@ struct ParameterReader {
     /// An app id that follows SEMANTICS I15, if present.
     func optionalAppID(_ name: String) throws(VarlinkError) -> String? {
         guard let id = try optionalString(name) else { return nil }
-        guard AppIdentifier.isValid(id) else { throw .invalidParameter(name, message: "not an app id: \(AppIdentifier.rule)") }
+        guard AppIdentifier.isValid(id) else {
+            throw .invalidParameter(name, message: "not an app id: \(AppIdentifier.rule)")
+        }
         return id
     }
 
