@@ -47,7 +47,10 @@ struct AppIdentifierTests {
     )
     func helloRefusesHostileIDs() throws {
         // M3: apps without a manifest may say Hello, so that nothing but I15 stands in the way.
-        let settings = DaemonProcess.fastLifecycle.replacing("allow-unknown-apps = false", with: "allow-unknown-apps = true")
+        let settings = DaemonProcess.fastLifecycle.replacing(
+            "allow-unknown-apps = false",
+            with: "allow-unknown-apps = true"
+        )
         let daemon = try DaemonProcess(settings: settings)
         try daemon.start()
         let nobody = try Person(socket: daemon.socketPath, uid: 65534)
@@ -78,7 +81,7 @@ struct AppIdentifierTests {
                 #expect(error.name == "org.varlink.service.InvalidParameter", "\(error)")
             }
         }
-        #expect(!daemon.logSoFar.contains("\u{1B}"), "locd's log holds a raw escape")
+        #expect(!daemon.logSoFar.unicodeScalars.contains("\u{1B}"), "locd's log holds a raw escape")
     }
 
     @Test(
@@ -116,6 +119,6 @@ struct AppIdentifierTests {
         #expect(!table.output.split(separator: "\n").contains { $0.hasPrefix("com.ex.forged") })
         let json = try LocctlBinary.run(["apps", "--json"], socket: daemon.socketPath)
         #expect(json.output.contains("com.ex.x\\u001b[2J"), "\(json.output)")
-        #expect(!daemon.logSoFar.contains("\u{1B}"), "locd's log holds a raw escape")
+        #expect(!daemon.logSoFar.unicodeScalars.contains("\u{1B}"), "locd's log holds a raw escape")
     }
 }

@@ -52,7 +52,8 @@ struct HostileTextTests {
         #expect(!obeys(line) && line.contains(Self.shown), "\(line.debugDescription)")
 
         let session: JSONValue = .object([
-            "id": .string("s1-1"), "appId": .string(Self.hostile), "kind": .string("explicit"), "state": .string("active"),
+            "id": .string("s1-1"), "appId": .string(Self.hostile), "kind": .string("explicit"),
+            "state": .string("active"),
         ])
         let sessions = SessionsCommand.render(.array([session]), legend: false, userName: { _ in "root" })
         #expect(!obeys(sessions) && sessions.contains(Self.shown), "\(sessions.debugDescription)")
