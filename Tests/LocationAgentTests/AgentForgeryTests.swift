@@ -48,6 +48,23 @@ extension AgentDesktopTests {
     }
 
     @Test(
+        "N3: locd-agent follows the server's owner: dunst, started after it, is heard when the person clicks",
+        .enabled(if: hasDesktopForForgery, "needs dunst, Xvfb and dbus-daemon (.ci/install-deps --tests)")
+    )
+    func followsTheServer() throws {
+        let (daemon, desktop) = try Self.scene(dunst: false)
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        #expect(agent.waitFor("no notification server"), "\(agent.log)")
+        try desktop.startDunst()
+        #expect(eventually { (try? agents(daemon)) == 1 }, "\(agent.log)")
+        let maps = try asking("com.ex.maps", daemon)
+        #expect(desktop.waitForDisplayed(1))
+        _ = try desktop.choose("Allow While Using App")
+        #expect(eventually { (try? authorization("com.ex.maps", daemon))?["status"] == .string("authorizedWhenInUse") })
+        withExtendedLifetime(maps) {}
+    }
+
+    @Test(
         """
         I16, N2: a .desktop Name with a right-to-left override and an isolate becomes a notification title that \
         shows them escaped, as dunst's menu of the notification reads
