@@ -436,7 +436,10 @@ let package = Package(
         // (dunst under Xvfb, or a stand-in without actions) on a private session bus.
         .testTarget(
             name: "LocationAgentTests",
-            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"]
+            dependencies: [
+                "locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink",
+                daemonOnly("Logging", "swift-log"),
+            ]
         ),
         // locd-multicall through links named after the programs, against the programs' own executables.
         .testTarget(
