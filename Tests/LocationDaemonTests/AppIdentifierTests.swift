@@ -119,6 +119,11 @@ struct AppIdentifierTests {
         #expect(!table.output.split(separator: "\n").contains { $0.hasPrefix("com.ex.forged") })
         let json = try LocctlBinary.run(["apps", "--json"], socket: daemon.socketPath)
         #expect(json.output.contains("com.ex.x\\u001b[2J"), "\(json.output)")
+        // No Admin call can name it, but ForgetApps removes it with the other apps whose maker is unknown (F20).
+        let admin = try daemon.connect()
+        #expect(try admin.call("io.locd.Admin.ForgetApps", ["ownerUnknown": .bool(true)])["forgotten"] == .int(1))
+        let left = try admin.call("io.locd.Admin.ListApps")["apps"]?.arrayValue?.compactMap { $0["appId"]?.stringValue }
+        #expect(!(left ?? []).contains(hostile))
         #expect(!daemon.logSoFar.unicodeScalars.contains("\u{1B}"), "locd's log holds a raw escape")
     }
 }
