@@ -61,6 +61,9 @@ let package = Package(
         // GeoClue's own configuration (geoclue.conf, conf.d, /etc/geolocation), read within bounds: what locd and
         // locd-geoclue take from a machine that switches from GeoClue (SEMANTICS G30-G34).
         .target(name: "GeoClueConfiguration"),
+        // Text from apps and users made safe to print: control and bidi characters escaped (SEMANTICS I16). No
+        // dependencies, so that every program that prints such text links it and nothing more.
+        .target(name: "DisplayText"),
         // JSON values, parsed and written by hand within bounds; no I/O.
         .target(name: "JSON"),
         // Generic Varlink framing, server and client on SwiftNIO.
@@ -87,7 +90,7 @@ let package = Package(
         // sd_notify, socket activation, the watchdog and the journal LogHandler.
         .target(
             name: "SystemdSupport",
-            dependencies: ["CSystemd", daemonOnly("Logging", "swift-log")]
+            dependencies: ["CSystemd", "DisplayText", daemonOnly("Logging", "swift-log")]
         ),
         // Prints what Systemd.listenedSockets() finds; SystemdSupportTests run it under
         // systemd-socket-activate, because fd 3 of the test process itself is Dispatch's epoll.
@@ -222,7 +225,8 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "BusVTable", "CSdBus", "DesktopEntry", "JSON", "Varlink", daemonOnly("Logging", "swift-log"),
+                "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "Varlink",
+                daemonOnly("Logging", "swift-log"),
             ]
         ),
         .target(
@@ -271,6 +275,7 @@ let package = Package(
         .target(
             name: "LocctlCommands",
             dependencies: [
+                "DisplayText",
                 "JSON",
                 "LocationConfiguration",
                 "LocationSimulation",
@@ -441,7 +446,10 @@ let package = Package(
         // (dunst under Xvfb, or a stand-in without actions) on a private session bus.
         .testTarget(
             name: "LocationAgentTests",
-            dependencies: ["locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink"]
+            dependencies: [
+                "locd", "locctl", "locd-agent", "LocationAgent", "LocationTestSupport", "JSON", "Varlink",
+                daemonOnly("Logging", "swift-log"),
+            ]
         ),
         // locd-multicall through links named after the programs, against the programs' own executables.
         .testTarget(

@@ -1,4 +1,5 @@
 import DesktopEntry
+import DisplayText
 
 /// How an app is shown to the person: its name and icon from its `.desktop` file (N2), or its id when it has none.
 struct AppLook: Equatable, Sendable {
@@ -14,11 +15,12 @@ struct AppLook: Equatable, Sendable {
         self.desktopEntry = desktopEntry
     }
 
-    /// The look of `appID` from `APPID.desktop` in the first of `directories` that has it.
+    /// The look of `appID` from `APPID.desktop` in the first of `directories` that has it. The name is shown escaped
+    /// (I16): a `.desktop` file, or an id from a store older than I15, may hold a line break or a bidi override.
     init(appID: String, directories: [String]) {
         let entry = DesktopEntry.find(appID, in: directories)
         self.init(
-            name: entry?.value("Name") ?? appID,
+            name: (entry?.value("Name") ?? appID).escapedForDisplay,
             icon: entry?.value("Icon"),
             desktopEntry: DesktopEntry.isFileName(appID) ? appID : nil
         )

@@ -1,3 +1,4 @@
+import DisplayText
 import Foundation
 
 /// The words of a prompt's notification (SEMANTICS N2, N4): the seeds' iOS dialog, with the app's name and icon.
@@ -26,7 +27,8 @@ extension Notification {
     ///   - canAsk: whether the server shows actions; without, the body says how to answer instead (N4).
     ///   - markup: whether the server reads the body as markup, so the app's words are escaped.
     init(prompt: Prompt, app: AppLook, precise: Bool, replaces: UInt32 = 0, canAsk: Bool, markup: Bool) {
-        var body = prompt.usageDescription
+        // I16: the app's own words, shown and not obeyed.
+        var body = prompt.usageDescription.escapedForDisplay
         if !canAsk {
             body += (body.isEmpty ? "" : "\n\n") + "To answer, \(Self.terminalAdvice)."
         }

@@ -36,6 +36,11 @@ final class SessionBus {
     /// Where the signal callbacks put what they read, until ``process()`` takes it.
     final class Inbox {
         var signals: [Signal] = []
+        /// The unique name that owns ``SessionBus/serverName`` now, the only sender whose `ActionInvoked` and
+        /// `NotificationClosed` count (N3); `nil` while nobody owns it.
+        var serverOwner: String?
+        /// Whether ``serverOwner`` changed since the server's match rules were last made.
+        var serverOwnerChanged = false
     }
 
     static let agentName = "io.locd.Agent"
@@ -46,6 +51,8 @@ final class SessionBus {
 
     let bus: OpaquePointer
     let inbox = Inbox()
+    /// The match rules of the server's signals, made for ``Inbox/serverOwner`` (N3); replaced when it changes.
+    private var serverSlots: [OpaquePointer] = []
 
     /// Connects to the session bus: `DBUS_SESSION_BUS_ADDRESS` when set, else the user's own
     /// (`$XDG_RUNTIME_DIR/bus`).
@@ -56,7 +63,10 @@ final class SessionBus {
         bus = opened
     }
 
-    deinit { sd_bus_flush_close_unref(bus) }
+    deinit {
+        for slot in serverSlots { sd_bus_slot_unref(slot) }
+        sd_bus_flush_close_unref(bus)
+    }
 
     /// Takes ``agentName``; `false` when another connection has it (N1: another agent of this session runs).
     func takeAgentName() throws(AgentFailure) -> Bool {
@@ -66,12 +76,11 @@ final class SessionBus {
         return true
     }
 
-    /// Listens for the server's `ActionInvoked` and `NotificationClosed`, and for changes of its owner, of the
-    /// tray's and of GNOME Shell's.
+    /// Listens for changes of the server's owner, of the tray's and of GNOME Shell's, and for the server's
+    /// `ActionInvoked` and `NotificationClosed` from its owner alone (N3).
     func listen() throws(AgentFailure) {
+        // The owner's changes first, so that an owner that comes between them and `GetNameOwner` is not missed.
         let rules = [
-            "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='ActionInvoked'",
-            "type='signal',path='\(Self.serverPath)',interface='\(Self.serverName)',member='NotificationClosed'",
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.serverName)'",
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
@@ -79,40 +88,63 @@ final class SessionBus {
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.desktopDialogName)'",
         ]
-        let context = Unmanaged.passUnretained(inbox).toOpaque()
         for rule in rules {
-            let result = sd_bus_add_match(
-                bus,
-                nil,
-                rule,
-                { message, context, _ in
-                    guard let message, let context,
-                        let signal = SessionBus.signal(in: message)
-                    else { return 0 }
-                    Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue().signals.append(signal)
-                    return 0
-                },
-                context
-            )
+            let result = sd_bus_add_match(bus, nil, rule, Self.received, Unmanaged.passUnretained(inbox).toOpaque())
             guard result >= 0 else { throw AgentFailure("cannot listen for notification signals", code: result) }
+        }
+        inbox.serverOwner = owner(of: Self.serverName)
+        try followServer()
+    }
+
+    /// Makes the match rules of the server's signals again for ``Inbox/serverOwner`` (N3): `sender=` its unique
+    /// name, none while nobody owns the name. The old owner's rules are removed.
+    private func followServer() throws(AgentFailure) {
+        inbox.serverOwnerChanged = false
+        for slot in serverSlots { sd_bus_slot_unref(slot) }
+        serverSlots = []
+        guard let owner = inbox.serverOwner else { return }
+        for member in ["ActionInvoked", "NotificationClosed"] {
+            let rule =
+                "type='signal',sender='\(owner)',path='\(Self.serverPath)',interface='\(Self.serverName)',"
+                + "member='\(member)'"
+            var slot: OpaquePointer?
+            let context = Unmanaged.passUnretained(inbox).toOpaque()
+            let result = sd_bus_add_match(bus, &slot, rule, Self.received, context)
+            guard result >= 0, let slot else {
+                throw AgentFailure("cannot listen for notification signals", code: result)
+            }
+            serverSlots.append(slot)
         }
     }
 
-    /// The signal `message` is, if it is one of those the agent listens for.
-    private static func signal(in message: OpaquePointer) -> Signal? {
+    /// The callback of every match: the signal, if it is one the agent takes, goes to the ``Inbox``.
+    private static let received: sd_bus_message_handler_t = { message, context, _ in
+        guard let message, let context else { return 0 }
+        let inbox = Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue()
+        if let signal = SessionBus.signal(in: message, inbox: inbox) { inbox.signals.append(signal) }
+        return 0
+    }
+
+    /// The signal `message` is, if it is one of those the agent listens for. The server's own signals count only
+    /// from its owner (N3): anyone on the bus may emit them, or send them to the agent alone.
+    private static func signal(in message: OpaquePointer, inbox: Inbox) -> Signal? {
         let member = sd_bus_message_get_member(message).map { String(cString: $0) }
         let reader = MessageReader(message)
         switch member {
-        case "ActionInvoked":
+        case "ActionInvoked", "NotificationClosed":
+            let sender = sd_bus_message_get_sender(message).map { String(cString: $0) }
+            guard let sender, sender == inbox.serverOwner else { return nil }
+            if member == "NotificationClosed" { return reader.uint32().map(Signal.notificationClosed) }
             guard let id = reader.uint32(), let key = reader.string() else { return nil }
             return .actionInvoked(notification: id, key: key)
-        case "NotificationClosed":
-            return reader.uint32().map(Signal.notificationClosed)
         case "NameOwnerChanged":
             let name = reader.string()
             guard let previous = reader.string(), let owner = reader.string() else { return nil }
             switch name {
-            case serverName: return .serverChanged(owned: !owner.isEmpty, replaced: !previous.isEmpty)
+            case serverName:
+                inbox.serverOwner = owner.isEmpty ? nil : owner
+                inbox.serverOwnerChanged = true
+                return .serverChanged(owned: !owner.isEmpty, replaced: !previous.isEmpty)
             case TrayItem.watcherName: return .trayChanged(owned: !owner.isEmpty)
             case desktopDialogName: return .desktopDialogChanged(owned: !owner.isEmpty)
             default: return nil
@@ -127,6 +159,8 @@ final class SessionBus {
         while true {
             let result = sd_bus_process(bus, nil)
             guard result >= 0 else { throw AgentFailure("the session bus failed", code: result) }
+            // N3: a new owner's signals are taken from before the next message is read.
+            if inbox.serverOwnerChanged { try followServer() }
             if result == 0 { break }
         }
         defer { inbox.signals.removeAll() }
@@ -196,6 +230,23 @@ final class SessionBus {
         if let reply = try? call("CloseNotification", { MessageWriter($0).uint32(id) }) {
             sd_bus_message_unref(reply)
         }
+    }
+
+    /// The unique name of the connection that owns `name` now (`GetNameOwner`); `nil` when nobody does.
+    func owner(of name: String) -> String? {
+        let reply = try? call(
+            "GetNameOwner",
+            of: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus"
+        ) { message in
+            let writer = MessageWriter(message)
+            writer.string(name)
+            return writer.result
+        }
+        guard let reply else { return nil }
+        defer { sd_bus_message_unref(reply) }
+        return MessageReader(reply).string()
     }
 
     /// Whether a connection owns `name` now (`NameHasOwner`); `false` when the bus cannot say.

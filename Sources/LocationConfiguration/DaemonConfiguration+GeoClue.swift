@@ -12,7 +12,7 @@ extension DaemonConfiguration {
         guard let tables = try document.tables(["administered-app"]) else { return }
         for table in tables {
             try Self.rejectUnknownKeys(table, in: [], allowed: Self.administeredAppKeys)
-            guard let id = try Self.name(table, ["id"], expected: "an app id") else {
+            guard let id = try Self.appID(table, ["id"]) else {
                 throw table.issue([], "each [[administered-app]] table needs an id: the app id it is for")
             }
             var app = AdministeredApp()
@@ -84,6 +84,17 @@ extension DaemonConfiguration {
             }
             let named = Set(restrictedApps).union(administeredApps.map(\.id))
             for app in settings.apps where !named.contains(app.id) {
+                // I15: a section that names no app id is skipped and said, as G33 says what is not carried.
+                guard AppIdentifier.isValid(app.id) else {
+                    let issue = GeoClueIssue(
+                        file: main,
+                        line: nil,
+                        key: app.id,
+                        message: "not carried: " + AppIdentifier.rule
+                    )
+                    geoClueNotCarried.append(issue.description)
+                    continue
+                }
                 if !app.allowed {
                     restrictedApps.append(app.id)
                 } else if app.system || !app.users.isEmpty {

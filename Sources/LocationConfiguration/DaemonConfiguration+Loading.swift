@@ -163,8 +163,8 @@ extension DaemonConfiguration {
         if let directories = try Self.paths(document, ["apps-dirs"]) { appsDirectories = directories }
         if let allow = try document.bool(["allow-unknown-apps"]) { allowUnknownApps = allow }
         if let group = try Self.name(document, ["admin-group"], expected: "a group name") { adminGroup = group }
-        let appIDs = "an array of app ids (strings)"
-        if let apps = try document.array(["restricted-apps"], expected: appIDs, element: Self.nonEmptyString) {
+        let appIDs = "an array of app ids (strings; \(AppIdentifier.rule))"
+        if let apps = try document.array(["restricted-apps"], expected: appIDs, element: Self.appID) {
             restrictedApps = apps
         }
         try applyBrokers(document, places: &brokerPlaces)
@@ -289,6 +289,18 @@ extension DaemonConfiguration {
 
     private static func nonEmptyString(_ value: TOMLValueConvertible) -> String? {
         value.string.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A string that is an app id (I15).
+    private static func appID(_ value: TOMLValueConvertible) -> String? {
+        value.string.flatMap { AppIdentifier.isValid($0) ? $0 : nil }
+    }
+
+    /// The app id at `path` (I15), if present; anything else is an issue naming the rule.
+    static func appID(_ document: TOMLDocument, _ path: [String]) throws(ConfigurationIssue) -> String? {
+        guard let id = try name(document, path, expected: "an app id") else { return nil }
+        guard AppIdentifier.isValid(id) else { throw document.issue(path, "not an app id: \(AppIdentifier.rule)") }
+        return id
     }
 
     /// A duration in seconds, > 0 (or ≥ 0 with `zeroAllowed`, where 0 turns something off).

@@ -187,6 +187,13 @@ package enum ManifestParser {
         stem: String,
         idRequired: Bool
     ) throws(ConfigurationIssue) -> String? {
+        // I15: the id, and so the file name it must equal, is an app id.
+        guard AppIdentifier.isValid(stem) else {
+            throw document.issue(
+                [idKey],
+                "the \(idRequired ? "file" : "table") name is not an app id: \(AppIdentifier.rule)"
+            )
+        }
         guard let id = try document.string([idKey]) else {
             if !idRequired { return stem }
             throw document.issue(

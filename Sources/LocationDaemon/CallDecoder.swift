@@ -98,7 +98,7 @@ package enum CallDecoder {
     /// `Hello`, or with `process` a broker's `Hello` for that process (I8, I11).
     private static func hello(_ p: ParameterReader) throws(VarlinkError) -> Call {
         try p.only(["appId", "state", "process", "description"])
-        let appID = try p.string("appId")
+        let appID = try p.appID("appId")
         let state: RunningState? = try p.optionalEnum("state")
         let description = try p.optionalString("description")
         guard let process = try p.optionalInt("process", in: 1...Int64(Int32.max)) else {
@@ -138,11 +138,11 @@ package enum CallDecoder {
                 return .listApps(user: try user(p))
             case "ListSessions":
                 try p.only(["appId", "user"])
-                return .adminListSessions(appID: try p.optionalString("appId"), user: try user(p))
+                return .adminListSessions(appID: try p.optionalAppID("appId"), user: try user(p))
             case "SetAuthorization":
                 try p.only(["appId", "setting", "precise", "user"])
                 return .setAuthorization(
-                    appID: try p.string("appId"),
+                    appID: try p.appID("appId"),
                     setting: try p.optionalEnum("setting"),
                     precise: try p.optionalBool("precise"),
                     user: try user(p)
@@ -153,13 +153,13 @@ package enum CallDecoder {
             case "SetAppState":
                 try p.only(["appId", "state", "user"])
                 return .adminSetAppState(
-                    appID: try p.string("appId"),
+                    appID: try p.appID("appId"),
                     state: try p.enumeration("state"),
                     user: try user(p)
                 )
             case "LocationButton":
                 try p.only(["appId", "user"])
-                return .locationButton(appID: try p.string("appId"), user: try user(p))
+                return .locationButton(appID: try p.appID("appId"), user: try user(p))
             case "Prompts":
                 try p.only(["everyone"])
                 return try p.optionalBool("everyone") == true ? .promptsOfEveryone : .prompts
@@ -244,6 +244,23 @@ struct ParameterReader {
             throw .invalidParameter(name, message: "missing: \(name) is required")
         }
         return string
+    }
+
+    /// An app id that follows SEMANTICS I15, if present.
+    func optionalAppID(_ name: String) throws(VarlinkError) -> String? {
+        guard let id = try optionalString(name) else { return nil }
+        guard AppIdentifier.isValid(id) else {
+            throw .invalidParameter(name, message: "not an app id: \(AppIdentifier.rule)")
+        }
+        return id
+    }
+
+    /// A required app id that follows SEMANTICS I15.
+    func appID(_ name: String) throws(VarlinkError) -> String {
+        guard let id = try optionalAppID(name) else {
+            throw .invalidParameter(name, message: "missing: \(name) is required")
+        }
+        return id
     }
 
     /// A `CircularCondition` object: latitude, longitude and radius, all numbers.

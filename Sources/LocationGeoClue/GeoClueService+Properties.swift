@@ -1,4 +1,5 @@
 import CSdBus
+import LocationCore
 
 #if canImport(Glibc)
 import Glibc
@@ -54,8 +55,9 @@ extension GeoClueService {
         switch name {
         case "DesktopId":
             guard let id = value.readString() else { return .failure(.invalidArgs("DesktopId is a string")) }
-            guard !id.isEmpty, id.utf8.count <= 255 else {
-                return .failure(.invalidArgs("DesktopId must be the app's desktop file id, 1 to 255 bytes"))
+            // I15: an app id, which is shown to the person and to administrators, and names a file.
+            guard AppIdentifier.isValid(id) else {
+                return .failure(.invalidArgs("DesktopId is not an app id: \(AppIdentifier.rule)"))
             }
             guard id != client.desktopID else { return .success(()) }
             client.desktopID = id

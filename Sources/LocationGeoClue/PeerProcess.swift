@@ -1,5 +1,6 @@
 import CSdBus
 import LocationClient
+import LocationCore
 import ProcessIdentity
 
 #if canImport(Glibc)
@@ -30,9 +31,11 @@ final class PeerProcess: Sendable {
 
     var reference: ProcessReference { ProcessReference(pid: pid, pidfd: pidfd) }
 
-    /// The app id locd-geoclue says `Hello` as for a client of this process: the derived one, else `desktopID`.
+    /// The app id locd-geoclue says `Hello` as for a client of this process: the derived one, else `desktopID`. A
+    /// derived id that is no app id (I15: a unit's id may unescape to anything) names nothing.
     func appID(desktopID: String) -> String {
-        derivedAppID?.id ?? desktopID
+        guard let derived = derivedAppID?.id, AppIdentifier.isValid(derived) else { return desktopID }
+        return derived
     }
 
     /// The process of the peer `name` on `bus`; on the bus thread.

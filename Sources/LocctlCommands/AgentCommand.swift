@@ -91,6 +91,7 @@ struct AgentCommand: ParsableCommand {
         agentUser: UInt32? = nil,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let prompt = prompt.shownAsText  // I16
         let app = prompt["appId"]?.stringValue ?? "?"
         let kind = prompt["kind"]?.stringValue ?? "?"
         let question =

@@ -120,6 +120,7 @@ struct AppCommand: ParsableCommand {
         style: Style = .plain,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let (app, sessions) = (app.shownAsText, sessions.shownAsText)  // I16
         let authorization = app["authorization"]
         let status = authorization?["status"]?.stringValue ?? "?"
         let label = authorization?["settingsLabel"]?.stringValue ?? "?"

@@ -103,6 +103,7 @@ struct AppsCommand: ParsableCommand {
         legend: Bool = true,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let apps = apps.shownAsText  // I16
         var table = Table(
             headers: [
                 "APP", "USER", "STATE", "IN USE", "STATUS", "SETTING", "ACCURACY", "SESSIONS", "CLIENTS", "POLICY",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DisplayText
 import JSON
 import Varlink
 
@@ -117,6 +118,7 @@ struct AuthCommand: ParsableCommand {
 
     /// "com.example.maps: authorizedWhenInUse, Settings whileUsing, accuracy full".
     static func render(_ authorization: JSONValue, of appID: String, style: Style = .plain) -> String {
+        let (authorization, appID) = (authorization.shownAsText, appID.escapedForDisplay)  // I16
         let status = authorization["status"]?.stringValue ?? "?"
         let label = authorization["settingsLabel"]?.stringValue ?? "?"
         return "\(appID): \(style.paint(status, .of(status)))\(AppCommand.qualifiers(authorization)), "

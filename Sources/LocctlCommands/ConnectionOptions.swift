@@ -1,4 +1,5 @@
 import ArgumentParser
+import DisplayText
 import JSON
 import LocationConfiguration
 import Varlink
@@ -69,7 +70,7 @@ struct ConnectionOptions: ParsableArguments {
 
 /// Writes a line to standard error (file descriptor 2; Swift 6 forbids the global `stderr`).
 func printError(_ text: String) {
-    writeStandardError("locctl: \(text)\n")
+    writeStandardError("locctl: \(text.escapedKeepingLineBreaks)\n")
 }
 
 /// Writes text to standard error as it is.

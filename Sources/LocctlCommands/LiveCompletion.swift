@@ -1,3 +1,4 @@
+import DisplayText
 import JSON
 import LocationConfiguration
 import Varlink
@@ -35,7 +36,8 @@ enum LiveCompletion {
             let reply = try? client.call(method, [:]),
             let elements = reply[list]?.arrayValue
         else { return [] }
-        let found = elements.compactMap { $0[field]?.stringValue }.filter { $0.hasPrefix(prefix) }
+        // I16: a completion is printed for the shell, which must not be handed an app's escapes or line breaks.
+        let found = elements.compactMap { $0[field]?.stringValue?.escapedForDisplay }.filter { $0.hasPrefix(prefix) }
         return Array(Set(found)).sorted()
     }
 

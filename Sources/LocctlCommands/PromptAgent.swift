@@ -1,4 +1,5 @@
 import ArgumentParser
+import DisplayText
 import Foundation
 import JSON
 import Varlink
@@ -131,7 +132,9 @@ struct PromptAgent {
         }
         if let withdrawn = reply.parameters["withdrawn"]?.stringValue {
             if Self.id(shown) == withdrawn {
-                printLine("\n  prompt \(withdrawn) was withdrawn: answered elsewhere, timed out or no longer needed")
+                printLine(
+                    "\n  prompt \(withdrawn.escapedForDisplay) was withdrawn: answered elsewhere, timed out or no longer needed"
+                )
                 shown = nil
             }
             queue.removeAll { Self.id($0) == withdrawn }

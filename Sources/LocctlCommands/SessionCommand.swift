@@ -64,6 +64,7 @@ struct SessionCommand: ParsableCommand {
         style: Style = .plain,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let session = session.shownAsText  // I16
         let state = session["state"]?.stringValue ?? "?"
         let flags = Self.flags(session)
         var fields = Fields()

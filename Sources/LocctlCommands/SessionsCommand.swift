@@ -62,6 +62,7 @@ struct SessionsCommand: ParsableCommand {
         legend: Bool = true,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let sessions = sessions.shownAsText  // I16
         var table = Table(
             headers: ["SESSION", "APP", "USER", "KIND", "REQUIREMENT", "STATE", "LINGERING", "DIAGNOSTIC"]
         )

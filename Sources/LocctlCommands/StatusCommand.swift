@@ -80,6 +80,7 @@ struct StatusCommand: ParsableCommand {
     )
         -> String
     {
+        let status = status.shownAsText  // I16
         func int(_ key: String) -> Int64 { status[key]?.intValue ?? 0 }
         func list(_ key: String) -> String {
             let names = status[key]?.arrayValue?.compactMap(\.stringValue) ?? []

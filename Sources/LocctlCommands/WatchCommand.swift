@@ -81,6 +81,7 @@ struct WatchCommand: ParsableCommand {
         timeZone: TimeZone = .current,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
+        let event = event.shownAsText  // I16
         let time = TimeFormat.clock(event["timestamp"]?.doubleValue ?? .nan, in: timeZone)
         let kind = event["kind"]?.stringValue ?? "?"
         let padding = String(repeating: " ", count: max(0, 20 - kind.count))

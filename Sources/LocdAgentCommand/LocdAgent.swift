@@ -63,7 +63,8 @@ package struct LocdAgent: ParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            // I16: the agent's lines carry app ids and names; escaped before they reach the log.
+            return DisplayLogHandler(handler)
         }
         let environment = ProcessInfo.processInfo.environment
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

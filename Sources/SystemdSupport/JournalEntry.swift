@@ -1,3 +1,4 @@
+import DisplayText
 import Logging
 
 /// The journal fields of one log event, built without touching the journal so tests can read them.
@@ -32,7 +33,7 @@ package struct JournalEntry: Sendable, Hashable {
         line: UInt
     ) {
         var fields = [
-            "MESSAGE=\(message)",
+            "MESSAGE=\(Self.shown(message))",
             "PRIORITY=\(Self.priority(for: level))",
             "SYSLOG_IDENTIFIER=\(identifier)",
             "CODE_FILE=\(file)",
@@ -49,10 +50,17 @@ package struct JournalEntry: Sendable, Hashable {
             fields.append("LOCD_ERROR=\(error)")
         }
         let entries = metadata.filter { $0.key != MessageID.metadataKey }
-            .map { (name: Self.fieldName(forMetadataKey: $0.key), value: $0.value.description) }
+            .map { (name: Self.fieldName(forMetadataKey: $0.key), value: Self.shown($0.value.description)) }
             .sorted { $0.name < $1.name }
         fields += entries.map { "\($0.name)=\($0.value)" }
         self.fields = fields
+    }
+
+    /// `text` with every control and bidi character but the line break escaped (SEMANTICS I16): a message may carry
+    /// an app's words, and `journalctl` shows them to an administrator's terminal. A line break stays one, which
+    /// `journalctl` indents as the same entry's.
+    static func shown(_ text: String) -> String {
+        text.escapedKeepingLineBreaks
     }
 
     /// The syslog priority of a swift-log level: `critical` 2 (crit) … `trace` and `debug` 7 (debug).

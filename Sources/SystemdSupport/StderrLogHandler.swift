@@ -1,3 +1,4 @@
+import DisplayText
 import Logging
 
 #if canImport(Glibc)
@@ -47,14 +48,16 @@ package struct StderrLogHandler: LogHandler {
         return line
     }
 
+    /// Line breaks as `\n`, and every other control or bidi character as `\u{HEX}` (SEMANTICS I16): a message may
+    /// carry an app's words, which must not redraw the terminal that shows the log.
     private static func escaped(_ text: String) -> String {
-        text.replacingNewlines()
+        text.replacingNewlines().escapedForDisplay
     }
 
     private static func quoted(_ value: String) -> String {
         let needsQuotes = value.isEmpty || value.contains { $0.isWhitespace || $0 == "\"" || $0 == "=" }
-        guard needsQuotes else { return value }
-        let inner = value.replacingNewlines().replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        guard needsQuotes else { return escaped(value) }
+        let inner = escaped(value).replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return "\"" + inner + "\""
     }
 

@@ -82,6 +82,28 @@ struct GeoClueAccessTests {
         #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
     }
 
+    @Test(
+        """
+        I15: nobody's client whose DesktopId clears the screen, sets the terminal's title, breaks the line, reverses \
+        the text or climbs a directory is refused with InvalidArgs naming the rule
+        """,
+        .enabled(if: getuid() == 0, "running nobody's client needs root"),
+        arguments: [
+            "org.gnome.Maps\u{1B}[2J", "org.gnome.Maps\u{1B}]0;root's terminal\u{07}", "org.gnome.Maps\ncom.ex.forged",
+            "org.gnome.\u{202E}spaM", "../org.gnome.Maps", "org.gnome.Maps\u{1B}[1A\u{1B}[2K",
+        ]
+    )
+    func hostileDesktopIDs(id: String) throws {
+        let harness = try GeoClueHarness()
+        let result = try harness.python(["set", "DesktopId", "s", id], asUID: 65534)
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.InvalidArgs", "\(reply)")
+        let message = reply["message"] as? String ?? ""
+        #expect(message.contains("I15") && message.contains("org.gnome.Maps"), "\(reply)")
+        let log = harness.bridge?.log ?? ""
+        #expect(!log.unicodeScalars.contains("\u{1B}"), "locd-geoclue's log holds a raw escape")
+    }
+
     @Test("G5: the Manager answers GetAll with GeoClue's properties and introspects all four interfaces")
     func managerProperties() throws {
         let harness = try GeoClueHarness()

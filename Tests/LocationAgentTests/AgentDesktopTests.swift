@@ -19,7 +19,7 @@ struct AgentDesktopTests {
     private static let bob: UInt32 = 61_002
 
     /// locd, and a desktop (on a display of its own) of the test's own user on them, with dunst if asked.
-    private static func scene(dunst: Bool) throws -> (DaemonProcess, Desktop) {
+    static func scene(dunst: Bool) throws -> (DaemonProcess, Desktop) {
         let daemon = try DaemonProcess()
         try daemon.start()
         let desktop = try Desktop(display: try XDisplay())
@@ -28,20 +28,19 @@ struct AgentDesktopTests {
     }
 
     /// The record of `appID` of user `uid`, as an administrator's `ListApps` shows it.
-    private func authorization(_ appID: String, of uid: UInt32 = getuid(), _ daemon: DaemonProcess) throws -> JSONValue?
-    {
+    func authorization(_ appID: String, of uid: UInt32 = getuid(), _ daemon: DaemonProcess) throws -> JSONValue? {
         let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
         return apps.first { $0["appId"] == .string(appID) && $0["user"] == .int(Int64(uid)) }?["authorization"]
     }
 
     /// A client of `appID` in the foreground with a whenInUse session: its prompt goes to the agent.
-    private func asking(_ appID: String, _ daemon: DaemonProcess) throws -> VarlinkClient {
+    func asking(_ appID: String, _ daemon: DaemonProcess) throws -> VarlinkClient {
         let app = try daemon.app(appID, state: "foreground")
         try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         return app
     }
 
-    private func agents(_ daemon: DaemonProcess) throws -> Int64? {
+    func agents(_ daemon: DaemonProcess) throws -> Int64? {
         try daemon.connect().call("io.locd.Admin.Status")["status"]?["agents"]?.intValue
     }
 
@@ -59,7 +58,7 @@ struct AgentDesktopTests {
 
     /// locd, a desktop with dunst and locd-agent, and Maps (named and drawn by its `.desktop` file) asking: its prompt
     /// is the notification shown.
-    private func mapsPrompted() throws -> (DaemonProcess, Desktop, VarlinkClient) {
+    func mapsPrompted() throws -> (DaemonProcess, Desktop, VarlinkClient) {
         let (daemon, desktop) = try Self.scene(dunst: false)
         // An icon by path: the test's session has no icon theme in its data directories.
         let icon = "/usr/share/icons/Adwaita/48x48/actions/find-location-symbolic.symbolic.png"

@@ -27,6 +27,33 @@ extension ProcessWideTests {
             #expect(line == expected)
         }
 
+        @Test(
+            """
+            I16: an app's escape sequences and bidi controls in a message or a value are escaped, on stderr and in the \
+            journal, which keeps its own line breaks
+            """
+        )
+        func hostileText() {
+            let app = "com.ex.x\u{1B}[2J\u{1B}]0;owned\u{07}\u{202E}"
+            let line = StderrLogHandler.line(
+                level: .info,
+                message: "hello of \(app)\nnext",
+                metadata: ["locd.app": .string(app)]
+            )
+            let shown = #"com.ex.x\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}"#
+            #expect(line == #"INFO hello of "# + shown + #"\nnext locd.app="# + shown)
+            let entry = JournalEntry(
+                level: .info,
+                message: "hello of \(app)\nnext",
+                metadata: ["locd.app": .string(app)],
+                file: "F.swift",
+                function: "f()",
+                line: 1
+            )
+            #expect(entry.fields.first == "MESSAGE=hello of " + shown + "\nnext")
+            #expect(entry.fields.contains("LOCD_APP=" + shown), "\(entry.fields)")
+        }
+
         @Test("logging: the backend is the journal under systemd and stderr elsewhere")
         func backendChoice() {
             #expect(Systemd.makeLogHandler(label: "locd", underSystemd: true) is JournalLogHandler)
