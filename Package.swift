@@ -55,7 +55,8 @@ let package = Package(
         .target(
             name: "LocationConfiguration",
             dependencies: [
-                "GeoClueConfiguration", "LocationCore", "SubordinateRanges", daemonOnly("TOMLKit", "TOMLKit"),
+                "AppIdentifiers", "GeoClueConfiguration", "LocationCore", "SubordinateRanges",
+                daemonOnly("TOMLKit", "TOMLKit"),
             ]
         ),
         // GeoClue's own configuration (geoclue.conf, conf.d, /etc/geolocation), read within bounds: what locd and
@@ -64,6 +65,9 @@ let package = Package(
         // Text from apps and users made safe to print: control and bidi characters escaped (SEMANTICS I16). No
         // dependencies, so that every program that prints such text links it and nothing more.
         .target(name: "DisplayText"),
+        // What an app id may be (SEMANTICS I15), checked wherever one enters: locd's calls and configuration, and
+        // locd-geoclue's DesktopId, which has no core to ask.
+        .target(name: "AppIdentifiers"),
         // JSON values, parsed and written by hand within bounds; no I/O.
         .target(name: "JSON"),
         // Generic Varlink framing, server and client on SwiftNIO.
@@ -140,6 +144,7 @@ let package = Package(
         .target(
             name: "LocationDaemon",
             dependencies: [
+                "AppIdentifiers",
                 "JSON",
                 "LocationCore",
                 "LocationConfiguration",
@@ -197,8 +202,8 @@ let package = Package(
         .target(
             name: "LocationGeoClue",
             dependencies: [
-                "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON", "LocationClient",
-                "ProcessIdentity", "SubordinateRanges", "Varlink",
+                "AppIdentifiers", "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON",
+                "LocationClient", "ProcessIdentity", "SubordinateRanges", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -348,7 +353,7 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: [
-                "LocationCore", "LocationTestSupport", "SubordinateRanges",
+                "AppIdentifiers", "LocationCore", "LocationTestSupport", "SubordinateRanges",
                 daemonOnly("PropertyBased", "swift-property-based"),
             ]
         ),
@@ -361,8 +366,8 @@ let package = Package(
         .testTarget(
             name: "LocationConfigurationTests",
             dependencies: [
-                "GeoClueConfiguration", "LocationConfiguration", "LocationCore", "LocationTestSupport",
-                "SubordinateRanges",
+                "AppIdentifiers", "GeoClueConfiguration", "LocationConfiguration", "LocationCore",
+                "LocationTestSupport", "SubordinateRanges",
             ]
         ),
         // App ids and process facts from fake /proc trees, and from the test process's own.

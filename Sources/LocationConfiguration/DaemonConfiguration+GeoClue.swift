@@ -1,3 +1,4 @@
+import AppIdentifiers
 import GeoClueConfiguration
 import LocationCore
 

@@ -1,3 +1,4 @@
+import AppIdentifiers
 import Foundation
 import LocationCore
 import SubordinateRanges

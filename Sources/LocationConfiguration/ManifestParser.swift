@@ -1,3 +1,4 @@
+import AppIdentifiers
 import LocationCore
 import TOMLKit
 

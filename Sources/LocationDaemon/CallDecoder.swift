@@ -1,3 +1,4 @@
+import AppIdentifiers
 import JSON
 import LocationCore
 import Varlink

@@ -1,5 +1,5 @@
+import AppIdentifiers
 import CSdBus
-import LocationCore
 
 #if canImport(Glibc)
 import Glibc

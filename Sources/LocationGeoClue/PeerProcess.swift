@@ -1,6 +1,6 @@
+import AppIdentifiers
 import CSdBus
 import LocationClient
-import LocationCore
 import ProcessIdentity
 
 #if canImport(Glibc)

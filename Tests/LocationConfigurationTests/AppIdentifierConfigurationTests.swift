@@ -1,3 +1,4 @@
+import AppIdentifiers
 import LocationTestSupport
 import Testing
 

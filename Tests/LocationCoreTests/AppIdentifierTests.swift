@@ -1,3 +1,4 @@
+import AppIdentifiers
 import Testing
 
 @testable import LocationCore
