@@ -139,9 +139,13 @@ extension LocationCore {
     }
 
     /// H7: whether the agent stream `agent` is offered the prompts of the app `key`: its user's own agents, and an
-    /// administrator's agent that asked for every user's.
+    /// administrator's agent that asked for every user's, or for this user's among those it named. An agent is
+    /// counted for a prompt (P14) exactly when it is offered it.
     func offers(_ agent: CallID, _ key: AppKey) -> Bool {
-        if everyoneAgents.contains(agent) { return true }
+        if let reach = everyoneAgents[agent] {
+            guard let users = reach else { return true }
+            return key.user.map(users.contains) ?? false
+        }
         return clients[agent.client]?.uid == key.user
     }
 
