@@ -294,7 +294,9 @@ public enum LocationInterfaces {
         # Every method is open to every local user (SEMANTICS H4). An administrator's call (I3) reaches every
         # user's apps, and user (a uid) names one user's; any other caller's reaches its own uid's apps only,
         # and naming another user is PermissionDenied. Reload, ForgetApps, LocationButton and
-        # Prompts(everyone: true) are the administrators'.
+        # Prompts(everyone: true) are the administrators'. An installed app (a manifest) is known to every
+        # user, its record at its defaults until something changes it: only an id with no manifest and no app
+        # of that user is NoSuchApp (H2).
         method Status() -> (status: DaemonStatus)
         method ListApps(user: ?int) -> (apps: []AppEntry)
         method ListSessions(appId: ?string, user: ?int) -> (sessions: []Session)
