@@ -165,6 +165,30 @@ struct GeoClueAgentTests {
         #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
     }
 
+    @Test(
+        "P14, G11: when a user's last GeoClue agent leaves mid-prompt while another user's stays, that prompt goes after agent-wait",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func leavingAgentsUserIsNoLongerCounted() throws {
+        let (staying, leaving) = (GeoClueHarness.otherUID, GeoClueHarness.ordinaryUID)
+        let harness = try GeoClueHarness(promptTimeout: 60, agentWait: 1)
+        let bridge = try #require(harness.bridge)
+        let stays = try Self.agent(harness, "allow:8", asUID: staying)
+        defer { stays.closeInput() }
+        let leaves = try Self.agent(harness, "leave", asUID: leaving)
+        #expect(bridge.waitFor("GeoClue agents of uids [\(staying), \(leaving)]"), "\(bridge.log)")
+        // The leaving user's agent is asked its user's prompt and leaves the bus: locd-geoclue's stream is replaced
+        // by one of the staying user's alone, so nobody is left to ask that prompt, and it goes after agent-wait.
+        let result = try harness.python(["start", "test.unanswered"], asUID: leaving, timeout: 50)
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)\(bridge.log)")
+        #expect(leaves.log.contains("\"asked\""), "\(leaves.log)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("locd-agent") == true, "\(reply)")
+        #expect(result.elapsed < 15, "the Start waited \(result.elapsed) s")
+        #expect(!stays.log.contains("\"asked\""), "\(stays.log)")
+        #expect(try Self.locdAgents(harness) == 1, "the staying user's stream is still counted")
+    }
+
     /// GeoClue's demo agent, with a session bus that is not there: it could not show its notification, and would
     /// answer not authorized if it were asked.
     static func startDemoAgent(_ harness: GeoClueHarness) throws -> ScriptProcess {
