@@ -44,6 +44,9 @@ package enum StreamMessage: Hashable, Sendable {
     case monitorCondition(MonitorEventView)
     case prompt(PromptView)
     case withdrawn(PromptID)
+    /// A `Prompts` stream narrowed to some users is counted as their agent from now on: its first message, so that a
+    /// broker replacing its stream closes the old one only after (H7).
+    case agentCounted
     case event(AdminEvent)
     /// The session a `CreateSession` or `ResumeSession` called with `more` made or took back, sent as soon as it is
     /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core never

@@ -64,6 +64,9 @@ package enum Call: Sendable {
     /// An administrator's agent offered every user's prompts, as a broker that hands each to that user's own agent
     /// is (H7).
     case promptsOfEveryone
+    /// An administrator's every-user agent that can answer only these users' prompts: it is offered, and counts as an
+    /// agent for, theirs alone, as locd-geoclue for the users that have a GeoClue agent it asks (H7, P14).
+    case promptsOfUsers(Set<UInt32>)
     case answerPrompt(id: String, answer: PromptAnswer, accuracy: PromptAccuracy?)
     case watch
     /// Forgets every app with no manifest of its own that `owner` made (F20).
@@ -73,7 +76,7 @@ package enum Call: Sendable {
     package var isStreaming: Bool {
         switch self {
         case .watchAuthorization, .sessionDiagnostics, .liveUpdates, .monitorEvents, .prompts, .promptsOfEveryone,
-            .watch:
+            .promptsOfUsers, .watch:
             true
         default: false
         }
@@ -83,7 +86,8 @@ package enum Call: Sendable {
     package var needsHello: Bool {
         switch self {
         case .hello, .brokeredHello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
-            .adminSetAppState, .locationButton, .prompts, .promptsOfEveryone, .answerPrompt, .watch, .forgetApps:
+            .adminSetAppState, .locationButton, .prompts, .promptsOfEveryone, .promptsOfUsers, .answerPrompt, .watch,
+            .forgetApps:
             false
         default: true
         }

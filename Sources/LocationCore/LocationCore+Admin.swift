@@ -60,31 +60,37 @@ extension LocationCore {
     /// since a restart, or whose manifest a reload removed) is listed too, with what it keeps and who made it, so
     /// that an administrator sees what a user accumulated (F20).
     func appViews(_ scope: CallerScope = .everyone) -> [AppView] {
-        apps.values.compactMap { app in
-            guard scope.covers(app.key) else { return nil }
-            return AppView(
-                appID: app.appID,
-                manifest: app.manifest?.source ?? Manifest.noneSource,
-                state: app.state,
-                inUse: app.inUse,
-                usingLocationInBackground: usesLocation(app) && showsBackgroundIndicator(app),
-                authorization: AuthorizationView(effectiveRecord(app)),
-                clients: app.clients.count,
-                sessions: app.sessionSlots.count,
-                owner: owner(of: app),
-                user: app.user,
-                policy: policies[app.appID]
-            )
-        }
+        apps.values.compactMap { app in scope.covers(app.key) ? appView(app) : nil }
     }
 
-    /// H4: every app the caller reaches, or `user`'s alone (an installed entry of no user counts as its owner's).
+    func appView(_ app: AppRuntime) -> AppView {
+        AppView(
+            appID: app.appID,
+            manifest: app.manifest?.source ?? Manifest.noneSource,
+            state: app.state,
+            inUse: app.inUse,
+            usingLocationInBackground: usesLocation(app) && showsBackgroundIndicator(app),
+            authorization: AuthorizationView(effectiveRecord(app)),
+            clients: app.clients.count,
+            sessions: app.sessionSlots.count,
+            owner: owner(of: app),
+            user: app.user,
+            policy: policies[app.appID]
+        )
+    }
+
+    /// H4: every app the caller reaches, or one user's alone (an installed entry of no user counts as its owner's):
+    /// the named user's, or an ordinary caller's own, with each installed app the user has none of yet at its
+    /// defaults (H2).
     mutating func listApps(_ call: CallID, user: UInt32?) {
         let scope = scope(of: call)
         if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
         let views = appViews(scope)
-        guard let user else { return reply(call, .apps(views)) }
-        reply(call, .apps(views.filter { $0.user == user || ($0.user == nil && $0.owner == .uid(user)) }))
+        guard let user = user ?? (scope.administrator ? nil : scope.uid) else { return reply(call, .apps(views)) }
+        var listed = views.filter { $0.user == user || ($0.user == nil && $0.owner == .uid(user)) }
+        let shown = Set(listed.map(\.appID))
+        listed += unmadeApps(of: user).filter { !shown.contains($0.appID) }.map(appView)
+        reply(call, .apps(listed))
     }
 
     mutating func adminListSessions(_ call: CallID, appID: String?, user: UInt32?) {
@@ -95,7 +101,12 @@ extension LocationCore {
             return reply(call, .sessions(all.flatMap { sessionViews(of: $0) }))
         }
         let matching = apps(named: appID, user: user, scope: scope)
-        guard !matching.isEmpty else { return fail(call, .noSuchApp(appID: appID)) }
+        guard !matching.isEmpty else {
+            // H2: an installed app the user has not run yet is known, and has no sessions.
+            let named = user ?? (scope.administrator ? nil : scope.uid)
+            if let named, unmadeApp(AppKey(appID, user: named)) != nil { return reply(call, .sessions([])) }
+            return fail(call, .noSuchApp(appID: appID))
+        }
         reply(call, .sessions(matching.flatMap { sessionViews(of: $0) }))
     }
 
@@ -170,11 +181,20 @@ extension LocationCore {
         let named = apps(named: appID, user: user, scope: scope)
         let foreground = named.filter { apps[$0].state == .foreground }
         let chosen = user == nil && foreground.count == 1 ? foreground.first : named.first
-        guard let app = chosen, apps[app].manifest != nil else {
+        guard let app = chosen else {
+            // H2: the user's app of an installed app it never ran is at its defaults, and not in the foreground.
+            guard let user, let unmade = unmadeApp(AppKey(appID, user: user)) else {
+                return fail(call, .noSuchApp(appID: appID))
+            }
+            return reply(call, .authorization(AuthorizationView(effectiveRecord(unmade))))
+        }
+        guard apps[app].manifest != nil || apps[app].record != AuthorizationRecord() else {
             return fail(call, .noSuchApp(appID: appID))
         }
         let record = effectiveRecord(app)
-        guard apps[app].state == .foreground, record.status != .restricted, !record.status.isAuthorized else {
+        guard apps[app].state == .foreground, apps[app].manifest != nil, record.status != .restricted,
+            !record.status.isAuthorized
+        else {
             return reply(call, .authorization(authorizationView(app)))
         }
         var granted = apps[app].record

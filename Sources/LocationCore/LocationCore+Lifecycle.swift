@@ -203,9 +203,16 @@ extension LocationCore {
     mutating func adminSetAppState(_ call: CallID, appID: String, state: RunningState, user: UInt32?) {
         let scope = scope(of: call)
         if let refusal = scope.refusal(toName: user) { return fail(call, refusal) }
-        let named = apps(named: appID, user: user ?? (scope.administrator ? nil : scope.uid), scope: scope)
+        let owner = user ?? (scope.administrator ? nil : scope.uid)
+        let named = apps(named: appID, user: owner, scope: scope)
         let running = named.filter { apps[$0].isRunning }
-        guard let app = running.first ?? named.first else { return fail(call, .noSuchApp(appID: appID)) }
+        guard let app = running.first ?? named.first else {
+            // H2: an installed app the user has not run yet is known, and not running.
+            guard let owner, unmadeApp(AppKey(appID, user: owner)) != nil else {
+                return fail(call, .noSuchApp(appID: appID))
+            }
+            return fail(call, Self.saysNoHello(appID, .notRunning))
+        }
         guard running.count <= 1 else {
             return fail(
                 call,
@@ -215,17 +222,17 @@ extension LocationCore {
                 )
             )
         }
-        guard apps[app].isRunning else {
-            return fail(
-                call,
-                .invalidParameter(
-                    parameter: "appId",
-                    reason: "\(appID) is \(apps[app].state.rawValue): an app must say Hello before it has a state"
-                )
-            )
-        }
+        guard apps[app].isRunning else { return fail(call, Self.saysNoHello(appID, apps[app].state)) }
         move(app, to: state)
         reply(call, .empty)
+    }
+
+    /// `SetAppState` of an app that is not running.
+    static func saysNoHello(_ appID: String, _ state: AppState) -> LocationError {
+        .invalidParameter(
+            parameter: "appId",
+            reason: "\(appID) is \(state.rawValue): an app must say Hello before it has a state"
+        )
     }
 
     /// After any lifecycle change: persist, report, re-judge in use, and evaluate prompts on coming forward.

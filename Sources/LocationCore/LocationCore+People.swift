@@ -62,6 +62,24 @@ extension LocationCore {
         return found
     }
 
+    /// H2: `key`'s app of an installed app that user has none of yet, at its defaults as it would be made (the
+    /// administrator's setting for every user applied, H5), without making it: a call that only reads makes nothing.
+    /// `nil` when the user has an app of the id, or the id has no installed manifest (another user's app of an id
+    /// with no manifest is, to this user, no app: H4).
+    func unmadeApp(_ key: AppKey) -> AppRuntime? {
+        guard key.user != nil, apps.handle(key) == nil, let installed = apps.handle(AppKey(key.appID)),
+            let manifest = apps[installed].manifest, !manifest.isStandIn
+        else { return nil }
+        var app = AppRuntime(appID: key.appID, user: key.user, manifest: manifest)
+        if let policy = policies[key.appID] { app.record = policy.applied(to: app.record) }
+        return app
+    }
+
+    /// H2: every installed app `user` has no app of yet, each at its defaults.
+    func unmadeApps(of user: UInt32) -> [AppRuntime] {
+        apps.values.compactMap { $0.user == nil ? unmadeApp(AppKey($0.appID, user: user)) : nil }
+    }
+
     /// The app a setting is for: an existing one, or a user's app of an installed manifest, made for the setting
     /// so that a person can decide before the app first asks (H1).
     mutating func appForSetting(_ key: AppKey) -> Int? {
@@ -141,9 +159,13 @@ extension LocationCore {
     }
 
     /// H7: whether the agent stream `agent` is offered the prompts of the app `key`: its user's own agents, and an
-    /// administrator's agent that asked for every user's.
+    /// administrator's agent that asked for every user's, or for this user's among those it named. An agent is
+    /// counted for a prompt (P14) exactly when it is offered it.
     func offers(_ agent: CallID, _ key: AppKey) -> Bool {
-        if everyoneAgents.contains(agent) { return true }
+        if let reach = everyoneAgents[agent] {
+            guard let users = reach else { return true }
+            return key.user.map(users.contains) ?? false
+        }
         return clients[agent.client]?.uid == key.user
     }
 

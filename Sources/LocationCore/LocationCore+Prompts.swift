@@ -256,14 +256,16 @@ extension LocationCore {
         }
     }
 
-    /// H7: an agent is offered its own user's prompts; an administrator's that asks, every user's.
-    mutating func startAgent(_ call: CallID, everyone: Bool) {
+    /// H7: an agent is offered its own user's prompts; an administrator's that asks, every user's, or only those of
+    /// the `users` it names (P14: it counts as an agent for them alone).
+    mutating func startAgent(_ call: CallID, everyone: Bool, users: Set<UInt32>? = nil) {
         let scope = scope(of: call)
         if everyone && !scope.administrator { return fail(call, CallerScope.administratorsOnly("Prompts(everyone)")) }
         if let refusal = streamLimitRefusal(scope) { return fail(call, refusal) }
         agents.append(call)
-        if everyone { everyoneAgents.insert(call) }
+        if everyone { everyoneAgents[call] = .some(users) }
         openStream(call, StreamEntry(kind: .prompts))
+        if users != nil { emit(call, .agentCounted) }
         for view in pendingPromptViews where offers(call, AppKey(view.appID, user: view.user)) {
             emit(call, .prompt(view))
             agentArrived(for: view.id)

@@ -402,7 +402,7 @@ extension LocationCore {
                 agents.removeAll { $0 == call }
                 agentsLeft()
             }
-            everyoneAgents.remove(call)
+            everyoneAgents[call] = nil
             if final { messages.append(.end(call, nil)) }
         case .watch:
             if !pruned { watchers.removeAll { $0 == call } }

@@ -30,8 +30,9 @@ package struct LocationCore {
     var agents: [CallID] = []
     /// `Watch` streams; each sees the events of its caller's scope (H4).
     var watchers: [CallID] = []
-    /// The agents of administrators that asked for every user's prompts (H7).
-    var everyoneAgents: Set<CallID> = []
+    /// The agents of administrators that asked for every user's prompts (H7), each with the only users it answers
+    /// for when it named them (`nil`: every user).
+    var everyoneAgents: [CallID: Set<UInt32>?] = [:]
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
@@ -233,6 +234,7 @@ package struct LocationCore {
         case .locationButton(let appID, let user): locationButton(call, appID: appID, user: user)
         case .prompts: startAgent(call, everyone: false)
         case .promptsOfEveryone: startAgent(call, everyone: true)
+        case .promptsOfUsers(let users): startAgent(call, everyone: true, users: users)
         case .answerPrompt(let id, let answer, let accuracy):
             answerPrompt(call, id: id, answer: answer, accuracy: accuracy)
         case .watch: startWatch(call)

@@ -162,8 +162,7 @@ package enum CallDecoder {
                 try p.only(["appId", "user"])
                 return .locationButton(appID: try p.appID("appId"), user: try user(p))
             case "Prompts":
-                try p.only(["everyone"])
-                return try p.optionalBool("everyone") == true ? .promptsOfEveryone : .prompts
+                return try prompts(p)
             case "AnswerPrompt":
                 try p.only(["id", "answer", "accuracy"])
                 return .answerPrompt(
@@ -188,6 +187,21 @@ extension CallDecoder {
     fileprivate static func user(_ p: ParameterReader) throws(VarlinkError) -> UInt32? {
         // (uid_t) -1 is no uid: setresuid reads it as "unchanged", and no process runs as it.
         try p.optionalInt("user", in: 0...Int64(UInt32.max - 1)).map { UInt32($0) }
+    }
+
+    /// `Prompts`: its user's own, every user's (`everyone`), or with `users` only those users' (H7, P14).
+    fileprivate static func prompts(_ p: ParameterReader) throws(VarlinkError) -> Call {
+        try p.only(["everyone", "users"])
+        let everyone = try p.optionalBool("everyone") == true
+        guard let users = try p.optionalUIDs("users") else { return everyone ? .promptsOfEveryone : .prompts }
+        guard everyone else {
+            throw .invalidParameter(
+                "users",
+                message: "users narrows a stream of every user's prompts: give everyone: true with it, or leave "
+                    + "out users for your own prompts"
+            )
+        }
+        return .promptsOfUsers(users)
     }
 
     /// `ForgetApps`: exactly one of `owner` (a uid) and `ownerUnknown: true` (F20).
@@ -293,6 +307,25 @@ struct ParameterReader {
             )
         }
         return number
+    }
+
+    /// An array of uids, if present: each an integer from 0 to 4294967294 ((uid_t) -1 is no uid).
+    func optionalUIDs(_ name: String) throws(VarlinkError) -> Set<UInt32>? {
+        guard let value = value(name) else { return nil }
+        guard case .array(let elements) = value else {
+            throw .invalidParameter(name, message: "expected an array of uids, found \(value.typeName)")
+        }
+        var uids: Set<UInt32> = []
+        for element in elements {
+            guard case .int(let number) = element, (0...Int64(UInt32.max - 1)).contains(number) else {
+                throw .invalidParameter(
+                    name,
+                    message: "expected uids (integers from 0 to \(UInt32.max - 1)), found \(element)"
+                )
+            }
+            uids.insert(UInt32(number))
+        }
+        return uids
     }
 
     func optionalBool(_ name: String) throws(VarlinkError) -> Bool? {

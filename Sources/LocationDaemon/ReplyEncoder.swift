@@ -84,6 +84,8 @@ struct ReplyEncoder {
             return ["prompt": prompt.json(clock: clock)]
         case .withdrawn(let id):
             return ["withdrawn": .string(id.description)]
+        case .agentCounted:
+            return [:]
         case .event(let event):
             return ["event": event.json(timestamp: clock.unixTime(of: event.at))]
         case .decided(let session):
@@ -149,7 +151,7 @@ extension StreamMessage {
     /// Whether the message's text depends on nothing but the message: no stream name, no clock.
     fileprivate var isSameForEveryStream: Bool {
         switch self {
-        case .authorization, .diagnostic, .update: true
+        case .authorization, .diagnostic, .update, .agentCounted: true
         case .monitor, .monitorCondition, .prompt, .withdrawn, .event, .decided: false
         }
     }

@@ -456,7 +456,7 @@ extension StreamMessage {
         switch self {
         case .authorization, .diagnostic, .monitor: .keepNewest
         case .update: .dropOldest
-        case .monitorCondition, .prompt, .withdrawn, .event, .decided: .keepAll
+        case .monitorCondition, .prompt, .withdrawn, .agentCounted, .event, .decided: .keepAll
         }
     }
 }

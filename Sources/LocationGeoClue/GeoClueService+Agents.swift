@@ -31,6 +31,8 @@ extension GeoClueService {
         if let known = agents[sender] {
             known.id = id
             call.replyEmpty()
+            // A new id may make it an agent that is asked, or GeoClue's demo agent that is not (G11).
+            servePromptUsers()
             return 1
         }
         guard let uid = uid(of: sender) else {
@@ -143,8 +145,7 @@ extension GeoClueService {
         )
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
         followAgentLevel(of: agent.uid)
-        // G11: the Prompts stream is held only while some agent can be asked; locd counts it as an agent (P14).
-        if agent.showsPrompts { promptLink().open() }
+        if first { servePromptUsers() }
         askWaitingPrompts()
     }
 
@@ -214,11 +215,27 @@ extension GeoClueService {
         agent.asking = [:]
         emitChanged(Self.managerPath, Self.managerInterface, ["AvailableAccuracyLevel"])
         followAgentLevel(of: agent.uid)
-        if !agents.values.contains(where: \.showsPrompts) {
-            promptLink().close()
+        servePromptUsers()
+        askWaitingPrompts()
+    }
+
+    /// The users whose prompts locd-geoclue can have answered: those with a registered agent that is asked (whose
+    /// properties are known, not GeoClue's demo agent, G11).
+    var promptUsers: Set<UInt32> {
+        Set(agents.values.lazy.filter { $0.showsPrompts && $0.maxAccuracy != nil }.map(\.uid))
+    }
+
+    /// G11, P14: the Prompts stream is held for the users whose agents can be asked, and locd counts it as an agent
+    /// of theirs alone; with none it is closed. Prompts of users no longer among them are forgotten: no agent of
+    /// theirs is left to ask, and the new stream sends them again when one comes.
+    func servePromptUsers() {
+        let users = promptUsers
+        guard prompting != nil || !users.isEmpty else { return }
+        promptLink().serve(users: users)
+        if users.isEmpty {
             promptsLost()
         } else {
-            askWaitingPrompts()
+            for (id, pending) in prompts where !users.contains(pending.prompt.user) { promptWithdrawn(id) }
         }
     }
 

@@ -33,8 +33,14 @@ extension GeoClueService {
     ///
     /// It counts against its user while a client of that user starts its app, else against one shared count: a user
     /// whose programs start many apps fills only its own share, and no other user's programs take it (G14).
+    ///
+    /// A prompt already kept, or answered by an agent already, is not kept again: a new stream (a new set of users)
+    /// sends the pending prompts again, and no agent is asked one prompt twice (G11). Nor is one of a user with no
+    /// agent to ask, which an older stream may still send.
     func promptArrived(_ value: JSONValue) {
-        guard let prompt = AgentPrompt(value), prompts[prompt.id] == nil else { return }
+        guard let prompt = AgentPrompt(value), prompts[prompt.id] == nil, !answeredPrompts.contains(prompt.id),
+            promptUsers.contains(prompt.user)
+        else { return }
         let uid = clients.values.contains { isStarting($0, for: prompt) } ? counted(prompt.user) : UInt32.max
         guard prompts.count < limits.prompts, promptsByUID[uid, default: 0] < limits.promptsPerUID else {
             logger.warning(
@@ -138,6 +144,8 @@ extension GeoClueService {
             return
         }
         dropPrompt(id)
+        answeredPrompts.append(id)
+        if answeredPrompts.count > limits.prompts { answeredPrompts.removeFirst() }
         let answer = AgentPrompt.answer(authorized: authorized, allowedLevel: level)
         let link = promptLink()
         Task { await link.answer(id, answer) }

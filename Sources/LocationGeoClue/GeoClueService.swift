@@ -44,6 +44,9 @@ final class GeoClueService: @unchecked Sendable {
     /// Authorization prompts locd sent that an agent may answer, by prompt id, and how many count against each uid.
     var prompts: [String: PendingPrompt] = [:]
     var promptsByUID: [UInt32: Int] = [:]
+    /// The prompts an agent answered, the latest ``GeoClueLimits/prompts`` of them: a stream that sends one again
+    /// before locd has the answer does not have it asked twice.
+    var answeredPrompts: [String] = []
     /// When each unique name was seen to appear on the bus, in ticks since boot, while it is on the bus (I14): by
     /// then its peer had connected, so a process that started later is not the one that did.
     var appearedAt: [String: UInt64] = [:]

@@ -3,14 +3,17 @@ import Logging
 import Synchronization
 import Varlink
 
-/// locd-geoclue as one of locd's prompt agents: the `io.locd.Admin.Prompts` stream of every user's prompts, open
-/// while at least one GeoClue agent is registered, and `AnswerPrompt` for the answers those agents give (SEMANTICS
-/// G11, G13, H7).
+/// locd-geoclue as one of locd's prompt agents: the `io.locd.Admin.Prompts` stream of the prompts of the users that
+/// have a GeoClue agent it asks, open while there is one, and `AnswerPrompt` for the answers those agents give
+/// (SEMANTICS G11, G13, H7, P14).
 ///
-/// The stream asks for every user's prompts (`everyone: true`): locd-geoclue hands each to the GeoClue agent of the
-/// prompt's own user, so its plain stream, offered only its own uid's, would carry none of theirs. locd counts the
-/// stream as one agent; closing it withdraws locd-geoclue cleanly, and locd's prompts then wait for another agent or
-/// time out (P8). Both need locd's Admin privilege (I3): the unit's `SupplementaryGroups=locd`.
+/// The stream asks for every user's prompts (`everyone: true`), narrowed to those users (`users`): locd-geoclue hands
+/// each to the GeoClue agent of the prompt's own user, so its plain stream, offered only its own uid's, would carry
+/// none of theirs, and a stream of every user's would count as an agent for users it can never ask (P14). When the
+/// set changes, a stream of the new set is opened and the old one closed once locd counts the new one (its first,
+/// empty reply), so that locd never sees locd-geoclue without a stream while it has agents. Closing the stream
+/// withdraws locd-geoclue cleanly, and locd's prompts then wait for another agent or time out (P8, P14). Both need
+/// locd's Admin privilege (I3): the unit's `SupplementaryGroups=locd`.
 final class PromptLink: Sendable {
     /// What the stream tells, handed to the bus thread by the owner.
     struct Handlers: Sendable {
@@ -20,10 +23,17 @@ final class PromptLink: Sendable {
         var lost: @Sendable () async -> Void
     }
 
+    /// The streams open: the one of the newest set of users, and those it replaces until locd counts it.
+    private struct Streams {
+        var users: Set<UInt32> = []
+        var newest = 0
+        var tasks: [Int: Task<Void, Never>] = [:]
+    }
+
     private let socketPath: String
     private let handlers: Handlers
     private let logger: Logger
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let streams = Mutex(Streams())
     /// How long to wait before opening the stream again after locd ended it: doubled after each failure in a row
     /// (a refusal repeats until the configuration changes), up to the second value.
     private let retrySeconds: (first: Double, most: Double)
@@ -35,36 +45,63 @@ final class PromptLink: Sendable {
         self.retrySeconds = retrySeconds
     }
 
-    var isOpen: Bool { task.withLock { $0 != nil } }
+    var isOpen: Bool { streams.withLock { !$0.tasks.isEmpty } }
 
-    /// Opens the stream, and opens it again whenever locd ends it, until ``close()``.
-    func open() {
-        task.withLock { task in
-            guard task == nil else { return }
-            task = Task { await self.serve() }
+    /// Holds the stream of `users`' prompts, opening it again whenever locd ends it; a new set opens a new stream
+    /// that replaces the old one once locd counts it, and no users closes it.
+    func serve(users: Set<UInt32>) {
+        streams.withLock { streams in
+            guard !users.isEmpty else {
+                for task in streams.tasks.values { task.cancel() }
+                streams.tasks = [:]
+                streams.users = []
+                return
+            }
+            guard users != streams.users || streams.tasks[streams.newest] == nil else { return }
+            streams.newest += 1
+            streams.users = users
+            let serial = streams.newest
+            streams.tasks[serial] = Task { await self.serve(serial, users: users) }
         }
     }
 
-    /// Closes the stream: locd no longer counts locd-geoclue as an agent.
-    func close() {
-        task.withLock { task in
-            task?.cancel()
-            task = nil
+    /// Closes every stream: locd no longer counts locd-geoclue as an agent.
+    func close() { serve(users: []) }
+
+    /// locd counts stream `serial`: the streams it replaces close.
+    private func counted(_ serial: Int) {
+        streams.withLock { streams in
+            for (older, task) in streams.tasks where older < serial {
+                task.cancel()
+                streams.tasks[older] = nil
+            }
         }
     }
 
-    private func serve() async {
+    /// Whether stream `serial` is the newest one, which is opened again when locd ends it; a replaced one is not.
+    private func isNewest(_ serial: Int) -> Bool {
+        streams.withLock { $0.newest == serial && $0.tasks[serial] != nil }
+    }
+
+    private func serve(_ serial: Int, users: Set<UInt32>) async {
         var delay = retrySeconds.first
+        let parameters: JSONObject = [
+            "everyone": .bool(true), "users": .array(users.sorted().map { .int(Int64($0)) }),
+        ]
         while !Task.isCancelled {
             let reason: String
             do {
                 let client = try await VarlinkAsyncClient.connect(path: socketPath)
                 defer { client.close() }
-                logger.info("prompt agent for GeoClue agents", metadata: ["geoclue.locd-socket": "\(socketPath)"])
-                for try await reply in client.stream("io.locd.Admin.Prompts", ["everyone": .bool(true)]) {
+                logger.info(
+                    "prompt agent for the GeoClue agents of uids \(users.sorted())",
+                    metadata: ["geoclue.locd-socket": "\(socketPath)"]
+                )
+                for try await reply in client.stream("io.locd.Admin.Prompts", parameters) {
                     delay = retrySeconds.first
                     if let prompt = reply["prompt"] { await handlers.prompt(prompt) }
                     if let id = reply["withdrawn"]?.stringValue { await handlers.withdrawn(id) }
+                    if reply["prompt"] == nil && reply["withdrawn"] == nil { counted(serial) }
                 }
                 reason = "locd ended the prompt stream"
             } catch is CancellationError {
@@ -76,7 +113,7 @@ final class PromptLink: Sendable {
             } catch {
                 reason = "the prompt stream failed: \(error)"
             }
-            if Task.isCancelled { return }
+            if Task.isCancelled || !isNewest(serial) { return }
             logger.warning("\(reason); opening it again in \(delay) s")
             await handlers.lost()
             try? await Task.sleep(for: .seconds(delay))

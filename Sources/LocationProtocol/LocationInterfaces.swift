@@ -294,7 +294,9 @@ public enum LocationInterfaces {
         # Every method is open to every local user (SEMANTICS H4). An administrator's call (I3) reaches every
         # user's apps, and user (a uid) names one user's; any other caller's reaches its own uid's apps only,
         # and naming another user is PermissionDenied. Reload, ForgetApps, LocationButton and
-        # Prompts(everyone: true) are the administrators'.
+        # Prompts(everyone: true) are the administrators'. An installed app (a manifest) is known to every
+        # user, its record at its defaults until something changes it: only an id with no manifest and no app
+        # of that user is NoSuchApp (H2).
         method Status() -> (status: DaemonStatus)
         method ListApps(user: ?int) -> (apps: []AppEntry)
         method ListSessions(appId: ?string, user: ?int) -> (sessions: []Session)
@@ -308,8 +310,11 @@ public enum LocationInterfaces {
         method LocationButton(appId: string, user: ?int) -> (authorization: Authorization)
         # Registers the caller as an agent while the call is open: the head prompt of each of its user's
         # apps' queues (with everyone, an administrator's: every user's, H7), pending ones first, then each
-        # new one; withdrawn names a prompt sent earlier that is gone.
-        method Prompts(everyone: ?bool) -> (prompt: ?Prompt, withdrawn: ?string)
+        # new one; withdrawn names a prompt sent earlier that is gone. users (with everyone) narrows the
+        # stream to those uids' prompts: it is offered, and counts as an agent (P14) for, theirs alone, and
+        # its first reply is empty, sent once locd counts it (a broker replacing its stream closes the old
+        # one after that).
+        method Prompts(everyone: ?bool, users: ?[]int) -> (prompt: ?Prompt, withdrawn: ?string)
         method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing), accuracy: ?(full, reduced)) -> ()
         # Every state change, as it happens.
         method Watch() -> (event: Event)

@@ -103,14 +103,17 @@ struct GeoClueAgentTests {
         let denied = try harness.pythonRunning(["pending", "test.allowed"], asUID: first)
         defer { denied.closeInput() }
         #expect(denied.waitFor { $0["sent"] != nil } != nil, "\(denied.log)")
-        #expect(bridge.waitFor("kept for the GeoClue agent of uid \(first)"), "\(bridge.log)")
+        // locd-geoclue's stream names the second user alone (P14): the first user's prompt waits in locd, unsent.
+        #expect(try eventually(timeout: 20) { try Self.status(harness, "pendingPrompts") == 1 }, "\(bridge.log)")
+        #expect(!bridge.log.contains("kept for the GeoClue agent of uid \(first)"), "\(bridge.log)")
         // The second user starts a client of the same app meanwhile: its agent is asked its own user's prompt only,
         // never the first user's that waits beside it, and its allow gives the second user a location.
         let result = try harness.python(["where-am-i", "test.allowed", "8"], asUID: second)
         let location = try #require(result.objects.first, "\(result.output)\(result.errors)")
         #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)\n\(bridge.log)")
         #expect(try Self.authorization(harness, "test.allowed", of: first)["status"] as? String == "notDetermined")
-        // The first user's agent comes: it is asked the first user's prompt, and denies it.
+        // The first user's agent comes: locd-geoclue's stream of both users replaces the other, which brings the
+        // first user's prompt; that user's agent is asked it, and denies it.
         let denying = try Self.agent(harness, "refuse", asUID: first)
         defer { denying.closeInput() }
         let refusal = try #require(denied.waitFor { $0["app"] != nil }, "\(denied.log)\n\(bridge.log)")
@@ -129,6 +132,61 @@ struct GeoClueAgentTests {
         let again = try harness.python(["where-am-i", "test.allowed", "8"], asUID: second)
         #expect(again.objects.first?["Latitude"] as? Double == GeoClueHarness.latitude, "\(again.output)")
         #expect(allowing.log.components(separatedBy: "\"asked\"").count == 2, "\(allowing.log)")
+    }
+
+    @Test(
+        "P14, G11, H7: one user's GeoClue agent holds no other user's prompt: that one is dismissed after agent-wait",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func oneUsersAgentHoldsNoOtherUsersPrompt() throws {
+        let (owner, other) = (GeoClueHarness.otherUID, GeoClueHarness.ordinaryUID)
+        let harness = try GeoClueHarness(promptTimeout: 60, agentWait: 1)
+        let bridge = try #require(harness.bridge)
+        let agent = try Self.agent(harness, "allow:8", asUID: owner)
+        defer { agent.closeInput() }
+        // locd-geoclue holds its Prompts stream for the agent's user: locd counts one agent.
+        #expect(try eventually(timeout: 20) { try Self.locdAgents(harness) == 1 }, "\(bridge.log)")
+        // Another user, with no agent of their own, starts a client whose app needs a prompt: nobody can answer it,
+        // so it goes after agent-wait (1 s) with P14's advice, not after prompt-timeout (60 s) nor locd-geoclue's
+        // 20 s wait for a decision (G17).
+        let started = Date()
+        let result = try harness.python(["start", "test.unanswered"], asUID: other, timeout: 50)
+        let elapsed = Date().timeIntervalSince(started)
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)\(bridge.log)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("locd-agent") == true, "\(reply)")
+        #expect(elapsed < 15, "the Start waited \(elapsed) s")
+        #expect(try Self.authorization(harness, "test.unanswered", of: other)["status"] as? String == "notDetermined")
+        #expect(!agent.log.contains("\"asked\""), "another user's agent is never asked: \(agent.log)")
+        // The agent's own user's prompts are still asked of it, and its answer locates.
+        let own = try harness.python(["where-am-i", "test.allowed", "8"], asUID: owner)
+        let location = try #require(own.objects.first, "\(own.output)\(own.errors)\(bridge.log)")
+        #expect(location["Latitude"] as? Double == GeoClueHarness.latitude, "\(location)")
+        #expect(agent.log.contains("{\"asked\": [\"test.allowed\", 8]}"), "\(agent.log)")
+    }
+
+    @Test(
+        "P14, G11: when a user's last GeoClue agent leaves mid-prompt while another user's stays, that prompt goes after agent-wait",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    )
+    func leavingAgentsUserIsNoLongerCounted() throws {
+        let (staying, leaving) = (GeoClueHarness.otherUID, GeoClueHarness.ordinaryUID)
+        let harness = try GeoClueHarness(promptTimeout: 60, agentWait: 1)
+        let bridge = try #require(harness.bridge)
+        let stays = try Self.agent(harness, "allow:8", asUID: staying)
+        defer { stays.closeInput() }
+        let leaves = try Self.agent(harness, "leave", asUID: leaving)
+        #expect(bridge.waitFor("GeoClue agents of uids [\(staying), \(leaving)]"), "\(bridge.log)")
+        // The leaving user's agent is asked its user's prompt and leaves the bus: locd-geoclue's stream is replaced
+        // by one of the staying user's alone, so nobody is left to ask that prompt, and it goes after agent-wait.
+        let result = try harness.python(["start", "test.unanswered"], asUID: leaving, timeout: 50)
+        let reply = try #require(result.objects.first, "\(result.output)\(result.errors)\(bridge.log)")
+        #expect(leaves.log.contains("\"asked\""), "\(leaves.log)")
+        #expect(reply["error"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(reply)")
+        #expect((reply["message"] as? String)?.contains("locd-agent") == true, "\(reply)")
+        #expect(result.elapsed < 15, "the Start waited \(result.elapsed) s")
+        #expect(!stays.log.contains("\"asked\""), "\(stays.log)")
+        #expect(try Self.locdAgents(harness) == 1, "the staying user's stream is still counted")
     }
 
     /// GeoClue's demo agent, with a session bus that is not there: it could not show its notification, and would

@@ -153,6 +153,10 @@ struct GeoClueFairnessTests {
         let harness = try GeoClueHarness(unknownApps: "ask")
         let agent = try GeoClueAgentTests.agent(harness, "allow:8", asUID: GeoClueHarness.otherUID)
         defer { agent.closeInput() }
+        // The attacker registers a GeoClue agent of its own that never answers: locd-geoclue's stream then carries
+        // its user's prompts too (without one, locd offers locd-geoclue none of them, P14).
+        let silent = try GeoClueAgentTests.agent(harness, "silent", asUID: GeoClueHarness.ordinaryUID)
+        defer { silent.closeInput() }
         var attackers: [ScriptProcess] = []
         defer { for attacker in attackers { attacker.closeInput() } }
         // Four app ids per peer, the most a peer may start clients for at once (G8).

@@ -114,6 +114,42 @@ struct AgentWaitTests {
         #expect(h.mask(again)?.contains(.authorizationRequestInProgress) == true)
     }
 
+    @Test(
+        "P14, H7, G11: an every-user stream naming its users counts for their prompts alone; its replacement leaves no gap"
+    )
+    func everyUserStreamNamingItsUsers() throws {
+        var h = Harness(configuration: Self.configuration)
+        let bobsMaps = AppKey(Self.maps, user: Self.bob)
+        let broker = h.connect(uid: 0)
+        let stream = h.call(broker, .promptsOfUsers([Self.bob]))
+        #expect(h.messages(to: stream, inLast: false) == [.agentCounted], "counted, and told so first")
+        let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
+        _ = h.create(alice, .whenInUse)
+        let bob = h.launch(Self.maps, user: Self.bob, state: .foreground)
+        _ = h.create(bob, .whenInUse)
+        let offered = h.messages(to: stream, inLast: false).compactMap {
+            if case .prompt(let view) = $0 { view.user } else { nil }
+        }
+        #expect(offered == [Self.bob], "offered Bob's prompt, never Alice's")
+        h.advance(5.1)
+        #expect(h.prompts(Self.alicesMaps).isEmpty, "Alice has no agent: dismissed after agent-wait, not held")
+        #expect(Self.toldNobody(h.log) == [Self.alicesMaps])
+        #expect(h.prompts(bobsMaps).count == 1, "the stream counts as Bob's agent")
+        // The set grows: a new stream with both is counted before the old one closes, and is sent Bob's prompt again.
+        let replacing = h.connect(uid: 0)
+        let wider = h.call(replacing, .promptsOfUsers([Self.alice, Self.bob]))
+        let sent = h.messages(to: wider, inLast: false)
+        #expect(sent.first == .agentCounted)
+        #expect(sent.contains { if case .prompt(let view) = $0 { view.user == Self.bob } else { false } })
+        h.disconnect(broker)
+        let created = h.create(alice, .whenInUse)
+        _ = try #require(created)
+        h.advance(60)
+        #expect(h.prompts(Self.alicesMaps).count == 1, "Alice's prompt now has an agent: only prompt-timeout ends it")
+        #expect(h.prompts(bobsMaps).count == 1, "Bob's prompt never lost its agent")
+        #expect(Self.toldNobody(h.log) == [Self.alicesMaps], "nobody told again since the first dismissal")
+    }
+
     @Test("P14: the core's default has no wait, so the seeds' rules run without agents as before")
     func noWaitByDefault() {
         var h = Harness()

@@ -143,6 +143,29 @@ struct BadInputTests {
         )
     }
 
+    @Test("H7, P14: Prompts' users are uids and narrow only a stream of every user's; anything else names users")
+    func promptsUsers() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.connect()
+        let wrong: [JSONObject] = [
+            ["users": .array([.int(1000)])],
+            ["everyone": .bool(true), "users": .int(1000)],
+            ["everyone": .bool(true), "users": .array([.string("alice")])],
+            ["everyone": .bool(true), "users": .array([.int(-1)])],
+            ["everyone": .bool(true), "users": .array([.int(4_294_967_295)])],
+        ]
+        for parameters in wrong {
+            do {
+                try client.call("io.locd.Admin.Prompts", parameters)
+                Issue.record("Prompts(\(parameters)) was accepted")
+            } catch let error as VarlinkError {
+                #expect(error.name == "org.varlink.service.InvalidParameter", "\(parameters)")
+                #expect(error.parameters["parameter"] == .string("users"), "\(parameters)")
+            }
+        }
+    }
+
     @Test("PROTOCOL: a streaming method without more answers ExpectedMore")
     func expectedMore() throws {
         let daemon = try DaemonProcess()

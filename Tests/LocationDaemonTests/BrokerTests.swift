@@ -491,7 +491,9 @@ struct BrokerTests {
         )
         #expect(other.last == #"{"ok": 2}"#, "\(other)")
         let shown = try LocctlBinary.run(["apps", "--user", "nobody", "--no-legend"], socket: socket)
-        #expect(shown.output.split(separator: "\n").count == 6, "\(shown.output)\(shown.errors)")
+        // Its 6 invented apps, beside the installed apps it has not run, each nobody's at its defaults (H2).
+        let inventedRows = shown.output.split(separator: "\n").filter { $0.hasPrefix("org.invented") }
+        #expect(inventedRows.count == 6, "\(shown.output)\(shown.errors)")
         #expect(shown.output.split(separator: "\n").allSatisfy { $0.contains(" nobody ") }, "\(shown.output)")
 
         // The administrator forgets them: nobody's go, the other user's stay, and nobody has its room back.

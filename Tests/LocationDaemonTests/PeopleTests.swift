@@ -104,7 +104,10 @@ struct PeopleTests {
         try bob.call(Self.app, "io.locd.App.CreateSession", ["authorization": .string("none")])
         // Nothing of Alice's in any of Bob's replies.
         let apps = try bob.call(Self.settings, "io.locd.Admin.ListApps")
-        #expect(apps.parameters["apps"]?.arrayValue?.map { $0["appId"] } == [.string("com.ex.run")])
+        // His running app, and the installed apps he has not run, each as his at its defaults (H2): all his own.
+        let listed = apps.parameters["apps"]?.arrayValue ?? []
+        #expect(listed.allSatisfy { $0["user"] == .int(Int64(Self.bob)) }, "\(listed)")
+        #expect(listed.first { $0["appId"] == .string("com.ex.run") }?["state"] == .string("foreground"))
         let sessions = try bob.call(Self.settings, "io.locd.Admin.ListSessions")
         #expect(
             sessions.parameters["sessions"]?.arrayValue?.allSatisfy { $0["appId"] == .string("com.ex.run") } == true
