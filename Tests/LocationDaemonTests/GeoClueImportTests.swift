@@ -26,9 +26,23 @@ struct GeoClueImportTests {
     private static func daemon(_ directory: TemporaryDirectory) throws -> DaemonProcess {
         let conf = try directory.write("geoclue/geoclue.conf", geoclueConf)
         let point = try directory.write("geolocation", "# Paris\n48.8566\n2.3522\n35\n25\n")
+        // G32: the grant reaches com.ex.maps only as the program its manifest names, this test's own.
+        var manifests = DaemonProcess.standardManifests
+        manifests["com.ex.maps"] = """
+            id = "com.ex.maps"
+            identity = "executable"
+            executables = ["\(testExecutable)"]
+            NSLocationWhenInUseUsageDescription = "Shows you on the map"
+            """
         return try DaemonProcess(
+            manifests: manifests,
             settings: DaemonProcess.fastLifecycle + "\n[geoclue]\nconfig = \"\(conf)\"\ngeolocation = \"\(point)\"\n"
         )
+    }
+
+    /// The executable of this test process, as `/proc/PID/exe` shows it.
+    static var testExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
     }
 
     @Test("G31, G32: the static source's point is what a system=true app gets, authorized with no prompt")
@@ -39,7 +53,7 @@ struct GeoClueImportTests {
         try daemon.start()
         let app = try daemon.app("com.ex.maps", state: "foreground")
         let authorization = try app.call("io.locd.App.GetAuthorization")["authorization"]
-        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"), "\(daemon.logSoFar)")
         try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let stream = try daemon.app("com.ex.maps", state: "foreground")
         var update = try stream.stream("io.locd.App.LiveUpdates")["update"] ?? .null
