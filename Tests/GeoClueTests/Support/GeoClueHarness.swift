@@ -48,6 +48,7 @@ final class GeoClueHarness {
     ///   - importedGeoClue: the text of a `geoclue.conf` locd's `[geoclue] config` names (G30, G31), written in the
     ///     harness's own directory.
     ///   - manifests: more manifests for locd's apps directory, file name stem → TOML text.
+    ///   - agentExecutables: locd-geoclue's `--agent-executable` options, agent id → program (G34).
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
@@ -58,7 +59,8 @@ final class GeoClueHarness {
         geoClueConfiguration: String? = nil,
         subordinateUIDs: String? = nil,
         importedGeoClue: String? = nil,
-        manifests: [String: String] = [:]
+        manifests: [String: String] = [:],
+        agentExecutables: [String: String] = [:]
     ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
@@ -84,6 +86,9 @@ final class GeoClueHarness {
         }
         var options =
             geoClueConfiguration.map { _ in ["--geoclue-config", temporary.at("geoclue/geoclue.conf")] } ?? []
+        options += agentExecutables.sorted { $0.key < $1.key }.flatMap {
+            ["--agent-executable", "\($0.key)=\($0.value)"]
+        }
         if let subordinateUIDs {
             try temporary.write("subuid", subordinateUIDs)
             options += ["--subordinate-uids", temporary.at("subuid")]
