@@ -32,6 +32,22 @@ struct ExecutableNamespaceTests {
         exec "$python" "$script" "$@"
         """
 
+    /// Whether the attack can be made here: the test runs as root with setpriv, and `nobody` may make a user and
+    /// mount namespace (a kernel or sysctl may forbid unprivileged ones; then no user can build such a root).
+    static var namespacesAllowed: Bool {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+        else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        probe.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/unshare", "-r", "-m", "/bin/true",
+        ]
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
     private func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -47,10 +63,7 @@ struct ExecutableNamespaceTests {
 
     @Test(
         "I1, M5: nobody's copy of python at python's path, in a root of their own, is refused as the app; the real python is taken",
-        .enabled(
-            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-                && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
-        )
+        .enabled(if: ExecutableNamespaceTests.namespacesAllowed)
     )
     func copyAtTheSamePathIsNotTheProgram() throws {
         let manifest = """
