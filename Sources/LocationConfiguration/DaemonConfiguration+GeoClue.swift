@@ -26,7 +26,8 @@ extension DaemonConfiguration {
                 app.users = Set(users)
             }
             administeredApps.removeAll { $0.id == id }
-            administeredApps.append(AdministeredAppEntry(id: id, app: app))
+            let origin = "[[administered-app]] of \(table.file):\(table.line(of: ["id"]).map(String.init) ?? "?")"
+            administeredApps.append(AdministeredAppEntry(id: id, app: app, origin: origin))
         }
     }
 
@@ -100,8 +101,15 @@ extension DaemonConfiguration {
                     restrictedApps.append(app.id)
                 } else if app.system || !app.users.isEmpty {
                     let users = app.users.isEmpty ? nil : Set(app.users)
+                    let entry = keyFile.entry(app.id, "system")
+                    let origin =
+                        "GeoClue's [\(app.id)] system=true, \(entry?.file ?? main):\(entry.map { String($0.line) } ?? "?")"
                     administeredApps.append(
-                        AdministeredAppEntry(id: app.id, app: AdministeredApp(authorized: app.system, users: users))
+                        AdministeredAppEntry(
+                            id: app.id,
+                            app: AdministeredApp(authorized: app.system, users: users),
+                            origin: origin
+                        )
                     )
                 }
             }

@@ -100,10 +100,32 @@ package struct DaemonConfiguration: Hashable, Sendable {
         package var id: String
         /// `authorized` and `users`.
         package var app: AdministeredApp
+        /// Where it was written, for the log line of a grant that grants nothing (G32): `FILE:LINE`, and for an
+        /// import GeoClue's section and key.
+        package var origin: String
 
-        package init(id: String, app: AdministeredApp) {
+        package init(id: String, app: AdministeredApp, origin: String = "locd.toml") {
             self.id = id
             self.app = app
+            self.origin = origin
+        }
+
+        package static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.app == rhs.app }
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(app)
+        }
+    }
+
+    /// G32: a log line for each `authorized` grant whose app id has no manifest among `manifests` with
+    /// `identity = "executable"`: such a grant grants nothing, and the line says what to write.
+    package func unverifiedGrants(manifests: [Manifest]) -> [String] {
+        let verified = Set(manifests.filter { AdministeredApp.verifies($0) }.map(\.appID))
+        return administeredApps.filter { $0.app.authorized && !verified.contains($0.id) }.map { entry in
+            "the grant of \(entry.id) (\(entry.origin)) grants nothing: no manifest of \(entry.id) says "
+                + "identity = \"executable\", so any program could say it is \(entry.id), and it is asked like any "
+                + "app; write /etc/locd/apps.d/\(entry.id).toml with id = \"\(entry.id)\", identity = \"executable\" "
+                + "and executables = [the path of its program], then reload locd"
         }
     }
 

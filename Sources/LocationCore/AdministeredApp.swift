@@ -11,14 +11,23 @@ package struct AdministeredApp: Hashable, Codable, Sendable {
         self.users = users
     }
 
+    /// G32: whether `manifest` gives its app an identity locd verifies against the process, which `authorized`
+    /// needs: `identity = "executable"`. A stand-in (I11, M3), `uid` or `any` lets any program say the id.
+    package static func verifies(_ manifest: Manifest?) -> Bool {
+        guard let manifest, !manifest.isStandIn else { return false }
+        return manifest.identity == .executable
+    }
+
     /// `record` of the app of `user` (`nil`: the installed entry of no user) as the rules read it.
-    func overlaid(_ record: AuthorizationRecord, user: UInt32?) -> AuthorizationRecord {
+    /// - Parameter verified: whether locd verifies the app's identity against its process (a manifest with
+    ///   `identity = "executable"`): only then does `authorized` grant anything (G32).
+    func overlaid(_ record: AuthorizationRecord, user: UInt32?, verified: Bool) -> AuthorizationRecord {
         var record = record
         if let users, let user, !users.contains(user) {
             record.status = .restricted
             return record
         }
-        if authorized && record.status == .notDetermined {
+        if authorized && verified && record.status == .notDetermined {
             record.status = .authorizedWhenInUse
             record.provisional = false
             record.oneTime = false

@@ -221,8 +221,16 @@ extension LocationCore {
         }
         var byID: [String: Manifest] = [:]
         for manifest in manifests { byID[manifest.appID] = manifest }
+        let verified = apps.ordered.reduce(into: [Int: Bool]()) { $0[$1] = AdministeredApp.verifies(apps[$1].manifest) }
+        // G32: an app whose identity became verified, or stopped being, gains or loses its administrator's grant.
+        var reverified: Set<String> = []
         for app in apps.ordered {
             let appID = apps[app].appID
+            defer {
+                if new.administeredApps[appID] != nil && verified[app] != AdministeredApp.verifies(apps[app].manifest) {
+                    reverified.insert(appID)
+                }
+            }
             if let manifest = byID[appID] {
                 apps[app].manifest = manifest
             } else if apps[app].manifest?.source == Manifest.brokeredSource {
@@ -241,7 +249,7 @@ extension LocationCore {
         let oldAdministered = Set(oldAdministeredApps.keys).union(new.administeredApps.keys).filter {
             oldAdministeredApps[$0] != new.administeredApps[$0]
         }
-        for appID in oldRestricted.symmetricDifference(new.restrictedApps).union(oldAdministered) {
+        for appID in oldRestricted.symmetricDifference(new.restrictedApps).union(oldAdministered).union(reverified) {
             for app in apps(named: appID, user: nil, scope: .everyone) {
                 apps[app].suppressed.removeAll()
                 pruneprompts(app)

@@ -310,7 +310,9 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1) and the administrator's grant (G32).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user)
+        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user) {
+            AdministeredApp.verifies(app.manifest)
+        }
     }
 
     func effectiveRecord(_ app: Int) -> AuthorizationRecord {
@@ -318,15 +320,23 @@ package struct LocationCore {
             configuration.restrictedApps.isEmpty
             ? apps[app].record
             : apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
-        return administered(record, apps[app].appID, user: apps[app].user)
+        return administered(record, apps[app].appID, user: apps[app].user) {
+            AdministeredApp.verifies(apps[app].manifest)
+        }
     }
 
     /// G32: `record` under the app's `[[administered-app]]`, if it has one; a restricted record stays restricted.
-    private func administered(_ record: AuthorizationRecord, _ appID: String, user: UInt32?) -> AuthorizationRecord {
+    /// Its grant applies only to an app whose identity locd verifies.
+    private func administered(
+        _ record: AuthorizationRecord,
+        _ appID: String,
+        user: UInt32?,
+        verified: () -> Bool
+    ) -> AuthorizationRecord {
         guard !configuration.administeredApps.isEmpty, record.status != .restricted,
             let administered = configuration.administeredApps[appID]
         else { return record }
-        return administered.overlaid(record, user: user)
+        return administered.overlaid(record, user: user, verified: verified())
     }
 
     func isRestricted(_ appID: String) -> Bool {

@@ -75,6 +75,9 @@ package final class Daemon: Service {
             eventLoop: eventLoop,
             logger: logger,
             loadWarnings: configuration.loadWarnings
+                + configuration.unverifiedGrants(
+                    manifests: ManifestLoader.load(directories: configuration.appsDirectories).manifests
+                )
         ).run()
         await stop(running)
     }

@@ -27,6 +27,8 @@ struct DaemonStartup {
         // G33, H9: what of GeoClue's configuration locd cannot carry, and the subordinate uids' lines skipped.
         for line in configuration.loadWarnings + configuration.subordinateIDsOverlaps { logger.warning("\(line)") }
         let manifests = Self.manifests(of: configuration, logger: logger)
+        // G32: a grant whose app has no identity locd verifies grants nothing; say what to write.
+        for line in configuration.unverifiedGrants(manifests: manifests) { logger.warning("\(line)") }
         let (store, snapshot, epoch) = try openStore(configuration)
         if let damaged = store.damaged { logger.error("\(damaged)") }
         let clock = DaemonClock()

@@ -1,4 +1,5 @@
 import LocationCore
+import ProcessIdentity
 import Varlink
 
 #if canImport(Glibc)
@@ -94,7 +95,8 @@ struct PeerIdentity {
     /// I4: the executable of the process that sent `Hello`, read while its pidfd proves it still holds its pid.
     private func refusal(of sender: MessageSender, for manifest: Manifest, answer: String) -> Refusal? {
         let path = "\(procRoot)/\(sender.pid)/exe"
-        guard let executable = readLink(path) else {
+        // M5: the path counts only where it names, in locd's view, the file the process runs.
+        guard let executable = ProcessFacts(procRoot: procRoot).executable(of: sender.pid) else {
             return Refusal(reason: "cannot read \(path) of pid \(sender.pid), which sent Hello", answer: answer)
         }
         // Read after the link: if the sender still holds its pid now, it held it when the link was read.
@@ -139,13 +141,6 @@ struct PeerIdentity {
             if let number = UInt32(user) { return number == uid }
             return Self.uidOf(user: user) == uid
         }
-    }
-
-    private func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func uidOf(user: String) -> UInt32? {

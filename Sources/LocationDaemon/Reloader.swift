@@ -17,7 +17,7 @@ struct Reloader {
     let running: NIOLoopBound<Running>
     let eventLoop: any EventLoop
     let logger: Logger
-    /// What the configuration could not take, as logged at start (G33, H9).
+    /// What the configuration could not take, as logged at start (G33, H9), and the grants that grant nothing (G32).
     let loadWarnings: [String]
 
     /// Serves, and reloads at each `SIGHUP`, until graceful shutdown.
@@ -41,8 +41,11 @@ struct Reloader {
             for line in fresh.loadWarnings where !logged.contains(line) { logger.warning("\(line)") }
             // H9: the accounts inside subordinate ranges, at every load.
             for line in fresh.subordinateIDsOverlaps { logger.warning("\(line)") }
-            logged = Set(fresh.loadWarnings)
             let reloaded = DaemonStartup.manifests(of: fresh, logger: logger)
+            // G32: a grant that grants nothing is said again only when it was not before this reload.
+            let grants = fresh.unverifiedGrants(manifests: reloaded)
+            for line in grants where !logged.contains(line) { logger.warning("\(line)") }
+            logged = Set(fresh.loadWarnings + grants)
             try await eventLoop.submit {
                 running.value.manager.reload(
                     manifests: reloaded,

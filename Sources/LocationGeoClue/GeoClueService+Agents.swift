@@ -28,6 +28,12 @@ extension GeoClueService {
             )
             return 1
         }
+        if let whitelist = agentWhitelist, let refusal = agentRefusal(sender, claiming: id, whitelist) {
+            // G34: the id is the caller's word; the program its process runs is what is checked.
+            call.reply(.accessDenied(refusal))
+            logger.notice("agent \(id) refused: \(refusal)", metadata: ["geoclue.peer": "\(sender)"])
+            return 1
+        }
         if let known = agents[sender] {
             known.id = id
             call.replyEmpty()

@@ -170,7 +170,7 @@ extension GeoClueService {
         case .authorized:
             client.active = true
             for call in waiting { call.replyEmpty() }
-            emitChanged(path, Self.clientInterface, ["Active"])
+            emitClientChanged(client, ["Active"])
             updateInUse()
             // Debug: locd's journal already records the session, with the app (LOCD_APP); a line per Start here
             // would double it, under a program that starts and stops often.
@@ -183,7 +183,7 @@ extension GeoClueService {
             // client stops as Stop stops it.
             client.run = nil
             client.active = false
-            emitChanged(path, Self.clientInterface, ["Active"])
+            emitClientChanged(client, ["Active"])
             updateInUse()
             logger.notice(
                 "client stopped: \(refusal.message); it gets updates again once its program calls Start",
@@ -211,7 +211,7 @@ extension GeoClueService {
         let old = client.locationPath
         if let previous = client.location { retire(previous.path, of: client) }
         client.location = location
-        emitChanged(path, Self.clientInterface, ["Location"])
+        emitClientChanged(client, ["Location"])
         let result = csdbus_emit_signal_oo(
             bus,
             client.owner,
@@ -236,7 +236,7 @@ extension GeoClueService {
         client.pendingStarts = []
         guard client.active else { return }
         client.active = false
-        emitChanged(client.path, Self.clientInterface, ["Active"])
+        emitClientChanged(client, ["Active"])
         updateInUse()
     }
 

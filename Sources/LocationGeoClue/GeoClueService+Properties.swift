@@ -84,7 +84,7 @@ extension GeoClueService {
         default:
             return .failure(.invalidArgs("Property '\(name)' is not writable"))
         }
-        emitChanged(path, Self.clientInterface, [name])
+        emitClientChanged(client, [name])
         return .success(())
     }
 
@@ -130,4 +130,46 @@ extension GeoClueService {
         message.reply(.invalidArgs("Property '\(property)' is not writable\(hint)"))
         return 1
     }
+}
+
+extension GeoClueService {
+    /// The D-Bus type of each Client property, for a `PropertiesChanged` built here.
+    static let clientPropertyTypes: [String: String] = [
+        "Location": "o", "DistanceThreshold": "u", "TimeThreshold": "u", "DesktopId": "s",
+        "RequestedAccuracyLevel": "u", "Active": "b",
+    ]
+
+    /// G4: `PropertiesChanged` for `names` of `client`, with their values now, sent to the client's owner only (a
+    /// unicast signal, as `LocationUpdated`): what a client does is its owner's to hear, not every peer's.
+    func emitClientChanged(_ client: GeoClueClient, _ names: [String]) {
+        var raw: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &raw, client.path, Self.propertiesInterface, "PropertiesChanged") >= 0,
+            let raw
+        else { return }
+        defer { sd_bus_message_unref(raw) }
+        let message = BusMessage(raw: raw)
+        var result = sd_bus_message_set_destination(raw, client.owner)
+        if result >= 0 { result = message.append(Self.clientInterface) }
+        if result >= 0 { result = sd_bus_message_open_container(raw, Self.code("a"), "{sv}") }
+        for name in names where result >= 0 {
+            guard let type = Self.clientPropertyTypes[name] else { continue }
+            result = sd_bus_message_open_container(raw, Self.code("e"), "sv")
+            if result >= 0 { result = message.append(name) }
+            if result >= 0 { result = sd_bus_message_open_container(raw, Self.code("v"), type) }
+            if result >= 0 { result = getClientProperty(name, at: client.path, into: message) }
+            if result >= 0 { result = sd_bus_message_close_container(raw) }
+            if result >= 0 { result = sd_bus_message_close_container(raw) }
+        }
+        if result >= 0 { result = sd_bus_message_close_container(raw) }
+        if result >= 0 { result = sd_bus_message_open_container(raw, Self.code("a"), "s") }
+        if result >= 0 { result = sd_bus_message_close_container(raw) }
+        if result >= 0 { result = sd_bus_send(bus, raw, nil) }
+        if result < 0 {
+            logger.warning(
+                "cannot send PropertiesChanged of \(client.path) to \(client.owner): \(BusFailure(doing: "", code: result))"
+            )
+        }
+    }
+
+    private static func code(_ type: Character) -> CChar { CChar(bitPattern: type.asciiValue ?? 0) }
 }

@@ -22,8 +22,8 @@ package struct LocdGeoClue: ParsableCommand {
             speaks for that process as a broker, so it must run as the user of a [[broker]] of locd.toml, and locd checks the \
             app's manifest against the client's process. The bus is $DBUS_SYSTEM_BUS_ADDRESS, else the system bus. locd's socket is \
             --socket, else $LOCD_SOCKET, else the default locctl and apps use. Exit codes: 0 stopped by \
-            SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away), 78 \
-            --geoclue-config names a file that cannot be read.
+            SIGTERM or SIGINT, 1 the bus could not be served (another owner of the name, or the bus went away), 64 \
+            an --agent-executable that is not ID=PATH, 78 --geoclue-config names a file that cannot be read.
             """,
         version: "0.1.0"
     )
@@ -40,6 +40,20 @@ package struct LocdGeoClue: ParsableCommand {
         completion: .file()
     )
     var geoClueConfig: String?
+
+    @Option(
+        name: .customLong("agent-executable"),
+        help: ArgumentHelp(
+            """
+            With an [agent] whitelist, AddAgent(ID) is taken only from a process running PATH (links resolved at \
+            start). Repeat for more programs; the options of an ID replace its built-in programs (gnome-shell \
+            /usr/bin/gnome-shell, geoclue-demo-agent /usr/libexec/geoclue-2.0/demos/agent, sm.puri.Phosh \
+            /usr/libexec/phosh).
+            """,
+            valueName: "id=path"
+        )
+    )
+    var agentExecutables: [String] = []
 
     @Option(
         name: .customLong("subordinate-uids"),
@@ -67,17 +81,30 @@ package struct LocdGeoClue: ParsableCommand {
         LoggingSystem.bootstrap { Systemd.makeLogHandler(label: $0, underSystemd: journal, logLevel: level) }
         let logger = Logger(label: "locd-geoclue")
         var whitelist: AgentWhitelist?
+        var executables: [String: [String]] = [:]
+        for value in agentExecutables {
+            guard let (id, path) = AgentWhitelist.option(value) else {
+                logger.critical(
+                    "--agent-executable \(value): write ID=PATH with an absolute PATH (gnome-shell=/usr/bin/gnome-shell)"
+                )
+                throw ExitCode(64)
+            }
+            executables[id, default: []].append(path)
+        }
         if let geoClueConfig {
             do {
-                whitelist = try AgentWhitelist.load(main: geoClueConfig)
+                whitelist = try AgentWhitelist.load(main: geoClueConfig, executables: executables)
             } catch {
                 logger.critical("\(error)")
                 throw ExitCode(78)
             }
             if let whitelist {
-                logger.info(
-                    "GeoClue agents taken: \(whitelist.ids.sorted().joined(separator: ", ")) (\(whitelist.file))"
-                )
+                // G34: each agent with the program it must run, or none installed (then it is refused).
+                let taken = whitelist.ids.sorted().map { id in
+                    let programs = whitelist.resolvedExecutables[id]?.sorted() ?? []
+                    return "\(id) (\(programs.isEmpty ? "no program installed" : programs.joined(separator: ", ")))"
+                }
+                logger.info("GeoClue agents taken: \(taken.joined(separator: ", ")) (\(whitelist.file))")
             }
         }
         // H9: each uid of a user's range counts against that user's bounds; a line that cannot be read is logged, and

@@ -17,10 +17,27 @@ public struct ProcessFacts: Sendable {
     /// The target of `/proc/PID/exe`: the file the process executes (for a script, its interpreter), with
     /// " (deleted)" at the end if that file has been removed since. `nil` when it cannot be read (no such
     /// process, a kernel thread, or no right to look at it).
+    ///
+    /// The link's text is the path in the process's own mount namespace, which any user may build (a user and mount
+    /// namespace whose root holds a program of theirs at `/usr/bin/gnome-shell`). So the path counts only when it
+    /// names, in this process's view, the very file the process runs (the same device and inode as the file
+    /// `/proc/PID/exe` leads to); otherwise the path comes back with " (not the file at that path)" at the end, which
+    /// matches no executable a manifest or a broker names.
     public func executable(of pid: Int32) -> String? {
-        guard pid > 0 else { return nil }
-        return ProcFiles.link("\(procRoot)/\(pid)/exe")
+        guard pid > 0, let path = ProcFiles.link("\(procRoot)/\(pid)/exe") else { return nil }
+        if path.hasSuffix(Self.deleted) { return path }
+        var running = stat()
+        guard stat("\(procRoot)/\(pid)/exe", &running) == 0 else { return path }
+        var named = stat()
+        guard stat(path, &named) == 0, named.st_dev == running.st_dev, named.st_ino == running.st_ino else {
+            return path + Self.notThatFile
+        }
+        return path
     }
+
+    static let deleted = " (deleted)"
+    /// Marks a path that, in this process's view, names another file than the one the process runs.
+    public static let notThatFile = " (not the file at that path)"
 
     /// The real uid of the process, the first field of `Uid:` in `/proc/PID/status`: the user it runs for,
     /// which a setuid executable does not change.

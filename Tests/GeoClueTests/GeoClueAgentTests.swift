@@ -53,8 +53,10 @@ struct GeoClueAgentTests {
 
     @Test("G34: with GeoClue's [agent] whitelist, an agent it does not list is refused as GeoClue refuses it")
     func agentWhitelist() throws {
+        // G34: listed-agent's program is this test's interpreter, as /proc/PID/exe shows it.
         let harness = try GeoClueHarness(
-            geoClueConfiguration: "[agent]\nwhitelist=gnome-shell;listed-agent\n"
+            geoClueConfiguration: "[agent]\nwhitelist=gnome-shell;listed-agent\n",
+            agentExecutables: ["listed-agent": GeoClueHarness.realPath("/usr/bin/python3")]
         )
         func start(_ id: String) throws -> ScriptProcess {
             try ScriptProcess(

@@ -51,7 +51,7 @@ struct ShippedFilesTests {
     }
 
     @Test(
-        "G35, M5: the common GeoClue clients' manifests load with no error, each by executable, warning only of what is not installed"
+        "G35, G32, M5: the common GeoClue clients' manifests load with no error, each by executable, warning only of what is not installed"
     )
     func shippedGeoClueManifests() {
         let apps = config + "/geoclue-apps.d"
@@ -71,6 +71,9 @@ struct ShippedFilesTests {
             "redshift": ["/usr/bin/redshift"],
             "geoclue-where-am-i": ["/usr/libexec/geoclue-2.0/demos/where-am-i"],
             "xdg-desktop-portal": ["/usr/libexec/xdg-desktop-portal"],
+            // G32: the desktop components Debian's geoclue.conf says system=true of, so that the grant reaches them.
+            "org.gnome.Shell": ["/usr/bin/gnome-shell"],
+            "sm.puri.Phosh": ["/usr/libexec/phosh"],
         ]
         #expect(Set(result.manifests.map(\.appID)) == Set(expected.keys))
         for manifest in result.manifests {

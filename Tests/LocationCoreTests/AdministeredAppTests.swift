@@ -30,6 +30,28 @@ struct AdministeredAppTests {
         #expect(h.prompts(key).map(\.kind) == [.authorization])
     }
 
+    @Test(
+        "G32: the grant applies only to an app whose manifest says identity executable; uid or any is asked, and a reload that makes it executable grants"
+    )
+    func grantNeedsVerifiedIdentity() {
+        for identity in [Manifest.Identity.uid, .any] {
+            var manifests = Harness.defaultManifests
+            manifests[0].identity = identity
+            manifests[0].users = ["1000"]
+            var h = Harness(manifests, configuration: Self.administering(AdministeredApp(authorized: true)))
+            let maps = h.launch("com.ex.maps", user: 1000, state: .foreground)
+            let key = AppKey("com.ex.maps", user: 1000)
+            #expect(h.status(key) == .notDetermined, "\(identity)")
+            _ = h.create(maps, .whenInUse)
+            #expect(h.prompts(key).map(\.kind) == [.authorization], "\(identity)")
+            // The administrator writes the manifest with identity = "executable": the grant applies, with no prompt.
+            let granting = Self.administering(AdministeredApp(authorized: true))
+            h.send(.reload(manifests: Harness.defaultManifests, configuration: granting))
+            #expect(h.status(key) == .authorizedWhenInUse, "\(identity)")
+            #expect(h.prompts(key).isEmpty, "\(identity)")
+        }
+    }
+
     @Test("G32: a person's own Never is kept over the administrator's grant")
     func neverWins() {
         var h = Harness(configuration: Self.administering(AdministeredApp(authorized: true)))

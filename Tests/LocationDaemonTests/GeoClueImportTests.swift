@@ -23,12 +23,27 @@ struct GeoClueImportTests {
         allowed=false
         """
 
-    private static func daemon(_ directory: TemporaryDirectory) throws -> DaemonProcess {
+    private static func daemon(_ directory: TemporaryDirectory, more: String = "") throws -> DaemonProcess {
         let conf = try directory.write("geoclue/geoclue.conf", geoclueConf)
         let point = try directory.write("geolocation", "# Paris\n48.8566\n2.3522\n35\n25\n")
+        // G32: the grant reaches com.ex.maps only as the program its manifest names, this test's own.
+        var manifests = DaemonProcess.standardManifests
+        manifests["com.ex.maps"] = """
+            id = "com.ex.maps"
+            identity = "executable"
+            executables = ["\(testExecutable)"]
+            NSLocationWhenInUseUsageDescription = "Shows you on the map"
+            """
         return try DaemonProcess(
+            manifests: manifests,
             settings: DaemonProcess.fastLifecycle + "\n[geoclue]\nconfig = \"\(conf)\"\ngeolocation = \"\(point)\"\n"
+                + more
         )
+    }
+
+    /// The executable of this test process, as `/proc/PID/exe` shows it.
+    static var testExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
     }
 
     @Test("G31, G32: the static source's point is what a system=true app gets, authorized with no prompt")
@@ -39,7 +54,7 @@ struct GeoClueImportTests {
         try daemon.start()
         let app = try daemon.app("com.ex.maps", state: "foreground")
         let authorization = try app.call("io.locd.App.GetAuthorization")["authorization"]
-        #expect(authorization?["status"] == .string("authorizedWhenInUse"))
+        #expect(authorization?["status"] == .string("authorizedWhenInUse"), "\(daemon.logSoFar)")
         try app.call("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
         let stream = try daemon.app("com.ex.maps", state: "foreground")
         var update = try stream.stream("io.locd.App.LiveUpdates")["update"] ?? .null
@@ -97,5 +112,38 @@ struct GeoClueImportTests {
         #expect(threeG.count == 1, "\(daemon.errorOutput)")
         let compass = lines.filter { $0.contains("50-compass.conf:2: key compass.enable: not carried") }
         #expect(compass.count == 1, "\(daemon.errorOutput)")
+    }
+
+    @Test(
+        "G32: a grant whose id no executable manifest verifies is logged once at start, not again at a reload, and a new one once"
+    )
+    func unverifiedGrantLoggedOnce() throws {
+        let directory = try TemporaryDirectory(prefix: "geoclue-conf")
+        defer { directory.remove() }
+        let daemon = try Self.daemon(
+            directory,
+            more: "\n[[administered-app]]\nid = \"com.ex.run\"\nauthorized = true\n"
+        )
+        try daemon.start()
+        let admin = try daemon.connect()
+        let reloaded = try eventually(timeout: 20, every: 0.05) {
+            (try? admin.call("io.locd.Admin.Reload")) != nil
+        }
+        #expect(reloaded)
+        try directory.write("geoclue/conf.d/50-shell.conf", "[org.gnome.Shell]\nallowed=true\nsystem=true\n")
+        try admin.call("io.locd.Admin.Reload")
+        try admin.call("io.locd.Admin.Reload")
+        #expect(daemon.stop() == 0)
+        let lines = daemon.errorOutput.split(separator: "\n")
+        // com.ex.run's manifest says identity = "any": any program could say it is com.ex.run.
+        let run = lines.filter { $0.contains("the grant of com.ex.run ([[administered-app]] of ") }
+        #expect(run.count == 1, "\(daemon.errorOutput)")
+        let shell = lines.filter {
+            $0.contains("the grant of org.gnome.Shell (GeoClue's [org.gnome.Shell] system=true")
+        }
+        #expect(shell.count == 1, "\(daemon.errorOutput)")
+        #expect(shell.first?.contains("50-shell.conf:3") == true, "\(daemon.errorOutput)")
+        // com.ex.maps's manifest names its program: its grant applies, and nothing is said of it.
+        #expect(!daemon.errorOutput.contains("the grant of com.ex.maps"), "\(daemon.errorOutput)")
     }
 }

@@ -37,6 +37,9 @@ Modes (one JSON object per line on stdout):
                          Latitude, Longitude and Accuracy of each Location a LocationUpdated names as
                          {"location": {...}}, until stdin closes; a line "level N" sets
                          RequestedAccuracyLevel N while it runs.
+  listen                 No client: prints {"listening": true} once its match rule for the service's
+                         PropertiesChanged is in place, then {"path": P, "changed": [names]} for each one it
+                         receives, until stdin closes.
   start-waiting APP      GetClient, Set DesktopId, subscribe to LocationUpdated, then Start with the D-Bus default
                          timeout (25 s, as libgeoclue, gammastep and where-am-i call it): prints the reply or the
                          error with "seconds" it took, then prints {"location": {...}} for each LocationUpdated
@@ -259,8 +262,30 @@ def hog(bus, first, app, times):
     return {"started": len(started), "errors": errors}
 
 
+def listen(bus):
+    """Another peer's view: every PropertiesChanged from the service that an ordinary match rule (sender, member)
+    brings, printed as {"path": P, "changed": [names]}, until stdin closes."""
+    loop = GLib.MainLoop()
+
+    def changed(_connection, _sender, path, _interface, _signal, parameters, _data):
+        _interface_name, properties, _invalidated = parameters.unpack()
+        out({"path": path, "changed": sorted(properties.keys())})
+
+    bus.signal_subscribe(BUS_NAME, PROPERTIES, "PropertiesChanged", None, None, Gio.DBusSignalFlags.NONE, changed,
+                         None)
+    # The bus handles a connection's messages in order: once this call is answered, the match rule is in place.
+    bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId", None, None,
+                  Gio.DBusCallFlags.NONE, 10000, None)
+    out({"listening": True})
+    GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, lambda *_: loop.quit())
+    loop.run()
+
+
 def main(mode, args):
     bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+    if mode == "listen":
+        listen(bus)
+        return
     (path,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "GetClient", None, "(o)").unpack()
     try:
         if mode == "where-am-i":

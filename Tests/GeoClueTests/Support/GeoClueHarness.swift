@@ -45,6 +45,10 @@ final class GeoClueHarness {
     ///   - geoClueConfiguration: the text of a `geoclue.conf` locd-geoclue is given with `--geoclue-config` (G34).
     ///   - subordinateUIDs: the text of the file locd-geoclue is given with `--subordinate-uids` (H9); by default
     ///     none (`""`): a test never reads the machine's `/etc/subuid`, and neither does its locd.
+    ///   - importedGeoClue: the text of a `geoclue.conf` locd's `[geoclue] config` names (G30, G31), written in the
+    ///     harness's own directory.
+    ///   - manifests: more manifests for locd's apps directory, file name stem → TOML text.
+    ///   - agentExecutables: locd-geoclue's `--agent-executable` options, agent id → program (G34).
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
@@ -53,26 +57,38 @@ final class GeoClueHarness {
         limits: String = "",
         unknownApps: String = "deny",
         geoClueConfiguration: String? = nil,
-        subordinateUIDs: String? = nil
+        subordinateUIDs: String? = nil,
+        importedGeoClue: String? = nil,
+        manifests: [String: String] = [:],
+        agentExecutables: [String: String] = [:]
     ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
         socket = temporary.at("io.locd")
         busAddress = "unix:path=" + temporary.at("bus")
         try startBus()
+        for (stem, text) in manifests { _ = try temporary.write("apps.d/\(stem).toml", text) }
+        var imported = ""
+        if let importedGeoClue {
+            imported = "[geoclue]\nconfig = \"\(try temporary.write("imported/geoclue.conf", importedGeoClue))\""
+        }
         try startLocd(
             promptTimeout: promptTimeout,
             agentWait: agentWait,
             provider: provider ?? Self.berlin,
             brokered: brokered,
             limits: limits,
-            unknownApps: unknownApps
+            unknownApps: unknownApps,
+            more: imported
         )
         if let geoClueConfiguration {
             try temporary.write("geoclue/geoclue.conf", geoClueConfiguration)
         }
         var options =
             geoClueConfiguration.map { _ in ["--geoclue-config", temporary.at("geoclue/geoclue.conf")] } ?? []
+        options += agentExecutables.sorted { $0.key < $1.key }.flatMap {
+            ["--agent-executable", "\($0.key)=\($0.value)"]
+        }
         if let subordinateUIDs {
             try temporary.write("subuid", subordinateUIDs)
             options += ["--subordinate-uids", temporary.at("subuid")]
@@ -122,7 +138,8 @@ final class GeoClueHarness {
         provider: String,
         brokered: Bool,
         limits: String,
-        unknownApps: String
+        unknownApps: String,
+        more: String = ""
     ) throws {
         for app in Self.apps {
             try """
@@ -162,6 +179,7 @@ final class GeoClueHarness {
         [provider]
         \(provider)
         \(brokered ? broker : "")
+        \(more)
         """.write(toFile: directory + "/locd.toml", atomically: true, encoding: .utf8)
         let locd = try ScriptProcess(
             [Self.binary("locd"), "--config", directory + "/locd.toml", "--log-level", "debug"],
