@@ -30,7 +30,7 @@ struct GeoClueSignalTests {
         let changed = location["changed"] as? [String] ?? []
         #expect(changed.contains("Active") && changed.contains("Location"), "\(changed)")
         // The listener's rule works: it heard the Manager's InUse turn true and, after DeleteClient, false.
-        let inUse = try eventually(timeout: 20, every: 0.05) {
+        let inUse = eventually(timeout: 20, every: 0.05) {
             listener.objects.filter { ($0["changed"]?.arrayValue ?? []).contains(.string("InUse")) }.count >= 2
         }
         #expect(inUse, "\(listener.log)")

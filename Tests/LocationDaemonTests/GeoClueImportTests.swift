@@ -126,7 +126,7 @@ struct GeoClueImportTests {
         )
         try daemon.start()
         let admin = try daemon.connect()
-        let reloaded = try eventually(timeout: 20, every: 0.05) {
+        let reloaded = eventually(timeout: 20, every: 0.05) {
             (try? admin.call("io.locd.Admin.Reload")) != nil
         }
         #expect(reloaded)
