@@ -180,7 +180,7 @@ if [ "${LOCD_BOOT_TEST:-}" != switch ]; then
     grep -q '^ALL PASSED$' "$work/result.txt" || { echo "boot-test: FAILED" >&2; exit 1; }
 fi
 
-# The second boot: a machine with GeoClue 2.6 switches to locd as README says (Tests/System/switch-from-geoclue.sh).
+# The second boot: a machine with GeoClue 2.6 switches to locd as USAGE says (Tests/System/switch-from-geoclue.sh).
 # Its /usr and /etc are this machine's, each under a writable overlay whose changes vanish with the container, so
 # `make install` installs into /usr and /etc as on a real machine. GeoClue must be installed for it.
 if [ ! -x /usr/libexec/geoclue ] || [ ! -x /usr/libexec/geoclue-2.0/demos/where-am-i ] || ! command -v make >/dev/null; then
@@ -190,12 +190,12 @@ if [ ! -x /usr/libexec/geoclue ] || [ ! -x /usr/libexec/geoclue-2.0/demos/where-
 fi
 switch=$work/switch
 mkdir -p "$switch/units"
-# README's commands: the switch's block after its build-and-install line, and the command that goes back; run as
+# USAGE's commands: the switch's block after its build-and-install line, and the command that goes back; run as
 # root, so without sudo.
 awk '/To switch a machine from GeoClue/ { found = 1 } found && /^```sh/ { block = 1; next } block && /^```/ { exit } block' \
-    README.md | grep -v 'make install' | sed 's/^sudo //' >"$switch/switch.txt"
-sed -n 's/^Back to GeoClue, one command: `sudo \([^`]*\)`.*/\1/p' README.md >"$switch/switch-back.txt"
-[ -s "$switch/switch.txt" ] && [ -s "$switch/switch-back.txt" ] || { echo "boot-test: README's switch not found" >&2; exit 1; }
+    docs/USAGE.md | grep -v 'make install' | sed 's/^sudo //' >"$switch/switch.txt"
+sed -n 's/^Back to GeoClue, one command: `sudo \([^`]*\)`.*/\1/p' docs/USAGE.md >"$switch/switch-back.txt"
+[ -s "$switch/switch.txt" ] && [ -s "$switch/switch-back.txt" ] || { echo "boot-test: USAGE's switch not found" >&2; exit 1; }
 cp Tests/System/switch-from-geoclue.sh Tests/System/geoclue-machine.sh Tests/System/nmea_feeder.py Tests/System/checks.sh \
     "$switch/"
 cat > "$switch/units/locd-switch.target" <<UNIT

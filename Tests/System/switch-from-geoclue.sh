@@ -1,9 +1,9 @@
 #!/bin/bash
 # Runs inside the second boot-test container as a oneshot service, with systemd as PID 1, on a writable copy of this
 # machine's /usr and /etc: GeoClue 2.6 is installed as Debian installs it, and nothing of locd is. It does what a
-# maintainer does: where-am-i served by GeoClue as an ordinary user; `make install`; README's switch, command by
+# maintainer does: where-am-i served by GeoClue as an ordinary user; `make install`; USAGE's switch, command by
 # command; where-am-i served by locd, started by D-Bus and socket activation on the first try from the location source
-# the installed configuration finds (gpsd); a grant revoked and given back, and a locd restart, while it runs; then README's way
+# the installed configuration finds (gpsd); a grant revoked and given back, and a locd restart, while it runs; then USAGE's way
 # back, and GeoClue serves where-am-i again. Prints PASS/FAIL lines and, when every check passed, "ALL PASSED".
 # Arguments: the shared work directory, the checkout, the folder of the binaries.
 set -uo pipefail
@@ -18,14 +18,14 @@ geoclue_machine
 served_once_by /usr/libexec/geoclue "$work/geoclue-first.log"
 pass "GeoClue 2.6 served where-am-i as $person from the receiver"
 
-# make install, as README says (the binaries are built already: BUILD names them).
+# make install, as USAGE says (the binaries are built already: BUILD names them).
 make -s -C "$checkout" install BUILD="$build" >"$work/install.log" 2>&1 || fail "make install: $(cat "$work/install.log")"
 pass "make install"
 
-# README's switch, each command as written there, without sudo (this script is root).
+# USAGE's switch, each command as written there, without sudo (this script is root).
 while IFS= read -r command; do
-    bash -c "$command" >"$work/command.log" 2>&1 || fail "README's \"$command\" failed: $(cat "$work/command.log")"
-    pass "README: $command"
+    bash -c "$command" >"$work/command.log" 2>&1 || fail "USAGE's \"$command\" failed: $(cat "$work/command.log")"
+    pass "USAGE: $command"
 done <"$work/switch.txt"
 
 # locd is not running; the first GeoClue client starts locd-geoclue by D-Bus activation, whose first connection starts
@@ -57,10 +57,10 @@ pass "locd restarted: where-am-i was served again by itself"
 kill $client 2>/dev/null
 wait $client
 
-# Back to GeoClue as README says; the next client is GeoClue's again.
+# Back to GeoClue as USAGE says; the next client is GeoClue's again.
 while IFS= read -r command; do
-    bash -c "$command" >"$work/command.log" 2>&1 || fail "README's \"$command\" failed: $(cat "$work/command.log")"
-    pass "README: $command"
+    bash -c "$command" >"$work/command.log" 2>&1 || fail "USAGE's \"$command\" failed: $(cat "$work/command.log")"
+    pass "USAGE: $command"
 done <"$work/switch-back.txt"
 served_once_by /usr/libexec/geoclue "$work/geoclue-again.log"
 pass "switched back: GeoClue served where-am-i again"
