@@ -70,7 +70,17 @@ extension AgentCore {
             return [.notify(again, prompt: entry.prompt.id)]
         }
         guard entry.prompt.options.contains(key) else { return [] }
+        guard answering.count < Self.mostAnswersWaiting else {
+            return [
+                .log(
+                    .warning,
+                    "\(answering.count) answers wait for locd's replies: the answer to prompt \(entry.prompt.id) is "
+                        + "not sent; choose it again once locd replies"
+                )
+            ]
+        }
         let accuracy = entry.prompt.accuracyToggle ? (entry.precise ? "full" : "reduced") : nil
+        answering.append(Answering(prompt: entry.prompt.id, answer: key, accuracy: accuracy))
         return [.answer(prompt: entry.prompt.id, answer: key, accuracy: accuracy)]
     }
 
@@ -84,12 +94,32 @@ extension AgentCore {
         return [.log(.info, "the notification of prompt \(shown[index].prompt.id) was closed unanswered")]
     }
 
+    /// locd took the answer to `prompt`: its withdrawal, on the stream, closes the notification (N3).
+    mutating func answerTaken(_ prompt: String) -> [Action] {
+        guard let sent = answerReplied(prompt) else { return [] }
+        return [.log(.info, "answered prompt \(prompt): \(sent.answer)\(sent.accuracy.map { " (\($0))" } ?? "")")]
+    }
+
     /// locd refused an answer: a prompt gone meanwhile (`NoSuchPrompt`) is the person's too late, and nothing
-    /// follows (N3); anything else is logged.
+    /// follows (N3); anything else is logged, and the notification stays to be chosen again.
     mutating func answerRefused(_ prompt: String, error: String) -> [Action] {
+        _ = answerReplied(prompt)
         if error == "io.locd.Admin.NoSuchPrompt" {
             return [.log(.info, "prompt \(prompt) was answered too late: it is gone")]
         }
         return [.log(.warning, "cannot answer prompt \(prompt): \(error)")]
+    }
+
+    /// The answer to `prompt` could not be sent (locd not there), or its connection broke before the reply: logged,
+    /// and the notification stays to be chosen again (N3).
+    mutating func answerFailed(_ prompt: String, reason: String) -> [Action] {
+        _ = answerReplied(prompt)
+        return [.log(.warning, "cannot answer prompt \(prompt): \(reason)")]
+    }
+
+    /// Forgets the first answer to `prompt` on its way, now that its reply came; that answer.
+    private mutating func answerReplied(_ prompt: String) -> Answering? {
+        guard let index = answering.firstIndex(where: { $0.prompt == prompt }) else { return nil }
+        return answering.remove(at: index)
     }
 }

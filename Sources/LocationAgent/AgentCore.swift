@@ -18,8 +18,9 @@ struct AgentCore {
         /// the notice of a server that cannot ask.
         case notify(Notification, prompt: String?)
         case closeNotification(UInt32)
-        /// `Admin.AnswerPrompt(id, answer, accuracy)`; a refusal comes back as
-        /// ``AgentCore/answerRefused(_:error:)``.
+        /// `Admin.AnswerPrompt(id, answer, accuracy)`, sent without waiting for the reply (N3); the reply comes back
+        /// as ``AgentCore/answerTaken(_:)`` or ``AgentCore/answerRefused(_:error:)``, a call that could not be made
+        /// or broke as ``AgentCore/answerFailed(_:reason:)``.
         case answer(prompt: String, answer: String, accuracy: String?)
         case log(LogLevel, String)
         /// Open `locctl agent` in a terminal (N4, `--terminal`).
@@ -71,6 +72,13 @@ struct AgentCore {
         var notification: UInt32?
     }
 
+    /// An answer sent to locd whose reply has not come yet.
+    struct Answering: Equatable {
+        var prompt: String
+        var answer: String
+        var accuracy: String?
+    }
+
     /// Whether to open a terminal with `locctl agent` where the server cannot ask (`--terminal`).
     let opensTerminal: Bool
     var server = Server.unknown
@@ -85,9 +93,14 @@ struct AgentCore {
     var indicator = Indicator()
     /// Whether the session's shell asks GeoClue clients' authorization in a dialog of its own (N6).
     var desktopAsks = false
+    /// The answers on their way to locd, in the order they were sent: at most ``mostAnswersWaiting`` (N3).
+    var answering: [Answering] = []
 
     static let firstRetrySeconds = 1.0
     static let mostRetrySeconds = 60.0
+    /// How many answers may wait for locd's replies at once; a choice beyond them is not sent, and its notification
+    /// stays to be chosen again (N3).
+    static let mostAnswersWaiting = 16
 
     init(opensTerminal: Bool = false) {
         self.opensTerminal = opensTerminal

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// The imperative shell of locd-agent: one thread that waits on the session bus, locd's prompt and event streams,
-/// SIGTERM and the retry timers together, hands what happens to ``AgentCore`` and carries out the actions it returns.
+/// the answers' replies, SIGTERM and the retry timers together, hands what happens to ``AgentCore`` and carries out
+/// the actions it returns. It never waits for locd: every socket to locd is non-blocking and read when poll says so.
 package final class AgentShell {
     /// What the command line decides.
     package struct Configuration: Sendable {
@@ -45,6 +46,8 @@ package final class AgentShell {
     private var stream: PromptStream?
     private var watch: UseWatch?
     private var tray: TrayItem?
+    /// The answers on their way to locd (N3).
+    private let answers: AnswerCalls
     /// When each retry is due.
     private var retryAt: ContinuousClock.Instant?
     private var watchRetryAt: ContinuousClock.Instant?
@@ -53,6 +56,7 @@ package final class AgentShell {
         self.configuration = configuration
         self.logger = logger
         core = AgentCore(opensTerminal: configuration.opensTerminal)
+        answers = AnswerCalls(socketPath: configuration.socketPath)
     }
 
     /// Serves until SIGTERM or SIGINT (0), or until another agent is found to own the name (0, N1).
@@ -74,9 +78,7 @@ package final class AgentShell {
         perform(core.start())
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
-            while let stream, stream.hasBufferedReply { readStream(stream) }
-            while let watch, watch.hasBufferedEvent { readWatch(watch.receiveEvents()) }
-            while let watch, watch.hasBufferedStatus { readWatch(watch.receiveStatus()) }
+            readBuffered()
             if let retryAt, retryAt <= .now {
                 self.retryAt = nil
                 perform(core.retryDue())
@@ -87,23 +89,40 @@ package final class AgentShell {
                 perform(core.watchRetryDue())
                 continue
             }
-            let (busPoll, busTimeout) = try bus.pollRequest()
-            var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
-            let streams = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor]
-            for descriptor in streams {
-                descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
-            }
-            _ = poll(&descriptors, nfds_t(descriptors.count), timeout(busTimeout))
-            if descriptors[1].revents != 0 {
+            guard try wait(bus: bus, signals: signals) else {
                 logger.info("stopping")
                 perform(core.stop())
                 _ = try? bus.process()
                 return
             }
-            if descriptors[2].revents != 0, let stream { readStream(stream) }
-            if descriptors[3].revents != 0, let watch { readWatch(watch.receiveEvents()) }
-            if descriptors[4].revents != 0, let watch { readWatch(watch.receiveStatus()) }
         }
+    }
+
+    /// Hands the core what locd's streams already said: whole replies read before, waiting in their buffers.
+    private func readBuffered() {
+        while let stream, stream.hasBufferedReply { readStream(stream) }
+        while let watch, watch.hasBufferedEvent { readWatch(watch.receiveEvents()) }
+        while let watch, watch.hasBufferedStatus { readWatch(watch.receiveStatus()) }
+    }
+
+    /// Waits for the bus, a signal, locd's streams, the answers' replies or a timer, and reads locd's sockets that
+    /// are ready, none of which waits (N3); `false` once SIGTERM or SIGINT came.
+    private func wait(bus: SessionBus, signals: Int32) throws(AgentFailure) -> Bool {
+        let (busPoll, busTimeout) = try bus.pollRequest()
+        let answering = answers.fileDescriptors
+        let sockets = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + answering
+        var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
+        for descriptor in sockets {
+            descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
+        }
+        _ = poll(&descriptors, nfds_t(descriptors.count), timeout(busTimeout))
+        if descriptors[1].revents != 0 { return false }
+        if descriptors[2].revents != 0, let stream { readStream(stream) }
+        if descriptors[3].revents != 0, let watch { readWatch(watch.receiveEvents()) }
+        if descriptors[4].revents != 0, let watch { readWatch(watch.receiveStatus()) }
+        let ready = Set(zip(answering, descriptors[5...]).filter { $0.1.revents != 0 }.map(\.0))
+        if !ready.isEmpty { readAnswers(ready) }
+        return true
     }
 
     /// The poll timeout: the bus's own or a retry's, whichever is first.
@@ -156,6 +175,20 @@ package final class AgentShell {
         }
     }
 
+    /// Hands the core the replies of the answers whose sockets are `ready`.
+    private func readAnswers(_ ready: Set<Int32>) {
+        for (prompt, outcome) in answers.receive(ready: ready) { perform(answered(prompt, outcome)) }
+    }
+
+    /// The core's event for how the answer to `prompt` ended.
+    private func answered(_ prompt: String, _ outcome: AnswerCalls.Outcome) -> [AgentCore.Action] {
+        switch outcome {
+        case .taken: core.answerTaken(prompt)
+        case .refused(let error): core.answerRefused(prompt, error: error)
+        case .failed(let reason): core.answerFailed(prompt, reason: reason)
+        }
+    }
+
     private func readStream(_ stream: PromptStream) {
         for reply in stream.receive() {
             switch reply {
@@ -182,13 +215,76 @@ package final class AgentShell {
         while let action = queue.popFirst() { queue += carryOut(action) }
     }
 
+    /// Carries out one action, by its concern.
     private func carryOut(_ action: AgentCore.Action) -> [AgentCore.Action] {
         guard let bus else { return [] }
         switch action {
-        case .queryCapabilities:
-            return core.capabilitiesKnown(bus.capabilities())
-        case .queryDesktopDialog:
-            return core.desktopDialogChanged(present: bus.hasOwner(SessionBus.desktopDialogName))
+        case .queryCapabilities, .queryDesktopDialog, .queryTray:
+            return ask(action, bus)
+        case .notify, .closeNotification, .notifyInUse:
+            return show(action, bus)
+        case .openStream, .closeStream, .scheduleRetry, .answer:
+            return prompts(action)
+        case .openWatch, .readStatus, .scheduleWatchRetry, .registerTray, .showTray:
+            return indicate(action)
+        case .log(let level, let message):
+            switch level {
+            case .debug: logger.debug("\(message)")
+            case .info: logger.info("\(message)")
+            case .warning: logger.warning("\(message)")
+            }
+            return []
+        case .openTerminal:
+            openTerminal("agent")
+            return []
+        case .openSettings:
+            openTerminal("apps")
+            return []
+        }
+    }
+
+    /// What the session bus has: the notification server's capabilities, GNOME Shell, a tray.
+    private func ask(_ action: AgentCore.Action, _ bus: SessionBus) -> [AgentCore.Action] {
+        switch action {
+        case .queryCapabilities: core.capabilitiesKnown(bus.capabilities())
+        case .queryDesktopDialog: core.desktopDialogChanged(present: bus.hasOwner(SessionBus.desktopDialogName))
+        case .queryTray: core.trayKnown(present: bus.hasOwner(TrayItem.watcherName))
+        default: []
+        }
+    }
+
+    /// Notifications shown and closed.
+    private func show(_ action: AgentCore.Action, _ bus: SessionBus) -> [AgentCore.Action] {
+        switch action {
+        case .notify(let notification, let prompt):
+            do {
+                let id = try bus.notify(notification)
+                logger.debug("notification \(id) shows \(prompt.map { "prompt \($0)" } ?? "the notice")")
+                return core.notificationShown(id, for: prompt)
+            } catch {
+                logger.warning("cannot show the notification of prompt \(prompt ?? "notice"): \(error)")
+                return []
+            }
+        case .notifyInUse(let notification):
+            do {
+                let id = try bus.notify(notification)
+                logger.debug("notification \(id) shows the apps using location")
+                return core.inUseNotificationShown(id)
+            } catch {
+                logger.warning("cannot show the notification of the apps using location: \(error)")
+                return []
+            }
+        case .closeNotification(let id):
+            bus.closeNotification(id)
+            return []
+        default:
+            return []
+        }
+    }
+
+    /// locd's prompt stream, and the answers sent without waiting (N3).
+    private func prompts(_ action: AgentCore.Action) -> [AgentCore.Action] {
+        switch action {
         case .openStream:
             do {
                 stream = try PromptStream(socketPath: configuration.socketPath)
@@ -204,43 +300,20 @@ package final class AgentShell {
         case .scheduleRetry(let seconds):
             retryAt = .now.advanced(by: .seconds(seconds))
             return []
-        case .notify(let notification, let prompt):
-            do {
-                let id = try bus.notify(notification)
-                logger.debug("notification \(id) shows \(prompt.map { "prompt \($0)" } ?? "the notice")")
-                return core.notificationShown(id, for: prompt)
-            } catch {
-                logger.warning("cannot show the notification of prompt \(prompt ?? "notice"): \(error)")
-                return []
-            }
-        case .closeNotification(let id):
-            bus.closeNotification(id)
-            return []
         case .answer(let prompt, let answer, let accuracy):
-            let refusal = PromptStream.answer(
-                socketPath: configuration.socketPath,
-                id: prompt,
-                answer: answer,
-                accuracy: accuracy
-            )
-            guard let refusal else {
-                logger.info("answered prompt \(prompt): \(answer)\(accuracy.map { " (\($0))" } ?? "")")
+            guard let outcome = answers.send(prompt: prompt, answer: answer, accuracy: accuracy) else {
+                logger.debug("answer to prompt \(prompt) sent; locd's reply is read when it comes")
                 return []
             }
-            return core.answerRefused(prompt, error: refusal)
-        case .log(let level, let message):
-            switch level {
-            case .debug: logger.debug("\(message)")
-            case .info: logger.info("\(message)")
-            case .warning: logger.warning("\(message)")
-            }
+            return answered(prompt, outcome)
+        default:
             return []
-        case .openTerminal:
-            openTerminal("agent")
-            return []
-        case .openSettings:
-            openTerminal("apps")
-            return []
+        }
+    }
+
+    /// What uses location (N5): locd's event stream and `Status`, and the tray item.
+    private func indicate(_ action: AgentCore.Action) -> [AgentCore.Action] {
+        switch action {
         case .openWatch:
             do {
                 watch = try UseWatch(socketPath: configuration.socketPath)
@@ -261,8 +334,6 @@ package final class AgentShell {
         case .scheduleWatchRetry(let seconds):
             watchRetryAt = .now.advanced(by: .seconds(seconds))
             return []
-        case .queryTray:
-            return core.trayKnown(present: bus.hasOwner(TrayItem.watcherName))
         case .registerTray:
             do {
                 try tray?.register()
@@ -274,15 +345,8 @@ package final class AgentShell {
             tray?.show(look)
             logger.debug("location in use: \(look.status)")
             return []
-        case .notifyInUse(let notification):
-            do {
-                let id = try bus.notify(notification)
-                logger.debug("notification \(id) shows the apps using location")
-                return core.inUseNotificationShown(id)
-            } catch {
-                logger.warning("cannot show the notification of the apps using location: \(error)")
-                return []
-            }
+        default:
+            return []
         }
     }
 

@@ -4,8 +4,8 @@ import Varlink
 /// One of locd's `more` streams (`Admin.Prompts`, `Admin.Watch`), opened as the agent's own user (H4, H7: that
 /// user's apps, no privilege).
 ///
-/// Blocking, on the agent's one thread: its socket is polled beside the bus, and a reply is read only when bytes are
-/// there.
+/// On the agent's one thread, never waiting there: the socket is non-blocking and polled beside the bus, and a read
+/// takes only the bytes that are there (a reply only part of which came is finished by a later read).
 final class LocdStream {
     /// What one read of the stream gives.
     enum Reply {
@@ -22,7 +22,7 @@ final class LocdStream {
     /// Connects and calls `method` with `more`.
     init(socketPath: String, method: String, name: String) throws {
         self.name = name
-        client = try VarlinkClient(path: socketPath, timeout: 5)
+        client = try VarlinkClient(path: socketPath, timeout: 0, nonBlocking: true)
         try client.send(VarlinkCall(method: method, parameters: [:], more: true))
     }
 

@@ -1,7 +1,7 @@
 import JSON
 import Varlink
 
-/// locd's side of the prompts: the `io.locd.Admin.Prompts` stream, and `AnswerPrompt` on a connection of its own.
+/// locd's side of the prompts: the `io.locd.Admin.Prompts` stream (the answers are ``AnswerCalls``).
 final class PromptStream {
     /// What one reply of the stream says.
     enum Reply {
@@ -35,22 +35,6 @@ final class PromptStream {
             case .ended(let reason):
                 return [.ended(reason)]
             }
-        }
-    }
-
-    /// Answers prompt `id`; the Varlink error name locd refused it with, or a description of why it could not be
-    /// sent, or `nil` when locd took it.
-    static func answer(socketPath: String, id: String, answer: String, accuracy: String?) -> String? {
-        var parameters: JSONObject = ["id": .string(id), "answer": .string(answer)]
-        if let accuracy { parameters["accuracy"] = .string(accuracy) }
-        do {
-            let client = try VarlinkClient(path: socketPath, timeout: 10)
-            try client.call("io.locd.Admin.AnswerPrompt", parameters)
-            return nil
-        } catch let error as VarlinkError {
-            return error.name
-        } catch {
-            return "\(error)"
         }
     }
 }

@@ -47,7 +47,7 @@ final class UseWatch {
 
     /// Sends `Status`, on the connection of the last call if locd kept it; the answer is read by ``receiveStatus()``.
     func requestStatus() throws {
-        let client = try status ?? VarlinkClient(path: socketPath, timeout: 5)
+        let client = try status ?? VarlinkClient(path: socketPath, timeout: 0, nonBlocking: true)
         status = client
         do {
             try client.send(VarlinkCall(method: "io.locd.Admin.Status", parameters: [:]))

@@ -192,6 +192,48 @@ struct AgentCoreTests {
     }
 
     @Test(
+        """
+        N3: an answer's reply is an event: taken, it is logged and the notification waits for the withdrawal; refused \
+        or broken, it is logged and the notification stays to be chosen again
+        """
+    )
+    func answerReplies() {
+        var core = Self.showing()
+        _ = core.actionInvoked("allowWhileUsing", on: 7)
+        #expect(core.answering == [AgentCore.Answering(prompt: "p1", answer: "allowWhileUsing", accuracy: "full")])
+        #expect(core.answerTaken("p1") == [.log(.info, "answered prompt p1: allowWhileUsing (full)")])
+        #expect(core.answering.isEmpty && core.shown.first?.notification == 7)
+        _ = core.actionInvoked("deny", on: 7)
+        let failed = core.answerFailed("p1", reason: "the connection to locd broke")
+        #expect(failed == [.log(.warning, "cannot answer prompt p1: the connection to locd broke")])
+        _ = core.actionInvoked("deny", on: 7)
+        #expect(core.answerRefused("p1", error: "io.locd.Admin.Denied").count == 1)
+        // Nothing closes: the notification is still the person's to choose from.
+        #expect(core.answering.isEmpty && core.shown.first?.notification == 7)
+        #expect(core.actionInvoked("deny", on: 7) == [.answer(prompt: "p1", answer: "deny", accuracy: "full")])
+    }
+
+    @Test("N3: at most 16 answers wait for locd's replies; a choice beyond them is logged and not sent")
+    func answersWaitingBounded() {
+        var core = Self.showing()
+        for _ in 0..<AgentCore.mostAnswersWaiting {
+            #expect(
+                core.actionInvoked("allowOnce", on: 7) == [.answer(prompt: "p1", answer: "allowOnce", accuracy: "full")]
+            )
+        }
+        let beyond = core.actionInvoked("allowOnce", on: 7)
+        #expect(beyond.count == 1)
+        guard case .log(.warning, let line) = beyond.first else {
+            Issue.record("expected one warning, got \(beyond)")
+            return
+        }
+        #expect(line.contains("not sent"))
+        // One reply frees one place.
+        _ = core.answerRefused("p1", error: "io.locd.Admin.NoSuchPrompt")
+        #expect(core.actionInvoked("deny", on: 7) == [.answer(prompt: "p1", answer: "deny", accuracy: "full")])
+    }
+
+    @Test(
         "N4: a server without actions gets one notice and one log line naming locctl agent, and each prompt says how to answer"
     )
     func noActions() throws {
