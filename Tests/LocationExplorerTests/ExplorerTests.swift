@@ -7,7 +7,7 @@ import Testing
 struct ExplorerTests {
     /// 2 apps × 3 clients × 2 users to depth 5: a debug build explores its 84,000 transitions in about 10 s
     /// (docs/PERFORMANCE.md gives the figures, and why depth 8 does not fit).
-    static let ciSize = ExplorerSize(apps: 2, clients: 3, users: 2, depth: 5)
+    static let ciSize = ExplorerSize.continuousIntegration
 
     @Test("L1, L5, L6, U1, U2, S6, S7, S8, R1, R2, R3, D1, D12, H1: no event sequence to the CI depth breaks a rule")
     func noCounterexample() {
