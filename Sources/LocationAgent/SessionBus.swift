@@ -234,25 +234,23 @@ final class SessionBus {
 
     /// The unique name of the connection that owns `name` now (`GetNameOwner`); `nil` when nobody does.
     func owner(of name: String) -> String? {
-        let reply = try? call(
-            "GetNameOwner",
-            of: "org.freedesktop.DBus",
-            path: "/org/freedesktop/DBus",
-            interface: "org.freedesktop.DBus"
-        ) { message in
-            let writer = MessageWriter(message)
-            writer.string(name)
-            return writer.result
-        }
-        guard let reply else { return nil }
+        guard let reply = askBus("GetNameOwner", about: name) else { return nil }
         defer { sd_bus_message_unref(reply) }
         return MessageReader(reply).string()
     }
 
     /// Whether a connection owns `name` now (`NameHasOwner`); `false` when the bus cannot say.
     func hasOwner(_ name: String) -> Bool {
-        let reply = try? call(
-            "NameHasOwner",
+        guard let reply = askBus("NameHasOwner", about: name) else { return false }
+        defer { sd_bus_message_unref(reply) }
+        var owned: Int32 = 0
+        return sd_bus_message_read_basic(reply, code("b"), &owned) > 0 && owned != 0
+    }
+
+    /// The bus's own reply to `member(name)` of `org.freedesktop.DBus`, to be unref'd; `nil` when it answers an error.
+    private func askBus(_ member: String, about name: String) -> OpaquePointer? {
+        try? call(
+            member,
             of: "org.freedesktop.DBus",
             path: "/org/freedesktop/DBus",
             interface: "org.freedesktop.DBus"
@@ -261,10 +259,6 @@ final class SessionBus {
             writer.string(name)
             return writer.result
         }
-        guard let reply else { return false }
-        defer { sd_bus_message_unref(reply) }
-        var owned: Int32 = 0
-        return sd_bus_message_read_basic(reply, code("b"), &owned) > 0 && owned != 0
     }
 
     /// Calls `member` of the notification server, or of `destination`, with the arguments `append` writes, and
