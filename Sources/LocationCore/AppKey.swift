@@ -9,13 +9,17 @@ package struct AppKey: Hashable, Comparable, Codable, Sendable, CustomStringConv
     /// speaks for (I9); `nil` for the app's entry of no user (H2).
     package var user: UInt32?
 
-    package init(_ appID: String, user: UInt32? = nil) {
+    /// The person is named on purpose: an entry of no user is asked for by ``noUser(_:)``, never by leaving it out.
+    package init(_ appID: String, user: UInt32?) {
         self.appID = appID
         self.user = user
     }
 
+    /// The app's entry of no user (H2): the installed app's, or that of a core that is given no uids.
+    package static func noUser(_ appID: String) -> AppKey { AppKey(appID, user: nil) }
+
     package init(stringLiteral appID: String) {
-        self.init(appID)
+        self.init(appID, user: nil)
     }
 
     /// App-id order, each app's entry of no user first, then its users by uid.

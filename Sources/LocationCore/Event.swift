@@ -51,14 +51,14 @@ package enum Call: Sendable {
     // Each names the user whose app it means (`user`), which only an administrator may; a caller that may not
     // administer reaches its own uid's apps (H4).
     case status
-    case listApps(user: UInt32? = nil)
-    case adminListSessions(appID: String?, user: UInt32? = nil)
+    case listApps(user: UInt32?)
+    case adminListSessions(appID: String?, user: UInt32?)
     /// An administrator naming no user sets the app for every user (H5).
-    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32? = nil)
+    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32?)
     /// An administrator's call turns the machine's switch; any other caller's, its own (H6).
     case setLocationServices(Bool)
-    case adminSetAppState(appID: String, state: RunningState, user: UInt32? = nil)
-    case locationButton(appID: String, user: UInt32? = nil)
+    case adminSetAppState(appID: String, state: RunningState, user: UInt32?)
+    case locationButton(appID: String, user: UInt32?)
     /// The caller's own user's prompts (H7).
     case prompts
     /// An administrator's agent offered every user's prompts, as a broker that hands each to that user's own agent

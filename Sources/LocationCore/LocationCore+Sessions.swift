@@ -415,7 +415,7 @@ extension LocationCore {
         return sessionViews(of: app)
     }
 
-    func sessionViews(of appID: String) -> [SessionView] { sessionViews(of: AppKey(appID)) }
+    func sessionViews(of appID: String) -> [SessionView] { sessionViews(of: AppKey.noUser(appID)) }
 
     func sessionViews(of app: Int) -> [SessionView] {
         let context = context(of: app)

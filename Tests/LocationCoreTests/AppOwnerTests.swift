@@ -43,7 +43,7 @@ struct AppOwnerTests {
     }
 
     private func listed(_ h: inout Harness) -> [AppView] {
-        let call = h.call(h.connect(uid: 0), .listApps())
+        let call = h.call(h.connect(uid: 0), .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: call) else { return [] }
         return views
     }
@@ -177,7 +177,7 @@ struct AppOwnerTests {
         // The unknown owner's apps are forgotten on their own.
         let forget = h.call(h.connect(uid: 0), .forgetApps(owner: .unknown))
         #expect(h.reply(to: forget) == .forgotten(1))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.old")))
+        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.old", user: nil)))
         #expect(invented(&h).count == 8)
     }
 

@@ -34,7 +34,7 @@ struct AuthorizationRecordTests {
         h.send(.reload(manifests: Harness.defaultManifests, configuration: restricting("com.ex.maps")))
 
         let admin = h.connect()
-        let call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: true))
+        let call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: true, user: nil))
 
         // Status and label are restricted; the other fields are the stored ones.
         let expected = restrictedView(of: stored)
@@ -49,7 +49,7 @@ struct AuthorizationRecordTests {
         var h = Harness(configuration: CoreConfiguration(restrictedApps: ["com.ex.maps"]))
         _ = h.launch("com.ex.maps")
         let admin = h.connect()
-        let call = h.call(admin, .locationButton(appID: "com.ex.maps"))
+        let call = h.call(admin, .locationButton(appID: "com.ex.maps", user: nil))
 
         #expect(h.reply(to: call) == .authorization(restrictedView(of: AuthorizationRecord())))
         #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord())
@@ -155,7 +155,7 @@ struct AuthorizationRecordTests {
         #expect(json?["settingsLabel"] == nil)
 
         let admin = h.connect()
-        let list = h.call(admin, .listApps())
+        let list = h.call(admin, .listApps(user: nil))
         guard case .apps(let apps)? = h.reply(to: list), let entry = apps.first(where: { $0.appID == "com.ex.maps" })
         else {
             Issue.record("ListApps did not list com.ex.maps")
@@ -258,7 +258,7 @@ struct AuthorizationRecordTests {
         #expect(h.core.storedRecord("com.ex.maps") == row.expected)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(row.expected))
         #expect(h.authorization("com.ex.maps").settingsLabel == row.label)
-        #expect(h.persisted.contains(.record(appID: "com.ex.maps", row.expected)))
+        #expect(h.persisted.contains(.record(appID: "com.ex.maps", row.expected, user: nil)))
     }
 
     @Test("A3: Always set by an admin is not provisional and settles the upgrade; While Using declines it for good")
@@ -400,9 +400,9 @@ struct AuthorizationRecordTests {
             let prompt = h.prompts("com.ex.maps").first!.id
             call = h.call(admin, .answerPrompt(id: prompt.description, answer: .allowWhileUsing, accuracy: nil))
         case .admin:
-            call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil))
+            call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil, user: nil))
         case .locationButton:
-            call = h.call(admin, .locationButton(appID: "com.ex.maps"))
+            call = h.call(admin, .locationButton(appID: "com.ex.maps", user: nil))
         case .locationServices:
             call = h.call(admin, .setLocationServices(false))
         }

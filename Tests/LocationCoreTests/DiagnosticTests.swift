@@ -564,7 +564,7 @@ struct DiagnosticTests {
         #expect(h.state(session) == .limited)
         let button = h.connect()
 
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         #expect(h.state(session) == .active)
         #expect(h.masks(on: stream) == [[]])

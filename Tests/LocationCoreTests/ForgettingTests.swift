@@ -27,8 +27,8 @@ struct ForgettingTests {
         #expect(appIDs(h).contains("org.invented.A"))
         h.advance(10)
         #expect(!appIDs(h).contains("org.invented.A"))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.A")))
-        let listed = h.call(h.connect(), .listApps())
+        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.A", user: nil)))
+        let listed = h.call(h.connect(), .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: listed) else {
             Issue.record("ListApps failed")
             return
@@ -135,7 +135,8 @@ struct ForgettingTests {
                     state: .notRunning,
                     graceEnds: nil,
                     relaunchEnds: nil,
-                    inUseAtTermination: false
+                    inUseAtTermination: false,
+                    user: nil
                 )
             ]
         )
@@ -147,7 +148,7 @@ struct ForgettingTests {
             at: h.now
         )
         h.advance(0)
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.Stale")))
+        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.Stale", user: nil)))
         #expect(!appIDs(h).contains("org.invented.Stale"))
         #expect(h.status("org.invented.Denied") == .denied)
     }

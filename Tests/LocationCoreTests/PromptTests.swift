@@ -939,7 +939,7 @@ struct PromptTests {
         let pending = try #require(h.prompts("com.ex.maps").first)
         let button = h.connect()
 
-        let press = h.call(button, .locationButton(appID: "com.ex.maps"))
+        let press = h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         let record = h.authorization("com.ex.maps")
         #expect(h.reply(to: press) == .authorization(record))
@@ -958,7 +958,7 @@ struct PromptTests {
         #expect(h.answer("com.ex.maps", .deny) == nil)
         let button = h.connect()
 
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         let record = h.authorization("com.ex.maps")
         #expect(record.status == .authorizedWhenInUse)
@@ -973,7 +973,7 @@ struct PromptTests {
         _ = try h.created(app, .whenInUse)
         #expect(h.answer("com.ex.maps", .deny) == nil)
         let button = h.connect()
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         h.call(app, .setAppState(.background))
         h.advance(10)
@@ -996,7 +996,7 @@ struct PromptTests {
 
         for appID in ["com.ex.maps", "com.ex.run", "com.ex.approx", "com.ex.bare"] {
             let before = h.authorization(appID)
-            let press = h.call(button, .locationButton(appID: appID))
+            let press = h.call(button, .locationButton(appID: appID, user: nil))
             #expect(h.reply(to: press) == .authorization(before), "\(appID)")
             #expect(h.authorization(appID) == before, "\(appID)")
             #expect(h.persisted.isEmpty, "\(appID)")

@@ -500,7 +500,7 @@ private struct Scenario {
             note = "services \(enabled ? "on" : "off")"
         case .locationButton:
             let appID = app(step.a)
-            call(admin, .locationButton(appID: appID))
+            call(admin, .locationButton(appID: appID, user: nil))
             note = "location button \(appID)"
         case .startUpdates: note = startUpdates(step)
         case .stopUpdates: note = stopUpdates(step)
@@ -676,7 +676,7 @@ private struct Scenario {
         if step.c % 2 == 0 {
             call(connection.client, .setAppState(state))
         } else {
-            call(admin, .adminSetAppState(appID: connection.appID, state: state))
+            call(admin, .adminSetAppState(appID: connection.appID, state: state, user: nil))
         }
         return "\(connection.appID) → \(state.rawValue), in use \(core.appState(connection.appID)!.inUse)"
     }
@@ -698,7 +698,7 @@ private struct Scenario {
         let appID = app(step.a)
         let setting: AuthorizationSetting? = [nil, .never, .askNextTime, .whileUsing, .always][step.b % 5]
         let precise: Bool? = [nil, true, false][step.c % 3]
-        call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise))
+        call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise, user: nil))
         return "set \(appID) \(setting?.rawValue ?? "-") precise \(precise.map(String.init) ?? "-")"
     }
 

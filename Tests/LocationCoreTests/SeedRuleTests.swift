@@ -61,7 +61,7 @@ struct SeedRuleTests {
         )
 
         let admin = h.connect()
-        h.call(admin, .locationButton(appID: Self.bare))
+        h.call(admin, .locationButton(appID: Self.bare, user: nil))
         #expect(h.authorization(Self.bare).oneTime)
         let session = try h.created(app, .whenInUse)
         #expect(h.state(session) == .active)
@@ -112,7 +112,7 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).isEmpty)
         // Use in the foreground does not count, and the stretch so far is stored when it stops.
         h.call(app, .setAppState(.foreground))
-        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(1800))))
+        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(1800), user: nil)))
         h.advance(7200)
         #expect(h.prompts(Self.run).isEmpty)
         // Back in the background the count goes on from 1800 s.
@@ -173,7 +173,7 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).isEmpty)
         #expect(h.authorization(Self.run).status == .authorizedAlways)
         #expect(h.authorization(Self.run).settingsLabel == .always)
-        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(0))))
+        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(0), user: nil)))
         #expect(h.state(session) == .active)
         h.advance(3599)
         #expect(h.prompts(Self.run).isEmpty)
@@ -191,7 +191,7 @@ struct SeedRuleTests {
         #expect(record.status == .authorizedWhenInUse)
         #expect(record.alwaysDecision == .declined)
         #expect(h.authorization(Self.run).settingsLabel == .whileUsing)
-        #expect(h.persisted.contains(.record(appID: Self.run, record)))
+        #expect(h.persisted.contains(.record(appID: Self.run, record, user: nil)))
         #expect(h.mask(session)?.contains(.alwaysAuthorizationDenied) == true)
         h.advance(100_000)
         #expect(h.prompts(Self.run).isEmpty)

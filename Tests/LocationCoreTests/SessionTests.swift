@@ -135,7 +135,7 @@ struct SessionTests {
         let call = h.call(app, .invalidateSession(id.description))
         #expect(h.reply(to: call) == .empty)
         #expect(h.session(id) == nil)
-        #expect(h.persisted == [.sessionRemoved(appID: Self.maps, id)])
+        #expect(h.persisted == [.sessionRemoved(appID: Self.maps, id, user: nil)])
         #expect(h.messages(to: stream) == [.diagnostic([], ended: true)])
         #expect(h.ended(stream))
         #expect(h.sessions(of: app).isEmpty)

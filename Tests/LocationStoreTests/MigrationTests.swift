@@ -38,7 +38,8 @@ import Testing
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: 42,
-                    lingerEnds: lingerEnds
+                    lingerEnds: lingerEnds,
+                    user: nil
                 ),
                 SessionSnapshot(
                     id: SessionID(epoch: 2, number: 10),
@@ -47,7 +48,8 @@ import Testing
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: 42,
-                    lingerEnds: nil
+                    lingerEnds: nil,
+                    user: nil
                 ),
             ]
             #expect(try store.load().sessions == expected)
@@ -62,7 +64,7 @@ import Testing
             // Writes address the migrated rows: an update replaces the row, a removal deletes it.
             var moved = expected[1]
             moved.lingerEnds = lingerEnds
-            try store.apply([.session(moved), .sessionRemoved(appID: "com.ex.maps", expected[0].id)])
+            try store.apply([.session(moved), .sessionRemoved(appID: "com.ex.maps", expected[0].id, user: nil)])
             #expect(try store.load().sessions == [moved])
         }
     }
@@ -142,9 +144,9 @@ import Testing
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let session = DurabilityTests.session(1)
             try store.apply([.session(session)])
-            try store.apply([.sessionRemoved(appID: "com.ex.other", session.id)])
+            try store.apply([.sessionRemoved(appID: "com.ex.other", session.id, user: nil)])
             #expect(try store.load().sessions == [session])
-            try store.apply([.sessionRemoved(appID: session.appID, session.id)])
+            try store.apply([.sessionRemoved(appID: session.appID, session.id, user: nil)])
             #expect(try store.load().sessions.isEmpty)
         }
     }

@@ -35,7 +35,7 @@ import Testing
             #expect(driver.core.queuedPrompts(of: "com.ex.maps").first?.kind == .alwaysUpgrade)
 
             let admin = try driver.connect(pid: 1)
-            try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil))
+            try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil, user: nil))
             let run = try driver.connect(pid: 5151)
             try driver.call(run, .hello(appID: "com.ex.run", state: .foreground))
             let activity = try driver.call(run, .beginBackgroundActivity)
@@ -44,7 +44,10 @@ import Testing
                 return
             }
             try driver.call(run, .setAppState(.background))
-            try driver.call(admin, .setAuthorization(appID: "com.ex.approx", setting: .always, precise: false))
+            try driver.call(
+                admin,
+                .setAuthorization(appID: "com.ex.approx", setting: .always, precise: false, user: nil)
+            )
             try driver.advance(3)
 
             let original = driver.core

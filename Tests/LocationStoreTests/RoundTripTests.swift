@@ -54,7 +54,8 @@ import Testing
                             requirement: .whenInUse,
                             purposeKey: purposeKey,
                             ownerPID: 1,
-                            lingerEnds: nil
+                            lingerEnds: nil,
+                            user: nil
                         )
                     )
                 )
@@ -89,7 +90,7 @@ import Testing
             let once = try store.load()
             try store.apply(writes)
             try store.apply([
-                .sessionRemoved(appID: "com.ex.none", SessionID(epoch: 99, number: 1)),
+                .sessionRemoved(appID: "com.ex.none", SessionID(epoch: 99, number: 1), user: nil),
                 .promptRemoved(PromptID(epoch: 99, number: 1)),
             ])
             try store.apply([])
@@ -122,14 +123,16 @@ import Testing
                 requirement: .whenInUse,
                 purposeKey: "",
                 ownerPID: .min,
-                lingerEnds: Instant(nanoseconds: .min)
+                lingerEnds: Instant(nanoseconds: .min),
+                user: nil
             )
             let app = AppSnapshot(
                 appID: "",
                 state: .terminated,
                 graceEnds: Instant(nanoseconds: .max),
                 relaunchEnds: Instant(nanoseconds: 0),
-                inUseAtTermination: true
+                inUseAtTermination: true,
+                user: nil
             )
             try LocationStore(directory: directory.path, bootID: "").apply([.session(session), .app(app)])
             let loaded = try LocationStore(directory: directory.path, bootID: "").load()

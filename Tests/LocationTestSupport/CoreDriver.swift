@@ -167,7 +167,7 @@ extension CoreDriver {
         precise: Bool? = nil
     ) throws(Failure) {
         let admin = try connect()
-        try call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise))
+        try call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise, user: nil))
     }
 
     // MARK: Reading

@@ -29,7 +29,8 @@ enum Samples {
                         state: state,
                         graceEnds: instants[index % instants.count],
                         relaunchEnds: instants[(index + 1) % instants.count],
-                        inUseAtTermination: index % 2 == 0
+                        inUseAtTermination: index % 2 == 0,
+                        user: nil
                     )
                 )
             )
@@ -46,7 +47,8 @@ enum Samples {
                             requirement: requirement,
                             purposeKey: number % 2 == 0 ? "Navigation" : nil,
                             ownerPID: number == 1 ? 0 : Int32(4000 + number),
-                            lingerEnds: instants[Int(number) % instants.count]
+                            lingerEnds: instants[Int(number) % instants.count],
+                            user: nil
                         )
                     )
                 )
@@ -63,11 +65,12 @@ enum Samples {
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: .max,
-                    lingerEnds: nil
+                    lingerEnds: nil,
+                    user: nil
                 )
             )
         )
-        writes.append(.sessionRemoved(appID: "com.ex.app2", SessionID(epoch: 7, number: 2)))
+        writes.append(.sessionRemoved(appID: "com.ex.app2", SessionID(epoch: 7, number: 2), user: nil))
         for (index, kind) in PromptKind.allCases.enumerated() {
             writes.append(
                 .prompt(
@@ -76,7 +79,8 @@ enum Samples {
                         appID: "com.ex.app\(index)",
                         kind: kind,
                         purposeKey: kind == .temporaryFullAccuracy ? "Navigation" : nil,
-                        raisedAt: instants[index % instants.count]
+                        raisedAt: instants[index % instants.count],
+                        user: nil
                     )
                 )
             )
@@ -92,13 +96,14 @@ enum Samples {
                         condition: CircularCondition(latitude: -33.5 + Double(index), longitude: 179.99, radius: 0.5),
                         state: state,
                         date: state == .unknown ? nil : 1_700_000_000.25,
-                        position: Int64(10 - index)
+                        position: Int64(10 - index),
+                        user: nil
                     )
                 )
             )
         }
-        writes.append(.conditionRemoved(appID: "com.ex.app1", monitor: "work", identifier: "c1"))
-        writes.append(.conditionRemoved(appID: "com.ex.app0", monitor: "work", identifier: "absent"))
+        writes.append(.conditionRemoved(appID: "com.ex.app1", monitor: "work", identifier: "c1", user: nil))
+        writes.append(.conditionRemoved(appID: "com.ex.app0", monitor: "work", identifier: "absent", user: nil))
         // Later writes win.
         writes.append(
             .condition(
@@ -109,14 +114,17 @@ enum Samples {
                     condition: CircularCondition(latitude: 35.68, longitude: 139.76, radius: 100_000),
                     state: .satisfied,
                     date: 1_700_000_100,
-                    position: 10
+                    position: 10,
+                    user: nil
                 )
             )
         )
-        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined)))
-        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(86_400.5)))
-        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(60)))
-        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(0)))
+        writes.append(
+            .record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined), user: nil)
+        )
+        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(86_400.5), user: nil))
+        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(60), user: nil))
+        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(0), user: nil))
         writes.append(
             .app(
                 AppSnapshot(
@@ -124,7 +132,8 @@ enum Samples {
                     state: .terminated,
                     graceEnds: nil,
                     relaunchEnds: .seconds(2),
-                    inUseAtTermination: true
+                    inUseAtTermination: true,
+                    user: nil
                 )
             )
         )
@@ -145,8 +154,8 @@ enum Samples {
         writes.append(.userLocationServices(uid: 1000, enabled: false))
         writes.append(.userLocationServices(uid: 1000, enabled: true))
         // A forgotten app (F18) leaves nothing: its record, lifecycle and Always use go; the others stay.
-        writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5)))
-        writes.append(.appRemoved(appID: "com.ex.app3"))
+        writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5), user: nil))
+        writes.append(.appRemoved(appID: "com.ex.app3", user: nil))
         return writes
     }
 
