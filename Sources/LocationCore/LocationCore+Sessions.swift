@@ -415,8 +415,6 @@ extension LocationCore {
         return sessionViews(of: app)
     }
 
-    func sessionViews(of appID: String) -> [SessionView] { sessionViews(of: AppKey.noUser(appID)) }
-
     func sessionViews(of app: Int) -> [SessionView] {
         let context = context(of: app)
         return apps[app].sessionSlots.compactMap { slot in

@@ -385,12 +385,6 @@ package struct LocationCore {
         return apps[app].queue.compactMap { promptView($0) }
     }
 
-    // The app of no user by its id alone: the one person of a core driven without uids, as the seeds' rules are.
-    package func authorizationView(_ appID: String) -> AuthorizationView { authorizationView(AppKey.noUser(appID)) }
-    package func storedRecord(_ appID: String) -> AuthorizationRecord? { storedRecord(AppKey.noUser(appID)) }
-    package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? { appState(AppKey.noUser(appID)) }
-    package func queuedPrompts(of appID: String) -> [PromptView] { queuedPrompts(of: AppKey.noUser(appID)) }
-
     package var isProviderRunning: Bool { providerRunning }
 
     /// Whether the provider last reported a fix (D9).

@@ -187,7 +187,7 @@ struct SeedRuleTests {
         h.call(app, .setAppState(.background))
         h.advance(3600)
         try #require(h.answer(Self.run, .changeToWhileUsing) == nil)
-        let record = try #require(h.core.storedRecord(Self.run))
+        let record = try #require(h.core.storedRecord(AppKey.noUser(Self.run)))
         #expect(record.status == .authorizedWhenInUse)
         #expect(record.alwaysDecision == .declined)
         #expect(h.authorization(Self.run).settingsLabel == .whileUsing)

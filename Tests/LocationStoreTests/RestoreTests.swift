@@ -74,8 +74,14 @@ import Testing
             )
             #expect(restored.snapshot.records == expected.records)
             for manifest in Self.manifests {
-                #expect(restored.storedRecord(manifest.appID) == original.storedRecord(manifest.appID))
-                #expect(restored.authorizationView(manifest.appID) == original.authorizationView(manifest.appID))
+                #expect(
+                    restored.storedRecord(AppKey.noUser(manifest.appID))
+                        == original.storedRecord(AppKey.noUser(manifest.appID))
+                )
+                #expect(
+                    restored.authorizationView(AppKey.noUser(manifest.appID))
+                        == original.authorizationView(AppKey.noUser(manifest.appID))
+                )
             }
             #expect(restored.sessionIDs == original.sessionIDs)
             #expect(restored.sessionIDs.contains(firstSession.id))
