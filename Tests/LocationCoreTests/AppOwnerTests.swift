@@ -157,7 +157,7 @@ struct AppOwnerTests {
         var stored = h.core.snapshot
         #expect(stored.records.keys.filter { $0.user == Self.nobody }.count == 8)
         // An app stored by a version that kept no owners.
-        stored.records["org.invented.old"] = AuthorizationRecord(status: .denied)
+        stored.records[AppKey.noUser("org.invented.old")] = AuthorizationRecord(status: .denied)
         h.core = LocationCore(
             configuration: Self.configuration,
             manifests: Harness.defaultManifests,

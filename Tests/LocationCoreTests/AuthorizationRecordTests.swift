@@ -23,14 +23,17 @@ struct AuthorizationRecordTests {
         #expect(h.prompts("com.ex.maps").isEmpty)
         #expect(h.mask(session) == [.authorizationRestricted])
         #expect(h.state(session) == .limited)
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord(), "the overlay is never stored")
+        #expect(
+            h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord(),
+            "the overlay is never stored"
+        )
     }
 
     @Test("A1: SetAuthorization on a restricted app changes nothing and returns the overlaid record")
     func restrictedIgnoresAdmin() {
         var h = Harness()
         h.set("com.ex.maps", .whileUsing, precise: false)
-        let stored = h.core.storedRecord("com.ex.maps")!
+        let stored = h.core.storedRecord(AppKey.noUser("com.ex.maps"))!
         h.send(.reload(manifests: Harness.defaultManifests, configuration: restricting("com.ex.maps")))
 
         let admin = h.connect()
@@ -40,7 +43,7 @@ struct AuthorizationRecordTests {
         let expected = restrictedView(of: stored)
         #expect(expected.accuracy == .reducedAccuracy)
         #expect(h.reply(to: call) == .authorization(expected))
-        #expect(h.core.storedRecord("com.ex.maps") == stored)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == stored)
         #expect(h.persisted.isEmpty)
     }
 
@@ -52,7 +55,7 @@ struct AuthorizationRecordTests {
         let call = h.call(admin, .locationButton(appID: "com.ex.maps", user: nil))
 
         #expect(h.reply(to: call) == .authorization(restrictedView(of: AuthorizationRecord())))
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord())
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord())
         #expect(h.persisted.isEmpty)
     }
 
@@ -73,7 +76,7 @@ struct AuthorizationRecordTests {
             accuracy: .reducedAccuracy,
             alwaysDecision: .granted
         )
-        #expect(h.core.storedRecord("com.ex.maps") == stored)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == stored)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(stored))
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
         #expect(h.messages(to: diagnostics) == [.diagnostic([], ended: false)])
@@ -244,7 +247,7 @@ struct AuthorizationRecordTests {
         h.answer("com.ex.maps", .allowOnce, accuracy: .reduced)
         h.answer("com.ex.maps", .allow)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(
                     status: .authorizedWhenInUse,
                     oneTime: true,
@@ -255,7 +258,7 @@ struct AuthorizationRecordTests {
 
         h.set("com.ex.maps", row.setting, precise: row.precise)
 
-        #expect(h.core.storedRecord("com.ex.maps") == row.expected)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == row.expected)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(row.expected))
         #expect(h.authorization("com.ex.maps").settingsLabel == row.label)
         #expect(h.persisted.contains(.record(appID: "com.ex.maps", row.expected, user: nil)))
@@ -267,18 +270,18 @@ struct AuthorizationRecordTests {
         let maps = h.launch("com.ex.maps")
         let session = h.create(maps, .always)!
         h.answer("com.ex.maps", .allowWhileUsing)
-        #expect(h.core.storedRecord("com.ex.maps")?.provisional == true)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.provisional == true)
 
         h.set("com.ex.maps", .always)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(status: .authorizedAlways, provisional: false, alwaysDecision: .granted)
         )
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
 
         h.set("com.ex.maps", .whileUsing)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(status: .authorizedWhenInUse, alwaysDecision: .declined)
         )
         // The upgrade is never offered again, not even from the background (P4, P5).
@@ -439,7 +442,10 @@ struct AuthorizationRecordTests {
             h.messages(to: diagnostics)
                 == [.diagnostic([.authorizationDenied, .authorizationDeniedGlobally], ended: false)]
         )
-        #expect(h.core.storedRecord("com.ex.maps")?.status == .notDetermined, "the records are untouched")
+        #expect(
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.status == .notDetermined,
+            "the records are untouched"
+        )
     }
 
     @Test("A4: turning location services on is a prompt evaluation moment for every app")

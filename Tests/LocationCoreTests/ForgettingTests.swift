@@ -106,12 +106,12 @@ struct ForgettingTests {
         let first = h.connect(pid: 50)
         h.call(first, brokered("org.invented.First", process: 4000))
         let old = h.create(first, .whenInUse)!
-        let handle = h.core.apps.handle("org.invented.First")
+        let handle = h.core.apps.handle(AppKey.noUser("org.invented.First"))
         h.call(first, .goodbye)
-        #expect(h.core.apps.handle("org.invented.First") == nil)
+        #expect(h.core.apps.handle(AppKey.noUser("org.invented.First")) == nil)
         let second = h.connect(pid: 51)
         h.call(second, brokered("org.invented.Second", process: 4001))
-        #expect(h.core.apps.handle("org.invented.Second") == handle)
+        #expect(h.core.apps.handle(AppKey.noUser("org.invented.Second")) == handle)
         let resumed = h.call(second, .resumeSession(old.description))
         #expect(h.error(of: resumed) == .noSuchSession(id: old.description))
         // Its own ended session is still SessionInvalidated (S3).
@@ -126,8 +126,8 @@ struct ForgettingTests {
         var h = Harness()
         let stored = CoreSnapshot(
             records: [
-                "org.invented.Stale": AuthorizationRecord(),
-                "org.invented.Denied": AuthorizationRecord(status: .denied),
+                AppKey.noUser("org.invented.Stale"): AuthorizationRecord(),
+                AppKey.noUser("org.invented.Denied"): AuthorizationRecord(status: .denied),
             ],
             apps: [
                 AppSnapshot(

@@ -272,7 +272,7 @@ struct PromptTests {
         #expect(record.status == .authorizedAlways)
         #expect(record.provisional)
         #expect(record.settingsLabel == .whileUsing, "Settings shows While Using for a provisional grant")
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .undecided)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .undecided)
     }
 
     @Test("P1: allowWhileUsing after RequestAuthorization(always) gives provisional Always")
@@ -549,7 +549,7 @@ struct PromptTests {
         #expect(record.status == .authorizedAlways)
         #expect(record.provisional == false)
         #expect(record.settingsLabel == .always)
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .granted)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .granted)
         #expect(h.mask(always) == [])
     }
 
@@ -580,7 +580,7 @@ struct PromptTests {
         let record = h.authorization("com.ex.maps")
         #expect(record.status == .authorizedWhenInUse)
         #expect(record.provisional == false)
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .declined)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .declined)
         #expect(h.mask(always) == [.insufficientlyInUse, .alwaysAuthorizationDenied])
     }
 

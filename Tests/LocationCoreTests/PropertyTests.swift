@@ -304,7 +304,7 @@ struct PropertyTests {
         #expect(!h.inUse("com.ex.maps"))
 
         h.answer("com.ex.maps", .allowOnce)
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord())
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord())
         #expect(h.prompts("com.ex.maps").isEmpty)
         #expect(h.mask(session) == [.insufficientlyInUse])
     }

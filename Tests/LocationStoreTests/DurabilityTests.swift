@@ -18,7 +18,7 @@ import Testing
             // A second connection, while the first stays open: what it reads is what a restart would read.
             let other = try LocationStore(directory: directory.path, bootID: "boot-a")
             let loaded = try other.load()
-            #expect(loaded.records == ["com.ex.maps": record])
+            #expect(loaded.records == [AppKey.noUser("com.ex.maps"): record])
             #expect(loaded.locationServicesEnabled == false)
             withExtendedLifetime(daemon) {}
         }

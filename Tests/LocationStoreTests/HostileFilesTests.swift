@@ -112,7 +112,7 @@ import Testing
             defer { close(copy) }
             #expect(copy >= 0)
             let reopened = try LocationStore(directory: directory.path, bootID: "boot-a")
-            #expect(try reopened.load().records["com.ex.maps"] == Self.record)
+            #expect(try reopened.load().records[AppKey.noUser("com.ex.maps")] == Self.record)
         }
     }
 
@@ -150,7 +150,7 @@ import Testing
             try #require(aside.count == 1)
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + aside[0])) == garbage)
             #expect(store.damaged?.description.contains(directory.path + "/locd.sqlite-wal") == true)
-            #expect(try store.load().records["com.ex.maps"] == Self.record)
+            #expect(try store.load().records[AppKey.noUser("com.ex.maps")] == Self.record)
         }
     }
 

@@ -99,20 +99,23 @@ import Testing
             let loaded = try store.load()
             #expect(
                 loaded.records == [
-                    "com.ex.maps": AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted),
+                    AppKey.noUser("com.ex.maps"): AuthorizationRecord(
+                        status: .authorizedAlways,
+                        alwaysDecision: .granted
+                    ),
                     AppKey("org.invented.Owned", user: 65534):
                         AuthorizationRecord(
                             status: .authorizedWhenInUse,
                             accuracy: .reducedAccuracy,
                             alwaysDecision: .declined
                         ),
-                    "org.invented.Unknown": AuthorizationRecord(status: .denied),
+                    AppKey.noUser("org.invented.Unknown"): AuthorizationRecord(status: .denied),
                 ]
             )
             #expect(
                 loaded.alwaysUse == [
                     AppKey("org.invented.Owned", user: 65534): Span(nanoseconds: 5),
-                    "com.ex.maps": Span(nanoseconds: 7),
+                    AppKey.noUser("com.ex.maps"): Span(nanoseconds: 7),
                 ]
             )
             #expect(loaded.conditions.map(\.app) == [AppKey("org.invented.Owned", user: 65534)])
@@ -133,7 +136,7 @@ import Testing
                 at: .seconds(11)
             )
             #expect(core.authorizationView(AppKey("com.ex.maps", user: 1000)).status == .notDetermined)
-            #expect(core.authorizationView("com.ex.maps").status == .authorizedAlways)
+            #expect(core.authorizationView(AppKey.noUser("com.ex.maps")).status == .authorizedAlways)
             #expect(core.authorizationView(AppKey("org.invented.Owned", user: 65534)).status == .authorizedWhenInUse)
         }
     }

@@ -23,16 +23,16 @@ import Testing
             }
             let agent = try driver.connect(pid: 1)
             try driver.call(agent, .prompts)
-            let authorization = try #require(driver.core.queuedPrompts(of: "com.ex.maps").first)
+            let authorization = try #require(driver.core.queuedPrompts(of: AppKey.noUser("com.ex.maps")).first)
             #expect(authorization.kind == .authorization)
             try driver.call(
                 agent,
                 .answerPrompt(id: authorization.id.description, answer: .allowWhileUsing, accuracy: nil)
             )
-            #expect(driver.core.storedRecord("com.ex.maps")?.status == .authorizedWhenInUse)
+            #expect(driver.core.storedRecord(AppKey.noUser("com.ex.maps"))?.status == .authorizedWhenInUse)
             // An Always session raises the upgrade prompt, left unanswered: it must come back after the restart.
             try driver.call(maps, .createSession(.always, purposeKey: "Navigation"))
-            #expect(driver.core.queuedPrompts(of: "com.ex.maps").first?.kind == .alwaysUpgrade)
+            #expect(driver.core.queuedPrompts(of: AppKey.noUser("com.ex.maps")).first?.kind == .alwaysUpgrade)
 
             let admin = try driver.connect(pid: 1)
             try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil, user: nil))
@@ -91,10 +91,10 @@ import Testing
             let window = restartedAt.adding(CoreConfiguration().relaunchWindow)
             #expect(restored.snapshot.sessions.allSatisfy { $0.lingerEnds == window })
             #expect(
-                restored.queuedPrompts(of: "com.ex.maps").map(\.id)
-                    == original.queuedPrompts(of: "com.ex.maps").map(\.id)
+                restored.queuedPrompts(of: AppKey.noUser("com.ex.maps")).map(\.id)
+                    == original.queuedPrompts(of: AppKey.noUser("com.ex.maps")).map(\.id)
             )
-            #expect(restored.appState("com.ex.run")?.state == .background)
+            #expect(restored.appState(AppKey.noUser("com.ex.run"))?.state == .background)
         }
     }
 

@@ -16,7 +16,10 @@ import Testing
             let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             #expect(loaded == Samples.expected(after: writes))
             #expect(loaded.locationServicesEnabled == false)
-            #expect(loaded.records["com.ex.app0"] == AuthorizationRecord(status: .denied, alwaysDecision: .declined))
+            #expect(
+                loaded.records[AppKey.noUser("com.ex.app0")]
+                    == AuthorizationRecord(status: .denied, alwaysDecision: .declined)
+            )
             #expect(!loaded.sessions.contains { $0.id == SessionID(epoch: 7, number: 2) })
             #expect(loaded.sessions.last?.id == SessionID(epoch: 7, number: 10))
             #expect(
@@ -27,7 +30,7 @@ import Testing
             )
             #expect(
                 loaded.alwaysUse == [
-                    "com.ex.app0": .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7),
+                    AppKey.noUser("com.ex.app0"): .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7),
                 ],
                 "a count back at zero is not loaded"
             )
