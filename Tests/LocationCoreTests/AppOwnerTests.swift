@@ -97,7 +97,7 @@ struct AppOwnerTests {
             h.disconnect(broker)
         }
         #expect(h.core.ownedApps.isEmpty)
-        #expect(h.written.contains(.appRemoved(appID: "org.invented.4", user: Self.nobody)))
+        #expect(h.written.contains(.appRemoved(AppKey("org.invented.4", user: Self.nobody))))
     }
 
     @Test(
@@ -120,8 +120,8 @@ struct AppOwnerTests {
         // Its prompt is withdrawn, its stream ends, its session and everything stored of it go.
         #expect(h.messages(to: prompts).contains(.withdrawn(prompt.id)))
         #expect(h.ended(live))
-        #expect(h.persisted.contains(.sessionRemoved(appID: "org.invented.running", session, user: Self.nobody)))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.running", user: Self.nobody)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey("org.invented.running", user: Self.nobody), session)))
+        #expect(h.persisted.contains(.appRemoved(AppKey("org.invented.running", user: Self.nobody))))
         #expect(h.core.apps[runningApp] == nil)
         #expect(h.core.ownedApps[Self.nobody] == nil)
         // Its connection speaks for no app now: Hello again, and the app is made anew, asking again.
@@ -177,7 +177,7 @@ struct AppOwnerTests {
         // The unknown owner's apps are forgotten on their own.
         let forget = h.call(h.connect(uid: 0), .forgetApps(owner: .unknown))
         #expect(h.reply(to: forget) == .forgotten(1))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.old", user: nil)))
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.old"))))
         #expect(invented(&h).count == 8)
     }
 

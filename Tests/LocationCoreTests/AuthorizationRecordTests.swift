@@ -151,7 +151,7 @@ struct AuthorizationRecordTests {
         h.answer("com.ex.maps", .allowOnce)
 
         let written = h.log.compactMap { action -> AuthorizationRecord? in
-            if case .persist(.record("com.ex.maps", let record, nil)) = action { record } else { nil }
+            if case .persist(.record(AppKey.noUser("com.ex.maps"), let record)) = action { record } else { nil }
         }
         #expect(written.last == AuthorizationRecord(status: .authorizedWhenInUse, oneTime: true))
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(written.last!)) as? [String: Any]
@@ -261,7 +261,7 @@ struct AuthorizationRecordTests {
         #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == row.expected)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(row.expected))
         #expect(h.authorization("com.ex.maps").settingsLabel == row.label)
-        #expect(h.persisted.contains(.record(appID: "com.ex.maps", row.expected, user: nil)))
+        #expect(h.persisted.contains(.record(AppKey.noUser("com.ex.maps"), row.expected)))
     }
 
     @Test("A3: Always set by an admin is not provisional and settles the upgrade; While Using declines it for good")

@@ -27,7 +27,7 @@ struct ForgettingTests {
         #expect(appIDs(h).contains("org.invented.A"))
         h.advance(10)
         #expect(!appIDs(h).contains("org.invented.A"))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.A", user: nil)))
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.A"))))
         let listed = h.call(h.connect(), .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: listed) else {
             Issue.record("ListApps failed")
@@ -148,7 +148,7 @@ struct ForgettingTests {
             at: h.now
         )
         h.advance(0)
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.Stale", user: nil)))
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.Stale"))))
         #expect(!appIDs(h).contains("org.invented.Stale"))
         #expect(h.status("org.invented.Denied") == .denied)
     }

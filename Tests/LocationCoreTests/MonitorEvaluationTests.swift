@@ -169,7 +169,7 @@ struct MonitorEvaluationTests {
         #expect(!evaluated.contains { $0.identifier == "c20" })
         h.call(app, .removeCondition(monitor: "places", identifier: "c3"))
         #expect(
-            h.persisted == [.conditionRemoved(appID: "com.ex.maps", monitor: "places", identifier: "c3", user: nil)]
+            h.persisted == [.conditionRemoved(AppKey.noUser("com.ex.maps"), monitor: "places", identifier: "c3")]
         )
         #expect(
             events(h, stream, inLast: true) == [

@@ -35,7 +35,9 @@ struct PeopleTests {
         #expect(h.prompts(Self.bobsMaps).isEmpty, "Bob's app asked nothing")
         #expect(h.answer(Self.alicesMaps, .deny) == nil)
         #expect(h.status(Self.alicesMaps) == .denied)
-        #expect(h.persisted.contains(.record(appID: Self.maps, AuthorizationRecord(status: .denied), user: Self.alice)))
+        #expect(
+            h.persisted.contains(.record(AppKey(Self.maps, user: Self.alice), AuthorizationRecord(status: .denied)))
+        )
         #expect(h.status(Self.bobsMaps) == .notDetermined, "one deny is Alice's alone")
         // Bob's own session asks Bob, and his answer is his.
         _ = h.create(bob, .whenInUse)

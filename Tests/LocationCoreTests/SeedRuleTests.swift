@@ -112,7 +112,7 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).isEmpty)
         // Use in the foreground does not count, and the stretch so far is stored when it stops.
         h.call(app, .setAppState(.foreground))
-        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(1800), user: nil)))
+        #expect(h.persisted.contains(.alwaysUse(AppKey.noUser(Self.run), .seconds(1800))))
         h.advance(7200)
         #expect(h.prompts(Self.run).isEmpty)
         // Back in the background the count goes on from 1800 s.
@@ -173,7 +173,7 @@ struct SeedRuleTests {
         #expect(h.prompts(Self.run).isEmpty)
         #expect(h.authorization(Self.run).status == .authorizedAlways)
         #expect(h.authorization(Self.run).settingsLabel == .always)
-        #expect(h.persisted.contains(.alwaysUse(appID: Self.run, .seconds(0), user: nil)))
+        #expect(h.persisted.contains(.alwaysUse(AppKey.noUser(Self.run), .seconds(0))))
         #expect(h.state(session) == .active)
         h.advance(3599)
         #expect(h.prompts(Self.run).isEmpty)
@@ -191,7 +191,7 @@ struct SeedRuleTests {
         #expect(record.status == .authorizedWhenInUse)
         #expect(record.alwaysDecision == .declined)
         #expect(h.authorization(Self.run).settingsLabel == .whileUsing)
-        #expect(h.persisted.contains(.record(appID: Self.run, record, user: nil)))
+        #expect(h.persisted.contains(.record(AppKey.noUser(Self.run), record)))
         #expect(h.mask(session)?.contains(.alwaysAuthorizationDenied) == true)
         h.advance(100_000)
         #expect(h.prompts(Self.run).isEmpty)

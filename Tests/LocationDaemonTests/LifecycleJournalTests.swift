@@ -57,7 +57,7 @@ import Testing
     @Test("R1: a stored decision is journalled with its app, status, Settings label and MESSAGE_ID")
     func decision() {
         var (journal, lines) = journal()
-        journal.record(.record(appID: "com.ex.maps", AuthorizationRecord(status: .denied), user: nil))
+        journal.record(.record(AppKey.noUser("com.ex.maps"), AuthorizationRecord(status: .denied)))
         #expect(
             lines.all == [
                 Line(
@@ -78,7 +78,7 @@ import Testing
         var lingering = session(7, of: "com.ex.maps")
         lingering.lingerEnds = Instant(nanoseconds: 5_000_000_000)
         journal.record(.session(lingering))
-        journal.record(.sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 3, number: 7), user: nil))
+        journal.record(.sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 3, number: 7)))
         #expect(
             lines.all == [
                 Line(
@@ -132,14 +132,14 @@ import Testing
     func switchAndQuietWrites() {
         var (journal, lines) = journal()
         journal.record(.locationServices(false))
-        journal.record(.conditionRemoved(appID: "com.ex.maps", monitor: "places", identifier: "home", user: nil))
+        journal.record(.conditionRemoved(AppKey.noUser("com.ex.maps"), monitor: "places", identifier: "home"))
         #expect(lines.all == [Line(level: .notice, message: "location services off", metadata: [:])])
     }
 
     @Test("R1: below info nothing is journalled, not even a decision")
     func quietBelowInfo() {
         var (journal, lines) = journal(level: .warning)
-        journal.record(.record(appID: "com.ex.maps", AuthorizationRecord(status: .denied), user: nil))
+        journal.record(.record(AppKey.noUser("com.ex.maps"), AuthorizationRecord(status: .denied)))
         journal.record(.locationServices(false))
         #expect(lines.all.isEmpty)
     }

@@ -14,7 +14,7 @@ import Testing
             do {
                 let before = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try before.apply(Samples.everyCase)
-                try before.apply([.record(appID: "com.ex.maps", record, user: nil), .locationServices(false)])
+                try before.apply([.record(AppKey.noUser("com.ex.maps"), record), .locationServices(false)])
             }
             let after = try LocationStore(directory: directory.path, bootID: "boot-b")
             let loaded = try after.load()

@@ -14,7 +14,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             let daemon = try LocationStore(directory: directory.path, bootID: "boot-a")
             let record = AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .reducedAccuracy)
-            try daemon.apply([.record(appID: "com.ex.maps", record, user: nil), .locationServices(false)])
+            try daemon.apply([.record(AppKey.noUser("com.ex.maps"), record), .locationServices(false)])
             // A second connection, while the first stays open: what it reads is what a restart would read.
             let other = try LocationStore(directory: directory.path, bootID: "boot-a")
             let loaded = try other.load()
@@ -37,8 +37,8 @@ import Testing
             try store.apply([.app(Self.app(1))])
             #expect(try synchronous() == normal)
             try store.apply([
-                .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: 1), user: nil),
-                .record(appID: "com.ex.maps", AuthorizationRecord(), user: nil),
+                .sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 1, number: 1)),
+                .record(AppKey.noUser("com.ex.maps"), AuthorizationRecord()),
             ])
             #expect(try synchronous() == full)
             try store.apply([.promptRemoved(PromptID(epoch: 1, number: 1))])
@@ -116,13 +116,13 @@ import Testing
     /// and on odd `k` adds a record, a decision, so that both kinds of commit are exercised.
     static func event(_ k: Int) -> [Persist] {
         var writes: [Persist] = [
-            .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: UInt64(k - 1)), user: nil),
+            .sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 1, number: UInt64(k - 1))),
             .session(session(k)),
             .app(app(k)),
             .promptRemoved(PromptID(epoch: 1, number: UInt64(k - 1))),
         ]
         if k % 2 == 1 {
-            writes.append(.record(appID: "com.ex.app\(k)", AuthorizationRecord(status: .denied), user: nil))
+            writes.append(.record(AppKey.noUser("com.ex.app\(k)"), AuthorizationRecord(status: .denied)))
         }
         writes.append(.prompt(prompt(k)))
         return writes

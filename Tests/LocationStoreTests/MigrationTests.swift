@@ -64,7 +64,7 @@ import Testing
             // Writes address the migrated rows: an update replaces the row, a removal deletes it.
             var moved = expected[1]
             moved.lingerEnds = lingerEnds
-            try store.apply([.session(moved), .sessionRemoved(appID: "com.ex.maps", expected[0].id, user: nil)])
+            try store.apply([.session(moved), .sessionRemoved(AppKey.noUser("com.ex.maps"), expected[0].id)])
             #expect(try store.load().sessions == [moved])
         }
     }
@@ -147,9 +147,9 @@ import Testing
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let session = DurabilityTests.session(1)
             try store.apply([.session(session)])
-            try store.apply([.sessionRemoved(appID: "com.ex.other", session.id, user: nil)])
+            try store.apply([.sessionRemoved(AppKey.noUser("com.ex.other"), session.id)])
             #expect(try store.load().sessions == [session])
-            try store.apply([.sessionRemoved(appID: session.appID, session.id, user: nil)])
+            try store.apply([.sessionRemoved(AppKey.noUser(session.appID), session.id)])
             #expect(try store.load().sessions.isEmpty)
         }
     }

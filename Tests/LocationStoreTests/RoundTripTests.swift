@@ -93,7 +93,7 @@ import Testing
             let once = try store.load()
             try store.apply(writes)
             try store.apply([
-                .sessionRemoved(appID: "com.ex.none", SessionID(epoch: 99, number: 1), user: nil),
+                .sessionRemoved(AppKey.noUser("com.ex.none"), SessionID(epoch: 99, number: 1)),
                 .promptRemoved(PromptID(epoch: 99, number: 1)),
             ])
             try store.apply([])
