@@ -27,7 +27,7 @@ struct Driver {
     mutating func connect() -> ClientID {
         let client = ClientID(nextClient)
         nextClient += 1
-        send(.connected(client, pid: Int32(truncatingIfNeeded: client.raw)))
+        send(.connected(client, pid: Int32(truncatingIfNeeded: client.raw), uid: nil))
         return client
     }
 

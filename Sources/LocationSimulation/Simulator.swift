@@ -96,7 +96,7 @@ package struct Simulator {
     }
 
     mutating func run() throws(ConfigurationIssue) -> [TimelineEntry] {
-        send(.connected(admin, pid: 1))
+        send(.connected(admin, pid: 1, uid: nil))
         watchCall = call(admin, .watch)
         // The person's agent: every user's prompts, each user being at this one screen in turn (H7).
         if scenario.agent { agentCall = call(admin, .promptsOfEveryone) }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Forgetting apps")
 struct ForgettingTests {
     private func brokered(_ appID: String, process: Int32) -> Call {
-        .brokeredHello(appID: appID, state: nil, process: process, description: "Invented")
+        .brokeredHello(appID: appID, state: nil, process: process, description: "Invented", uid: nil)
     }
 
     /// Every app id in the table.
