@@ -77,7 +77,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         )
         var now = Instant.seconds(1)
         let client = ClientID(1)
-        _ = core.handle(.connected(client, pid: 1), at: now)
+        _ = core.handle(.connected(client, pid: 1, uid: nil), at: now)
         _ = core.handle(
             .call(CallID(client: client, serial: 0), .hello(appID: "com.ex.maps", state: .foreground)),
             at: now

@@ -54,10 +54,10 @@ package enum StreamMessage: Hashable, Sendable {
     case decided(SessionView)
 }
 
-/// A write to the store (SEMANTICS §10). Everything kept per app is kept per user's app (H1): `user` names the
-/// app's user, `nil` for an app of no user.
+/// A write to the store (SEMANTICS §10). Everything kept per app is kept per user's app (H1): an ``AppKey`` names the
+/// app and its user, ``AppKey/noUser(_:)`` an app of no user.
 package enum Persist: Hashable, Sendable {
-    case record(appID: String, AuthorizationRecord, user: UInt32? = nil)
+    case record(AppKey, AuthorizationRecord)
     case locationServices(Bool)
     /// A user turned location services off or on for themselves (H6).
     case userLocationServices(uid: UInt32, enabled: Bool)
@@ -65,18 +65,18 @@ package enum Persist: Hashable, Sendable {
     case policy(appID: String, AppPolicy?)
     case session(SessionSnapshot)
     /// An ended session; its app too, the first half of the store's key (sessions are kept by app).
-    case sessionRemoved(appID: String, SessionID, user: UInt32? = nil)
+    case sessionRemoved(AppKey, SessionID)
     case app(AppSnapshot)
     /// An app forgotten with nothing left to keep (F18, F20): its stored lifecycle, record and Always use go,
     /// each by then as a new app's.
-    case appRemoved(appID: String, user: UInt32? = nil)
+    case appRemoved(AppKey)
     case prompt(PromptSnapshot)
     case promptRemoved(PromptID)
     /// A monitored condition was added, replaced or changed state (U4).
     case condition(ConditionSnapshot)
-    case conditionRemoved(appID: String, monitor: String, identifier: String, user: UInt32? = nil)
+    case conditionRemoved(AppKey, monitor: String, identifier: String)
     /// An app's background use under Always counted towards re-confirmation (P12); kept across boots.
-    case alwaysUse(appID: String, Span, user: UInt32? = nil)
+    case alwaysUse(AppKey, Span)
 
     /// Whether the write is an authorization decision that must be durable before its reply (R1).
     package var isDecision: Bool {
@@ -91,9 +91,9 @@ extension Persist {
     /// The user's app a write of an app's row names, if it names one.
     package var app: AppKey? {
         switch self {
-        case .record(let appID, _, let user), .sessionRemoved(let appID, _, let user), .appRemoved(let appID, let user),
-            .conditionRemoved(let appID, _, _, let user), .alwaysUse(let appID, _, let user):
-            AppKey(appID, user: user)
+        case .record(let app, _), .sessionRemoved(let app, _), .appRemoved(let app), .conditionRemoved(let app, _, _),
+            .alwaysUse(let app, _):
+            app
         case .app(let app): app.app
         case .session(let session): session.app
         case .prompt(let prompt): prompt.app

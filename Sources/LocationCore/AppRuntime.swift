@@ -129,7 +129,7 @@ struct AppRuntime {
         didSet { declares = Declarations(manifest) }
     }
 
-    init(appID: String, user: UInt32? = nil, manifest: Manifest?) {
+    init(appID: String, user: UInt32?, manifest: Manifest?) {
         self.appID = appID
         self.user = user
         self.manifest = manifest

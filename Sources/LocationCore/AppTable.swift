@@ -26,7 +26,7 @@ struct AppTable {
 
     /// The handle of the first app of id `appID` in key order (its entry of no user, if it has one), if any.
     func firstHandle(of appID: String) -> Int? {
-        if let handle = handles[AppKey(appID)] { return handle }
+        if let handle = handles[AppKey.noUser(appID)] { return handle }
         var low = 0
         var high = ordered.count
         while low < high {
@@ -44,7 +44,7 @@ struct AppTable {
     }
 
     /// The app of no user named `appID` (H2), copied out.
-    subscript(appID: String) -> AppRuntime? { self[AppKey(appID)] }
+    subscript(appID: String) -> AppRuntime? { self[AppKey.noUser(appID)] }
 
     subscript(handle: Int) -> AppRuntime {
         // A getter, not `_read`: with `_read { yield runtimes[handle] }` the compiler let a caller copy a field
@@ -89,7 +89,7 @@ struct AppTable {
         ordered.remove(at: position)
         for later in position..<ordered.count { rank[ordered[later]] = later }
         // The id, manifest and lists are let go now, not when the handle is taken again.
-        runtimes[handle] = AppRuntime(appID: "", manifest: nil)
+        runtimes[handle] = AppRuntime(appID: "", user: nil, manifest: nil)
         vacant.append(handle)
     }
 }

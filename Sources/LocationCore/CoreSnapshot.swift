@@ -55,7 +55,7 @@ package struct AppSnapshot: Hashable, Codable, Sendable {
         graceEnds: Instant?,
         relaunchEnds: Instant?,
         inUseAtTermination: Bool,
-        user: UInt32? = nil
+        user: UInt32?
     ) {
         self.appID = appID
         self.state = state
@@ -87,7 +87,7 @@ package struct SessionSnapshot: Hashable, Codable, Sendable {
         purposeKey: String?,
         ownerPID: Int32,
         lingerEnds: Instant?,
-        user: UInt32? = nil
+        user: UInt32?
     ) {
         self.id = id
         self.appID = appID
@@ -117,7 +117,7 @@ package struct PromptSnapshot: Hashable, Codable, Sendable {
         kind: PromptKind,
         purposeKey: String?,
         raisedAt: Instant?,
-        user: UInt32? = nil
+        user: UInt32?
     ) {
         self.id = id
         self.appID = appID
@@ -154,7 +154,7 @@ package struct ConditionSnapshot: Hashable, Codable, Sendable {
         state: ConditionState,
         date: Double?,
         position: Int64,
-        user: UInt32? = nil
+        user: UInt32?
     ) {
         self.appID = appID
         self.monitor = monitor

@@ -3,7 +3,7 @@ package enum Event: Sendable {
     /// A connection was accepted; `pid` is the peer's process (from `SO_PEERCRED`), used by `Goodbye`, and `uid`
     /// its uid, whose apps its `Hello` binds to (H1); `nil` when unknown. `administrator`: whether the peer may
     /// administer (I3), so that its `io.locd.Admin` calls reach every user's apps, not only its own (H4).
-    case connected(ClientID, pid: Int32, uid: UInt32? = nil, administrator: Bool = true)
+    case connected(ClientID, pid: Int32, uid: UInt32?, administrator: Bool = true)
     /// A method call on a connection; streaming calls keep their ``CallID`` as the stream's name.
     case call(CallID, Call)
     /// A connection closed (without `Goodbye`, unless it had said it).
@@ -28,7 +28,7 @@ package enum Call: Sendable {
     /// the app's own usage description, read only for an app with no manifest (I11); `uid` is the real uid of
     /// `process`, which the shell read in that check and which owns an app with no manifest this `Hello` makes
     /// (F20); `nil` until the shell has checked the call.
-    case brokeredHello(appID: String, state: RunningState?, process: Int32, description: String?, uid: UInt32? = nil)
+    case brokeredHello(appID: String, state: RunningState?, process: Int32, description: String?, uid: UInt32?)
     case goodbye
     case setAppState(RunningState)
     case getAuthorization
@@ -51,14 +51,14 @@ package enum Call: Sendable {
     // Each names the user whose app it means (`user`), which only an administrator may; a caller that may not
     // administer reaches its own uid's apps (H4).
     case status
-    case listApps(user: UInt32? = nil)
-    case adminListSessions(appID: String?, user: UInt32? = nil)
+    case listApps(user: UInt32?)
+    case adminListSessions(appID: String?, user: UInt32?)
     /// An administrator naming no user sets the app for every user (H5).
-    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32? = nil)
+    case setAuthorization(appID: String, setting: AuthorizationSetting?, precise: Bool?, user: UInt32?)
     /// An administrator's call turns the machine's switch; any other caller's, its own (H6).
     case setLocationServices(Bool)
-    case adminSetAppState(appID: String, state: RunningState, user: UInt32? = nil)
-    case locationButton(appID: String, user: UInt32? = nil)
+    case adminSetAppState(appID: String, state: RunningState, user: UInt32?)
+    case locationButton(appID: String, user: UInt32?)
     /// The caller's own user's prompts (H7).
     case prompts
     /// An administrator's agent offered every user's prompts, as a broker that hands each to that user's own agent

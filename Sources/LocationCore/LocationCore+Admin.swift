@@ -242,8 +242,8 @@ extension LocationCore {
             // F18: an app left with no manifest of its own may have nothing else to keep.
             if apps[app].state == .notRunning && !isKeptByManifest(app) { idleApps.append(app) }
         }
-        for (appID, manifest) in byID where apps.handle(AppKey(appID)) == nil {
-            addApp(AppKey(appID), manifest: manifest)
+        for (appID, manifest) in byID where apps.handle(AppKey.noUser(appID)) == nil {
+            addApp(AppKey.noUser(appID), manifest: manifest)
         }
         // G32: an administered app whose grant or users changed is, like a restriction, a new answer to its prompts.
         let oldAdministered = Set(oldAdministeredApps.keys).union(new.administeredApps.keys).filter {

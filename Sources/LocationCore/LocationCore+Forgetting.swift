@@ -12,7 +12,7 @@ extension LocationCore {
     mutating func forgetIdleApps() {
         for app in idleApps where isForgettable(app) {
             conditions[app] = nil
-            persist(.appRemoved(appID: apps[app].appID, user: apps[app].user))
+            persist(.appRemoved(apps[app].key))
             if let owner = apps[app].user { release(owner) }
             apps.forget(app)
         }
@@ -94,7 +94,7 @@ extension LocationCore {
         let appID = apps[app].appID
         let user = apps[app].user
         for entry in conditions[app]?.entries ?? [] {
-            persist(.conditionRemoved(appID: appID, monitor: entry.monitor, identifier: entry.identifier, user: user))
+            persist(.conditionRemoved(AppKey(appID, user: user), monitor: entry.monitor, identifier: entry.identifier))
         }
         conditions[app] = nil
         apps[app].state = .notRunning

@@ -77,7 +77,7 @@ extension LocationCore {
         let known = apps.handle(key)
         if let known, let manifest = apps[known].manifest, !manifest.isStandIn { return known }
         let standIn: Manifest
-        if user != nil, let installed = apps.handle(AppKey(appID)), let manifest = apps[installed].manifest,
+        if user != nil, let installed = apps.handle(AppKey.noUser(appID)), let manifest = apps[installed].manifest,
             !manifest.isStandIn
         {
             // H2: the app's entry of no user holds the manifest the administrator installed for every user.

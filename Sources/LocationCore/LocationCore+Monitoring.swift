@@ -56,14 +56,7 @@ extension LocationCore {
     mutating func removeCondition(_ call: CallID, app: Int, monitor: String, identifier: String) {
         let before = overLimitConditions(of: app)
         if conditions[app, default: MonitorConditions()].remove(monitor: monitor, identifier: identifier) {
-            persist(
-                .conditionRemoved(
-                    appID: apps[app].appID,
-                    monitor: monitor,
-                    identifier: identifier,
-                    user: apps[app].user
-                )
-            )
+            persist(.conditionRemoved(apps[app].key, monitor: monitor, identifier: identifier))
         }
         // A removal can bring conditions past the limit back within it: they report the change.
         let after = overLimitConditions(of: app)

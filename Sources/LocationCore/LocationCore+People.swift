@@ -67,7 +67,7 @@ extension LocationCore {
     /// `nil` when the user has an app of the id, or the id has no installed manifest (another user's app of an id
     /// with no manifest is, to this user, no app: H4).
     func unmadeApp(_ key: AppKey) -> AppRuntime? {
-        guard key.user != nil, apps.handle(key) == nil, let installed = apps.handle(AppKey(key.appID)),
+        guard key.user != nil, apps.handle(key) == nil, let installed = apps.handle(AppKey.noUser(key.appID)),
             let manifest = apps[installed].manifest, !manifest.isStandIn
         else { return nil }
         var app = AppRuntime(appID: key.appID, user: key.user, manifest: manifest)
@@ -86,7 +86,7 @@ extension LocationCore {
         if let app = apps.handle(key) {
             return apps[app].manifest != nil || apps[app].record != AuthorizationRecord() ? app : nil
         }
-        guard let user = key.user, let installed = apps.handle(AppKey(key.appID)),
+        guard let user = key.user, let installed = apps.handle(AppKey.noUser(key.appID)),
             let manifest = apps[installed].manifest,
             !manifest.isStandIn, ownedApps[account(user), default: 0] < configuration.maxAppsPerUID
         else { return nil }

@@ -211,7 +211,7 @@ extension LocationCore {
         if record.status != .authorizedAlways || record.provisional { restartAlwaysUse(app) }
         guard record != apps[app].record else { return }
         apps[app].record = record
-        persist(.record(appID: apps[app].appID, record, user: apps[app].user))
+        persist(.record(apps[app].key, record))
         markDirty(app)
         pruneprompts(app)
         evaluatePrompts(app)

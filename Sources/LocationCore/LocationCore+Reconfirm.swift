@@ -62,7 +62,7 @@ extension LocationCore {
         if apps[app].alwaysUseSince != nil { apps[app].alwaysUseSince = now }
         guard used != apps[app].alwaysUse else { return }
         apps[app].alwaysUse = used
-        persist(.alwaysUse(appID: apps[app].appID, used, user: apps[app].user))
+        persist(.alwaysUse(apps[app].key, used))
     }
 
     /// The period starts over (P13: an answer; or the record left confirmed Always).
@@ -72,6 +72,6 @@ extension LocationCore {
         apps[app].reconfirmAt = nil
         guard apps[app].alwaysUse != zero else { return }
         apps[app].alwaysUse = zero
-        persist(.alwaysUse(appID: apps[app].appID, zero, user: apps[app].user))
+        persist(.alwaysUse(apps[app].key, zero))
     }
 }

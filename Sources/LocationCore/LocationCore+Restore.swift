@@ -168,7 +168,7 @@ extension LocationCore {
     /// its manifest (H2); any other app none, until a manifest or a broker gives it one.
     private mutating func restoredApp(_ key: AppKey) -> Int {
         if let app = apps.handle(key) { return app }
-        let installed = key.user == nil ? nil : apps.handle(AppKey(key.appID)).flatMap { apps[$0].manifest }
+        let installed = key.user == nil ? nil : apps.handle(AppKey.noUser(key.appID)).flatMap { apps[$0].manifest }
         return addApp(key, manifest: installed?.isStandIn == false ? installed : nil)
     }
 }

@@ -185,7 +185,7 @@ extension LocationCore {
         if let stream = session.implicitStream { closeStream(stream, final: final) }
         for stream in session.boundStreams { closeStream(stream, final: true) }
         if session.kind != .implicit {
-            persist(.sessionRemoved(appID: session.appID, session.id, user: session.user))
+            persist(.sessionRemoved(AppKey(session.appID, user: session.user), session.id))
         }
         if let user = session.user { releaseSession(of: user) }
         announce(.sessionEnded, app: app, session: session.id, session.kind.rawValue)
@@ -414,8 +414,6 @@ extension LocationCore {
         guard let app = apps.handle(key) else { return [] }
         return sessionViews(of: app)
     }
-
-    func sessionViews(of appID: String) -> [SessionView] { sessionViews(of: AppKey(appID)) }
 
     func sessionViews(of app: Int) -> [SessionView] {
         let context = context(of: app)

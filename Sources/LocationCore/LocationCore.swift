@@ -85,10 +85,10 @@ package struct LocationCore {
         self.epoch = epoch
         self.sessions = SessionTable(epoch: epoch)
         for manifest in manifests {
-            if let app = apps.handle(AppKey(manifest.appID)) {
+            if let app = apps.handle(AppKey.noUser(manifest.appID)) {
                 apps[app].manifest = manifest
             } else {
-                addApp(AppKey(manifest.appID), manifest: manifest)
+                addApp(AppKey.noUser(manifest.appID), manifest: manifest)
             }
         }
     }
@@ -384,12 +384,6 @@ package struct LocationCore {
         guard let app = apps.handle(key) else { return [] }
         return apps[app].queue.compactMap { promptView($0) }
     }
-
-    // The app of no user by its id alone: the one person of a core driven without uids, as the seeds' rules are.
-    package func authorizationView(_ appID: String) -> AuthorizationView { authorizationView(AppKey(appID)) }
-    package func storedRecord(_ appID: String) -> AuthorizationRecord? { storedRecord(AppKey(appID)) }
-    package func appState(_ appID: String) -> (state: AppState, inUse: Bool)? { appState(AppKey(appID)) }
-    package func queuedPrompts(of appID: String) -> [PromptView] { queuedPrompts(of: AppKey(appID)) }
 
     package var isProviderRunning: Bool { providerRunning }
 

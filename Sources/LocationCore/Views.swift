@@ -31,7 +31,7 @@ package struct SessionView: Hashable, Codable, Sendable {
     /// Time left until ``deadline`` at the moment of the reply.
     package var remaining: Span?
     /// Its app's user (H1).
-    package var user: UInt32? = nil
+    package let user: UInt32?
 }
 
 /// An app as `Admin.ListApps` shows it.
@@ -47,7 +47,7 @@ package struct AppView: Hashable, Codable, Sendable {
     /// Who made the app, for an app with no manifest of its own; `nil` for one with a manifest of its own (F20).
     package var owner: AppOwner?
     /// The user whose app this is (H1); `nil` for an app's entry of no user (H2).
-    package var user: UInt32? = nil
+    package let user: UInt32?
     /// The administrator's setting of the app for every user, if any (H5).
     package var policy: AppPolicy? = nil
 }
@@ -107,7 +107,7 @@ package struct PromptView: Hashable, Codable, Sendable {
     package var accuracyToggle: Bool
     package var raisedAt: Instant
     /// The user whose app asks (H1): their agents are offered the prompt (H7).
-    package var user: UInt32? = nil
+    package let user: UInt32?
     /// A broker speaks for a process of the app (I8): a desktop with GeoClue dialogs of its own asks it there (N6).
     package var brokered = false
 }
@@ -132,5 +132,5 @@ package struct AdminEvent: Hashable, Codable, Sendable {
     package var detail: String
     package var at: Instant
     /// The user whose app the event is about (H1), if it is about a user's app.
-    package var user: UInt32? = nil
+    package let user: UInt32?
 }

@@ -27,7 +27,7 @@ struct Driver {
     mutating func connect() -> ClientID {
         let client = ClientID(nextClient)
         nextClient += 1
-        send(.connected(client, pid: Int32(truncatingIfNeeded: client.raw)))
+        send(.connected(client, pid: Int32(truncatingIfNeeded: client.raw), uid: nil))
         return client
     }
 
@@ -50,7 +50,7 @@ struct Driver {
     mutating func launchAuthorizedApps(_ apps: Int) -> [ClientID] {
         let admin = connect()
         return (0..<apps).map { index in
-            call(admin, .setAuthorization(appID: Driver.appID(index), setting: .whileUsing, precise: true))
+            call(admin, .setAuthorization(appID: Driver.appID(index), setting: .whileUsing, precise: true, user: nil))
             let client = connect()
             call(client, .hello(appID: Driver.appID(index), state: .foreground))
             return client

@@ -125,7 +125,7 @@ package enum CallDecoder {
                 message: "expected one line of text without control characters (line breaks, escapes)"
             )
         }
-        return .brokeredHello(appID: appID, state: state, process: Int32(process), description: description)
+        return .brokeredHello(appID: appID, state: state, process: Int32(process), description: description, uid: nil)
     }
 
     private static func admin(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {

@@ -27,8 +27,7 @@ struct LifecycleJournal {
     mutating func record(_ write: Persist) {
         guard journals else { return }
         switch write {
-        case .record(let appID, let record, let user):
-            let app = AppKey(appID, user: user)
+        case .record(let app, let record):
             logger.info(
                 "authorization of \(app): \(record.status.rawValue) (\(record.settingsLabel.rawValue))",
                 metadata: MessageID.authorizationChanged.metadata.merging(Self.fields(of: app)) { $1 }
@@ -40,7 +39,7 @@ struct LifecycleJournal {
                     "locd.session": "\(session.id)"
                 ]) { $1 }.merging(Self.fields(of: session.app)) { $1 }
             )
-        case .sessionRemoved(_, let id, _):
+        case .sessionRemoved(_, let id):
             loggedSessions.remove(id)
             logger.info(
                 "session \(id) ended",

@@ -147,7 +147,7 @@ final class WriteBehind {
             }
             for write in writes {
                 switch write {
-                case .record(let appID, _, let user): undurableDecisions[AppKey(appID, user: user)] = lastTurn
+                case .record(let app, _): undurableDecisions[app] = lastTurn
                 // A user's own switch (H6) holds every app's messages, as the machine's does: it is rare.
                 case .locationServices, .userLocationServices: undurableSwitch = lastTurn
                 default: break

@@ -104,7 +104,7 @@ extension CoreSnapshot {
     /// Applies one write as the store does (LocationStore's `apply`): rows upserted and deleted by their keys.
     package mutating func apply(_ write: Persist) {
         switch write {
-        case .record(let appID, let record, let user): records[AppKey(appID, user: user)] = record
+        case .record(let key, let record): records[key] = record
         case .locationServices(let enabled): locationServicesEnabled = enabled
         case .userLocationServices(let uid, let enabled):
             if enabled { usersWithServicesOff.remove(uid) } else { usersWithServicesOff.insert(uid) }
@@ -112,12 +112,11 @@ extension CoreSnapshot {
         case .session(let session):
             sessions.removeAll { $0.id == session.id }
             sessions.append(session)
-        case .sessionRemoved(_, let id, _): sessions.removeAll { $0.id == id }
+        case .sessionRemoved(_, let id): sessions.removeAll { $0.id == id }
         case .app(let app):
             apps.removeAll { $0.app == app.app }
             apps.append(app)
-        case .appRemoved(let appID, let user):
-            let key = AppKey(appID, user: user)
+        case .appRemoved(let key):
             apps.removeAll { $0.app == key }
             records[key] = nil
             alwaysUse[key] = nil
@@ -130,10 +129,9 @@ extension CoreSnapshot {
                 $0.app == condition.app && $0.monitor == condition.monitor && $0.identifier == condition.identifier
             }
             conditions.append(condition)
-        case .conditionRemoved(let appID, let monitor, let identifier, let user):
-            let key = AppKey(appID, user: user)
+        case .conditionRemoved(let key, let monitor, let identifier):
             conditions.removeAll { $0.app == key && $0.monitor == monitor && $0.identifier == identifier }
-        case .alwaysUse(let appID, let used, let user): alwaysUse[AppKey(appID, user: user)] = used
+        case .alwaysUse(let key, let used): alwaysUse[key] = used
         }
     }
 }

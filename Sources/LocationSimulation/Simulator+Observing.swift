@@ -246,7 +246,7 @@ extension Simulator {
         guard let app = label(of: event), let idText = event.detail.split(separator: " ").first,
             let id = PromptID(String(idText))
         else { return }
-        let view = promptViews[id] ?? core.queuedPrompts(of: keys[app] ?? AppKey(app)).first { $0.id == id }
+        let view = promptViews[id] ?? core.queuedPrompts(of: keys[app] ?? AppKey.noUser(app)).first { $0.id == id }
         guard let view else { return }
         promptViews[id] = view
         var what = "\(view.kind.rawValue) raised"
@@ -312,7 +312,7 @@ extension Simulator {
     mutating func noteInUse(after first: Int, appMoved: [String: Int]) {
         var anchored: [Int: [TimelineEntry]] = [:]
         for app in appIDs {
-            let current = core.appState(keys[app] ?? AppKey(app))?.inUse ?? false
+            let current = core.appState(keys[app] ?? AppKey.noUser(app))?.inUse ?? false
             guard current != (inUse[app] ?? false) else { continue }
             inUse[app] = current
             var entry = TimelineEntry(

@@ -84,7 +84,7 @@ package struct Simulator {
         self.uids = uids
         userNames = Dictionary(uniqueKeysWithValues: uids.map { ($1, $0) })
         var keys: [String: AppKey] = [:]
-        for manifest in scenario.manifests { keys[manifest.appID] = AppKey(manifest.appID) }
+        for manifest in scenario.manifests { keys[manifest.appID] = AppKey.noUser(manifest.appID) }
         for event in scenario.events {
             guard let app = event.app else { continue }
             let key = AppKey(app, user: event.user.flatMap { uids[$0] })
@@ -96,7 +96,7 @@ package struct Simulator {
     }
 
     mutating func run() throws(ConfigurationIssue) -> [TimelineEntry] {
-        send(.connected(admin, pid: 1))
+        send(.connected(admin, pid: 1, uid: nil))
         watchCall = call(admin, .watch)
         // The person's agent: every user's prompts, each user being at this one screen in turn (H7).
         if scenario.agent { agentCall = call(admin, .promptsOfEveryone) }
@@ -224,7 +224,7 @@ package struct Simulator {
         let client = ClientID(nextClient)
         nextClient += 1
         let pid = Int32(100 + client.raw)
-        let key = keys[app] ?? AppKey(app)
+        let key = keys[app] ?? AppKey.noUser(app)
         // A user's process is that user's, who may not administer; the app of no user is the one person's (H1).
         send(.connected(client, pid: pid, uid: key.user, administrator: key.user == nil))
         processes[app] = (client, pid)

@@ -6,9 +6,9 @@ import LocationCore
 extension LocationStore {
     func apply(_ write: Persist, _ db: Database) throws {
         switch write {
-        case .record(let appID, let record, let user):
+        case .record(let app, let record):
             try run(.upsertRecord, db) {
-                $0.bind(AppKey(appID, user: user))
+                $0.bind(app)
                 $0.bind(record.status.rawValue)
                 $0.bind(record.provisional)
                 $0.bind(record.oneTime)
@@ -36,9 +36,9 @@ extension LocationStore {
             try run(.deletePolicy, db) { $0.bind(appID) }
         case .session(let session):
             try upsert(session, db)
-        case .sessionRemoved(let appID, let id, let user):
+        case .sessionRemoved(let app, let id):
             try run(.deleteSession, db) {
-                $0.bind(AppKey(appID, user: user))
+                $0.bind(app)
                 $0.bind(id.description)
             }
         case .app(let app):
@@ -49,21 +49,21 @@ extension LocationStore {
             try run(.deletePrompt, db) { $0.bind(id.description) }
         case .condition(let stored):
             try upsert(stored, db)
-        case .conditionRemoved(let appID, let monitor, let identifier, let user):
+        case .conditionRemoved(let app, let monitor, let identifier):
             try run(.deleteCondition, db) {
-                $0.bind(AppKey(appID, user: user))
+                $0.bind(app)
                 $0.bind(monitor)
                 $0.bind(identifier)
             }
-        case .alwaysUse(let appID, let used, let user):
+        case .alwaysUse(let app, let used):
             try run(.upsertAlwaysUse, db) {
-                $0.bind(AppKey(appID, user: user))
+                $0.bind(app)
                 $0.bind(used.nanoseconds)
             }
-        case .appRemoved(let appID, let user):
+        case .appRemoved(let app):
             // The core forgets only an app with no session, prompt or condition (F18): those tables hold none.
             for statement in [WriteStatement.deleteApp, .deleteRecord, .deleteAlwaysUse] {
-                try run(statement, db) { $0.bind(AppKey(appID, user: user)) }
+                try run(statement, db) { $0.bind(app) }
             }
         }
     }

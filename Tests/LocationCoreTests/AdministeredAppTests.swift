@@ -60,7 +60,7 @@ struct AdministeredAppTests {
         let call = h.call(maps, .requestAuthorization(.whenInUse))
         #expect(h.reply(to: call) != nil)
         let person = h.person(1000)
-        h.call(person, .setAuthorization(appID: "com.ex.maps", setting: .never, precise: nil))
+        h.call(person, .setAuthorization(appID: "com.ex.maps", setting: .never, precise: nil, user: nil))
         #expect(h.status(key) == .denied)
     }
 
@@ -71,7 +71,7 @@ struct AdministeredAppTests {
         let key = AppKey("com.ex.maps", user: 1000)
         #expect(h.core.authorizationView(key).accuracy == .fullAccuracy)
         let person = h.person(1000)
-        let set = h.call(person, .setAuthorization(appID: "com.ex.maps", setting: nil, precise: false))
+        let set = h.call(person, .setAuthorization(appID: "com.ex.maps", setting: nil, precise: false, user: nil))
         #expect(h.error(of: set) == nil)
         #expect(h.status(key) == .authorizedWhenInUse, "still the administrator's grant")
         #expect(h.core.authorizationView(key).accuracy == .reducedAccuracy)

@@ -43,7 +43,7 @@ struct AppOwnerTests {
     }
 
     private func listed(_ h: inout Harness) -> [AppView] {
-        let call = h.call(h.connect(uid: 0), .listApps())
+        let call = h.call(h.connect(uid: 0), .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: call) else { return [] }
         return views
     }
@@ -97,7 +97,7 @@ struct AppOwnerTests {
             h.disconnect(broker)
         }
         #expect(h.core.ownedApps.isEmpty)
-        #expect(h.written.contains(.appRemoved(appID: "org.invented.4", user: Self.nobody)))
+        #expect(h.written.contains(.appRemoved(AppKey("org.invented.4", user: Self.nobody))))
     }
 
     @Test(
@@ -120,8 +120,8 @@ struct AppOwnerTests {
         // Its prompt is withdrawn, its stream ends, its session and everything stored of it go.
         #expect(h.messages(to: prompts).contains(.withdrawn(prompt.id)))
         #expect(h.ended(live))
-        #expect(h.persisted.contains(.sessionRemoved(appID: "org.invented.running", session, user: Self.nobody)))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.running", user: Self.nobody)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey("org.invented.running", user: Self.nobody), session)))
+        #expect(h.persisted.contains(.appRemoved(AppKey("org.invented.running", user: Self.nobody))))
         #expect(h.core.apps[runningApp] == nil)
         #expect(h.core.ownedApps[Self.nobody] == nil)
         // Its connection speaks for no app now: Hello again, and the app is made anew, asking again.
@@ -157,7 +157,7 @@ struct AppOwnerTests {
         var stored = h.core.snapshot
         #expect(stored.records.keys.filter { $0.user == Self.nobody }.count == 8)
         // An app stored by a version that kept no owners.
-        stored.records["org.invented.old"] = AuthorizationRecord(status: .denied)
+        stored.records[AppKey.noUser("org.invented.old")] = AuthorizationRecord(status: .denied)
         h.core = LocationCore(
             configuration: Self.configuration,
             manifests: Harness.defaultManifests,
@@ -177,7 +177,7 @@ struct AppOwnerTests {
         // The unknown owner's apps are forgotten on their own.
         let forget = h.call(h.connect(uid: 0), .forgetApps(owner: .unknown))
         #expect(h.reply(to: forget) == .forgotten(1))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.old")))
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.old"))))
         #expect(invented(&h).count == 8)
     }
 

@@ -23,24 +23,27 @@ struct AuthorizationRecordTests {
         #expect(h.prompts("com.ex.maps").isEmpty)
         #expect(h.mask(session) == [.authorizationRestricted])
         #expect(h.state(session) == .limited)
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord(), "the overlay is never stored")
+        #expect(
+            h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord(),
+            "the overlay is never stored"
+        )
     }
 
     @Test("A1: SetAuthorization on a restricted app changes nothing and returns the overlaid record")
     func restrictedIgnoresAdmin() {
         var h = Harness()
         h.set("com.ex.maps", .whileUsing, precise: false)
-        let stored = h.core.storedRecord("com.ex.maps")!
+        let stored = h.core.storedRecord(AppKey.noUser("com.ex.maps"))!
         h.send(.reload(manifests: Harness.defaultManifests, configuration: restricting("com.ex.maps")))
 
         let admin = h.connect()
-        let call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: true))
+        let call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: true, user: nil))
 
         // Status and label are restricted; the other fields are the stored ones.
         let expected = restrictedView(of: stored)
         #expect(expected.accuracy == .reducedAccuracy)
         #expect(h.reply(to: call) == .authorization(expected))
-        #expect(h.core.storedRecord("com.ex.maps") == stored)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == stored)
         #expect(h.persisted.isEmpty)
     }
 
@@ -49,10 +52,10 @@ struct AuthorizationRecordTests {
         var h = Harness(configuration: CoreConfiguration(restrictedApps: ["com.ex.maps"]))
         _ = h.launch("com.ex.maps")
         let admin = h.connect()
-        let call = h.call(admin, .locationButton(appID: "com.ex.maps"))
+        let call = h.call(admin, .locationButton(appID: "com.ex.maps", user: nil))
 
         #expect(h.reply(to: call) == .authorization(restrictedView(of: AuthorizationRecord())))
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord())
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord())
         #expect(h.persisted.isEmpty)
     }
 
@@ -73,7 +76,7 @@ struct AuthorizationRecordTests {
             accuracy: .reducedAccuracy,
             alwaysDecision: .granted
         )
-        #expect(h.core.storedRecord("com.ex.maps") == stored)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == stored)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(stored))
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
         #expect(h.messages(to: diagnostics) == [.diagnostic([], ended: false)])
@@ -148,14 +151,14 @@ struct AuthorizationRecordTests {
         h.answer("com.ex.maps", .allowOnce)
 
         let written = h.log.compactMap { action -> AuthorizationRecord? in
-            if case .persist(.record("com.ex.maps", let record, nil)) = action { record } else { nil }
+            if case .persist(.record(AppKey.noUser("com.ex.maps"), let record)) = action { record } else { nil }
         }
         #expect(written.last == AuthorizationRecord(status: .authorizedWhenInUse, oneTime: true))
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(written.last!)) as? [String: Any]
         #expect(json?["settingsLabel"] == nil)
 
         let admin = h.connect()
-        let list = h.call(admin, .listApps())
+        let list = h.call(admin, .listApps(user: nil))
         guard case .apps(let apps)? = h.reply(to: list), let entry = apps.first(where: { $0.appID == "com.ex.maps" })
         else {
             Issue.record("ListApps did not list com.ex.maps")
@@ -244,7 +247,7 @@ struct AuthorizationRecordTests {
         h.answer("com.ex.maps", .allowOnce, accuracy: .reduced)
         h.answer("com.ex.maps", .allow)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(
                     status: .authorizedWhenInUse,
                     oneTime: true,
@@ -255,10 +258,10 @@ struct AuthorizationRecordTests {
 
         h.set("com.ex.maps", row.setting, precise: row.precise)
 
-        #expect(h.core.storedRecord("com.ex.maps") == row.expected)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == row.expected)
         #expect(h.authorization("com.ex.maps") == AuthorizationView(row.expected))
         #expect(h.authorization("com.ex.maps").settingsLabel == row.label)
-        #expect(h.persisted.contains(.record(appID: "com.ex.maps", row.expected)))
+        #expect(h.persisted.contains(.record(AppKey.noUser("com.ex.maps"), row.expected)))
     }
 
     @Test("A3: Always set by an admin is not provisional and settles the upgrade; While Using declines it for good")
@@ -267,18 +270,18 @@ struct AuthorizationRecordTests {
         let maps = h.launch("com.ex.maps")
         let session = h.create(maps, .always)!
         h.answer("com.ex.maps", .allowWhileUsing)
-        #expect(h.core.storedRecord("com.ex.maps")?.provisional == true)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.provisional == true)
 
         h.set("com.ex.maps", .always)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(status: .authorizedAlways, provisional: false, alwaysDecision: .granted)
         )
         #expect(h.authorization("com.ex.maps").settingsLabel == .always)
 
         h.set("com.ex.maps", .whileUsing)
         #expect(
-            h.core.storedRecord("com.ex.maps")
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
                 == AuthorizationRecord(status: .authorizedWhenInUse, alwaysDecision: .declined)
         )
         // The upgrade is never offered again, not even from the background (P4, P5).
@@ -400,9 +403,9 @@ struct AuthorizationRecordTests {
             let prompt = h.prompts("com.ex.maps").first!.id
             call = h.call(admin, .answerPrompt(id: prompt.description, answer: .allowWhileUsing, accuracy: nil))
         case .admin:
-            call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil))
+            call = h.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil, user: nil))
         case .locationButton:
-            call = h.call(admin, .locationButton(appID: "com.ex.maps"))
+            call = h.call(admin, .locationButton(appID: "com.ex.maps", user: nil))
         case .locationServices:
             call = h.call(admin, .setLocationServices(false))
         }
@@ -439,7 +442,10 @@ struct AuthorizationRecordTests {
             h.messages(to: diagnostics)
                 == [.diagnostic([.authorizationDenied, .authorizationDeniedGlobally], ended: false)]
         )
-        #expect(h.core.storedRecord("com.ex.maps")?.status == .notDetermined, "the records are untouched")
+        #expect(
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.status == .notDetermined,
+            "the records are untouched"
+        )
     }
 
     @Test("A4: turning location services on is a prompt evaluation moment for every app")

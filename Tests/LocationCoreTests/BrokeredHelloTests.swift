@@ -7,7 +7,7 @@ import Testing
 @Suite("Brokered Hello")
 struct BrokeredHelloTests {
     private func brokered(_ appID: String, process: Int32, description: String? = nil) -> Call {
-        .brokeredHello(appID: appID, state: nil, process: process, description: description)
+        .brokeredHello(appID: appID, state: nil, process: process, description: description, uid: nil)
     }
 
     @Test("I11: with ask, an app with no manifest asks with the broker's description, when-in-use only")

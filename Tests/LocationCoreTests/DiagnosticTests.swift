@@ -350,7 +350,7 @@ struct DiagnosticTests {
 
         #expect(h.lastMask(on: updates) == [.serviceSessionRequired])
         #expect(h.lastMask(on: monitor) == [.serviceSessionRequired])
-        #expect(h.core.sessionViews(of: "com.ex.explicit").isEmpty, "no implicit session")
+        #expect(h.core.sessionViews(of: AppKey.noUser("com.ex.explicit")).isEmpty, "no implicit session")
 
         let session = try h.created(app, .whenInUse)
         #expect(h.mask(session) == [])
@@ -388,7 +388,7 @@ struct DiagnosticTests {
         let updates = h.openStream("com.ex.maps", .liveUpdates(.standard))
 
         #expect(h.lastMask(on: updates) == [])
-        #expect(h.core.sessionViews(of: "com.ex.maps").map(\.kind) == [.implicit])
+        #expect(h.core.sessionViews(of: AppKey.noUser("com.ex.maps")).map(\.kind) == [.implicit])
     }
 
     @Test("D7: a background activity session of an opted-out app reports serviceSessionRequired until one exists")
@@ -564,7 +564,7 @@ struct DiagnosticTests {
         #expect(h.state(session) == .limited)
         let button = h.connect()
 
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         #expect(h.state(session) == .active)
         #expect(h.masks(on: stream) == [[]])

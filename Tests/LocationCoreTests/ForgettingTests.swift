@@ -8,7 +8,7 @@ import Testing
 @Suite("Forgetting apps")
 struct ForgettingTests {
     private func brokered(_ appID: String, process: Int32) -> Call {
-        .brokeredHello(appID: appID, state: nil, process: process, description: "Invented")
+        .brokeredHello(appID: appID, state: nil, process: process, description: "Invented", uid: nil)
     }
 
     /// Every app id in the table.
@@ -27,8 +27,8 @@ struct ForgettingTests {
         #expect(appIDs(h).contains("org.invented.A"))
         h.advance(10)
         #expect(!appIDs(h).contains("org.invented.A"))
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.A")))
-        let listed = h.call(h.connect(), .listApps())
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.A"))))
+        let listed = h.call(h.connect(), .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: listed) else {
             Issue.record("ListApps failed")
             return
@@ -106,12 +106,12 @@ struct ForgettingTests {
         let first = h.connect(pid: 50)
         h.call(first, brokered("org.invented.First", process: 4000))
         let old = h.create(first, .whenInUse)!
-        let handle = h.core.apps.handle("org.invented.First")
+        let handle = h.core.apps.handle(AppKey.noUser("org.invented.First"))
         h.call(first, .goodbye)
-        #expect(h.core.apps.handle("org.invented.First") == nil)
+        #expect(h.core.apps.handle(AppKey.noUser("org.invented.First")) == nil)
         let second = h.connect(pid: 51)
         h.call(second, brokered("org.invented.Second", process: 4001))
-        #expect(h.core.apps.handle("org.invented.Second") == handle)
+        #expect(h.core.apps.handle(AppKey.noUser("org.invented.Second")) == handle)
         let resumed = h.call(second, .resumeSession(old.description))
         #expect(h.error(of: resumed) == .noSuchSession(id: old.description))
         // Its own ended session is still SessionInvalidated (S3).
@@ -126,8 +126,8 @@ struct ForgettingTests {
         var h = Harness()
         let stored = CoreSnapshot(
             records: [
-                "org.invented.Stale": AuthorizationRecord(),
-                "org.invented.Denied": AuthorizationRecord(status: .denied),
+                AppKey.noUser("org.invented.Stale"): AuthorizationRecord(),
+                AppKey.noUser("org.invented.Denied"): AuthorizationRecord(status: .denied),
             ],
             apps: [
                 AppSnapshot(
@@ -135,7 +135,8 @@ struct ForgettingTests {
                     state: .notRunning,
                     graceEnds: nil,
                     relaunchEnds: nil,
-                    inUseAtTermination: false
+                    inUseAtTermination: false,
+                    user: nil
                 )
             ]
         )
@@ -147,7 +148,7 @@ struct ForgettingTests {
             at: h.now
         )
         h.advance(0)
-        #expect(h.persisted.contains(.appRemoved(appID: "org.invented.Stale")))
+        #expect(h.persisted.contains(.appRemoved(AppKey.noUser("org.invented.Stale"))))
         #expect(!appIDs(h).contains("org.invented.Stale"))
         #expect(h.status("org.invented.Denied") == .denied)
     }

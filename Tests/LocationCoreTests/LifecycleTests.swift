@@ -115,7 +115,7 @@ struct LifecycleTests {
     func adminSetAppState() {
         var h = Harness()
         let shell = h.connect()
-        let refused = h.call(shell, .adminSetAppState(appID: Self.maps, state: .foreground))
+        let refused = h.call(shell, .adminSetAppState(appID: Self.maps, state: .foreground, user: nil))
         guard case .invalidParameter(parameter: "appId", _)? = h.error(of: refused) else {
             Issue.record("expected InvalidParameter(appId), got \(h.last)")
             return
@@ -123,11 +123,11 @@ struct LifecycleTests {
         #expect(h.appState(Self.maps) == .notRunning)
 
         _ = h.launch(Self.maps)
-        let moved = h.call(shell, .adminSetAppState(appID: Self.maps, state: .background))
+        let moved = h.call(shell, .adminSetAppState(appID: Self.maps, state: .background, user: nil))
         #expect(h.reply(to: moved) == .empty)
         #expect(h.appState(Self.maps) == .background)
 
-        let unknown = h.call(shell, .adminSetAppState(appID: "com.ex.nobody", state: .foreground))
+        let unknown = h.call(shell, .adminSetAppState(appID: "com.ex.nobody", state: .foreground, user: nil))
         #expect(h.error(of: unknown) == .noSuchApp(appID: "com.ex.nobody"))
     }
 
@@ -245,7 +245,7 @@ struct LifecycleTests {
         #expect(h.session(id)?.remaining == .seconds(0.1))
         h.advance(0.1)
         #expect(h.session(id) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, id)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), id)))
     }
 
     @Test("L3: a closing client's sessions linger even if other clients of the app remain")
@@ -314,8 +314,8 @@ struct LifecycleTests {
         #expect(h.reply(to: bye) == .empty)
         #expect(h.session(mainSession) == nil)
         #expect(h.session(helperSession) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, mainSession)))
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, helperSession)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), mainSession)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), helperSession)))
         #expect(h.state(otherSession) == .active)
         #expect(h.appState(Self.maps) == .foreground)
         #expect(h.core.apps[Self.maps]!.clients == [other])
@@ -342,7 +342,7 @@ struct LifecycleTests {
         #expect(!h.inUse(Self.maps))
         #expect(h.core.apps[Self.maps]!.relaunchEnds == nil)
         #expect(h.session(lingering) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, lingering)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), lingering)))
         #expect(h.armedTimers == [nil])
     }
 
@@ -428,7 +428,7 @@ struct LifecycleTests {
 
         let covering = h.create(new, .always)!
         #expect(h.session(lingering) == nil)
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, lingering)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), lingering)))
         #expect(h.state(covering) == .active)
         let resume = h.call(new, .resumeSession(lingering.description))
         #expect(h.error(of: resume) == .sessionInvalidated(id: lingering.description))
@@ -529,7 +529,7 @@ struct LifecycleTests {
         #expect(h.status(Self.maps) == .notDetermined)
         #expect(!h.authorization(Self.maps).oneTime)
         #expect(h.authorization(Self.maps).settingsLabel == .askNextTime)
-        #expect(h.persisted.contains(.record(appID: Self.maps, AuthorizationRecord())))
+        #expect(h.persisted.contains(.record(AppKey.noUser(Self.maps), AuthorizationRecord())))
     }
 
     @Test("L5: Allow Once survives the grace while a background activity session is owned")
@@ -706,7 +706,7 @@ struct LifecycleTests {
         h.advance(30)  // twenty seconds late
         #expect(h.session(id) == nil)
         #expect(h.appState(Self.maps) == .notRunning)
-        #expect(h.persisted.filter { $0 == .sessionRemoved(appID: Self.maps, id) }.count == 1)
+        #expect(h.persisted.filter { $0 == .sessionRemoved(AppKey.noUser(Self.maps), id) }.count == 1)
         #expect(h.armedTimers == [nil])
     }
 
@@ -737,7 +737,7 @@ struct LifecycleTests {
         h.now = h.now.adding(.seconds(11))  // the timer never fired
         let resume = h.call(current, .resumeSession(id.description))
         #expect(h.error(of: resume) == .sessionInvalidated(id: id.description))
-        #expect(h.persisted.contains(.sessionRemoved(appID: Self.maps, id)))
+        #expect(h.persisted.contains(.sessionRemoved(AppKey.noUser(Self.maps), id)))
     }
 
     @Test("L6: an early wake-up, or one for a deadline that moved, does nothing")

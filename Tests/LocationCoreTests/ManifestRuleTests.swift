@@ -144,7 +144,7 @@ struct ManifestRuleTests {
         #expect(h.error(of: create) == .helloRequired)
         #expect(h.appState("com.ex.ghost") == nil)
         let admin = h.connect()
-        let list = h.call(admin, .listApps())
+        let list = h.call(admin, .listApps(user: nil))
         guard case .apps(let apps)? = h.reply(to: list) else {
             Issue.record("ListApps did not reply")
             return
@@ -184,7 +184,7 @@ struct ManifestRuleTests {
         #expect(h.authorization("com.ex.ghost").provisional)
         #expect(h.state(session) == .active)
         let admin = h.connect()
-        let list = h.call(admin, .listApps())
+        let list = h.call(admin, .listApps(user: nil))
         guard case .apps(let apps)? = h.reply(to: list) else {
             Issue.record("ListApps did not reply")
             return

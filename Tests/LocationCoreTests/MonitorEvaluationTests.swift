@@ -168,7 +168,9 @@ struct MonitorEvaluationTests {
         #expect(evaluated.count == 20)
         #expect(!evaluated.contains { $0.identifier == "c20" })
         h.call(app, .removeCondition(monitor: "places", identifier: "c3"))
-        #expect(h.persisted == [.conditionRemoved(appID: "com.ex.maps", monitor: "places", identifier: "c3")])
+        #expect(
+            h.persisted == [.conditionRemoved(AppKey.noUser("com.ex.maps"), monitor: "places", identifier: "c3")]
+        )
         #expect(
             events(h, stream, inLast: true) == [
                 MonitorEventView(monitor: "places", identifier: "c20", state: .unknown, diagnostic: [])

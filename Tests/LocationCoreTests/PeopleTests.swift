@@ -20,7 +20,7 @@ struct PeopleTests {
     }
 
     private func apps(_ h: inout Harness, as client: ClientID) -> [AppView] {
-        let call = h.call(client, .listApps())
+        let call = h.call(client, .listApps(user: nil))
         guard case .apps(let views)? = h.reply(to: call) else { return [] }
         return views
     }
@@ -35,7 +35,9 @@ struct PeopleTests {
         #expect(h.prompts(Self.bobsMaps).isEmpty, "Bob's app asked nothing")
         #expect(h.answer(Self.alicesMaps, .deny) == nil)
         #expect(h.status(Self.alicesMaps) == .denied)
-        #expect(h.persisted.contains(.record(appID: Self.maps, AuthorizationRecord(status: .denied), user: Self.alice)))
+        #expect(
+            h.persisted.contains(.record(AppKey(Self.maps, user: Self.alice), AuthorizationRecord(status: .denied)))
+        )
         #expect(h.status(Self.bobsMaps) == .notDetermined, "one deny is Alice's alone")
         // Bob's own session asks Bob, and his answer is his.
         _ = h.create(bob, .whenInUse)
@@ -114,7 +116,10 @@ struct PeopleTests {
         #expect(listed.first.map { AppKey($0.appID, user: $0.user) } == AppKey("com.ex.run", user: Self.bob))
         #expect(listed.allSatisfy { $0.user == Self.bob })
         // Bob sets his own app; naming Alice is refused; Alice's app id reaches Bob's own (none): NoSuchApp.
-        #expect(error(&h, bobsSettings, .setAuthorization(appID: "com.ex.run", setting: .never, precise: nil)) == nil)
+        #expect(
+            error(&h, bobsSettings, .setAuthorization(appID: "com.ex.run", setting: .never, precise: nil, user: nil))
+                == nil
+        )
         #expect(h.status(AppKey("com.ex.run", user: Self.bob)) == .denied)
         let named = error(
             &h,
@@ -126,7 +131,12 @@ struct PeopleTests {
             return
         }
         // Alice's app id is installed: it reaches Bob's own app of it, which is not running (H2).
-        guard case .invalidParameter? = error(&h, bobsSettings, .adminSetAppState(appID: Self.maps, state: .background))
+        guard
+            case .invalidParameter? = error(
+                &h,
+                bobsSettings,
+                .adminSetAppState(appID: Self.maps, state: .background, user: nil)
+            )
         else {
             Issue.record("Bob's SetAppState of an installed app he never ran was not InvalidParameter")
             return
@@ -141,7 +151,7 @@ struct PeopleTests {
         )
         #expect(answered == .noSuchPrompt(id: alicesPrompt.id.description))
         // Sessions: Bob's only.
-        let sessions = h.call(bobsSettings, .adminListSessions(appID: nil))
+        let sessions = h.call(bobsSettings, .adminListSessions(appID: nil, user: nil))
         guard case .sessions(let views)? = h.reply(to: sessions) else {
             Issue.record("ListSessions failed")
             return
@@ -149,7 +159,7 @@ struct PeopleTests {
         #expect(!views.isEmpty && views.allSatisfy { $0.user == Self.bob })
         // The administrators' methods.
         for method: Call in [
-            .forgetApps(owner: .uid(Self.alice)), .promptsOfEveryone, .locationButton(appID: Self.maps),
+            .forgetApps(owner: .uid(Self.alice)), .promptsOfEveryone, .locationButton(appID: Self.maps, user: nil),
         ] {
             guard case .permissionDenied? = error(&h, bobsSettings, method) else {
                 Issue.record("\(method) was not refused")
@@ -208,7 +218,7 @@ struct PeopleTests {
         let loosened = error(
             &h,
             h.person(Self.bob),
-            .setAuthorization(appID: Self.maps, setting: .whileUsing, precise: nil)
+            .setAuthorization(appID: Self.maps, setting: .whileUsing, precise: nil, user: nil)
         )
         guard case .permissionDenied(let reason)? = loosened else {
             Issue.record("loosening answered \(String(describing: loosened))")
@@ -216,14 +226,19 @@ struct PeopleTests {
         }
         #expect(reason.contains("for every user") && reason.contains("stricter"))
         #expect(
-            error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .never, precise: nil)) == nil
+            error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .never, precise: nil, user: nil))
+                == nil
         )
         // Ask Next Time lifts it: every user's app asks again, and users decide.
         h.set(Self.maps, .askNextTime)
         #expect(h.persisted.contains(.policy(appID: Self.maps, nil)))
         #expect(h.status(Self.alicesMaps) == .notDetermined && h.status(Self.bobsMaps) == .notDetermined)
         #expect(
-            error(&h, h.person(Self.bob), .setAuthorization(appID: Self.maps, setting: .always, precise: nil)) == nil
+            error(
+                &h,
+                h.person(Self.bob),
+                .setAuthorization(appID: Self.maps, setting: .always, precise: nil, user: nil)
+            ) == nil
         )
     }
 
@@ -233,7 +248,10 @@ struct PeopleTests {
         h.set(Self.maps, .whileUsing)
         let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
         #expect(h.status(Self.alicesMaps) == .authorizedWhenInUse)
-        h.call(h.person(Self.alice), .setAuthorization(appID: Self.maps, setting: .askNextTime, precise: nil))
+        h.call(
+            h.person(Self.alice),
+            .setAuthorization(appID: Self.maps, setting: .askNextTime, precise: nil, user: nil)
+        )
         #expect(h.status(Self.alicesMaps) == .notDetermined)
         _ = h.create(alice, .always)
         #expect(h.prompts(Self.alicesMaps).map(\.kind) == [.authorization])
@@ -245,7 +263,7 @@ struct PeopleTests {
         let always = error(
             &h,
             h.person(Self.alice),
-            .setAuthorization(appID: Self.maps, setting: .always, precise: nil)
+            .setAuthorization(appID: Self.maps, setting: .always, precise: nil, user: nil)
         )
         guard case .permissionDenied? = always else {
             Issue.record("Always answered \(String(describing: always))")
@@ -265,7 +283,11 @@ struct PeopleTests {
         #expect(h.authorization(Self.alicesMaps).accuracy == .reducedAccuracy)
         _ = h.create(alice, .whenInUse, purposeKey: "Navigation")
         #expect(h.prompts(Self.alicesMaps).isEmpty, "no temporary full-accuracy prompt")
-        let precise = error(&h, h.person(Self.alice), .setAuthorization(appID: Self.maps, setting: nil, precise: true))
+        let precise = error(
+            &h,
+            h.person(Self.alice),
+            .setAuthorization(appID: Self.maps, setting: nil, precise: true, user: nil)
+        )
         guard case .permissionDenied? = precise else {
             Issue.record("precise answered \(String(describing: precise))")
             return

@@ -272,7 +272,7 @@ struct PromptTests {
         #expect(record.status == .authorizedAlways)
         #expect(record.provisional)
         #expect(record.settingsLabel == .whileUsing, "Settings shows While Using for a provisional grant")
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .undecided)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .undecided)
     }
 
     @Test("P1: allowWhileUsing after RequestAuthorization(always) gives provisional Always")
@@ -549,7 +549,7 @@ struct PromptTests {
         #expect(record.status == .authorizedAlways)
         #expect(record.provisional == false)
         #expect(record.settingsLabel == .always)
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .granted)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .granted)
         #expect(h.mask(always) == [])
     }
 
@@ -580,7 +580,7 @@ struct PromptTests {
         let record = h.authorization("com.ex.maps")
         #expect(record.status == .authorizedWhenInUse)
         #expect(record.provisional == false)
-        #expect(h.core.storedRecord("com.ex.maps")?.alwaysDecision == .declined)
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps"))?.alwaysDecision == .declined)
         #expect(h.mask(always) == [.insufficientlyInUse, .alwaysAuthorizationDenied])
     }
 
@@ -939,7 +939,7 @@ struct PromptTests {
         let pending = try #require(h.prompts("com.ex.maps").first)
         let button = h.connect()
 
-        let press = h.call(button, .locationButton(appID: "com.ex.maps"))
+        let press = h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         let record = h.authorization("com.ex.maps")
         #expect(h.reply(to: press) == .authorization(record))
@@ -958,7 +958,7 @@ struct PromptTests {
         #expect(h.answer("com.ex.maps", .deny) == nil)
         let button = h.connect()
 
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         let record = h.authorization("com.ex.maps")
         #expect(record.status == .authorizedWhenInUse)
@@ -973,7 +973,7 @@ struct PromptTests {
         _ = try h.created(app, .whenInUse)
         #expect(h.answer("com.ex.maps", .deny) == nil)
         let button = h.connect()
-        h.call(button, .locationButton(appID: "com.ex.maps"))
+        h.call(button, .locationButton(appID: "com.ex.maps", user: nil))
 
         h.call(app, .setAppState(.background))
         h.advance(10)
@@ -996,7 +996,7 @@ struct PromptTests {
 
         for appID in ["com.ex.maps", "com.ex.run", "com.ex.approx", "com.ex.bare"] {
             let before = h.authorization(appID)
-            let press = h.call(button, .locationButton(appID: appID))
+            let press = h.call(button, .locationButton(appID: appID, user: nil))
             #expect(h.reply(to: press) == .authorization(before), "\(appID)")
             #expect(h.authorization(appID) == before, "\(appID)")
             #expect(h.persisted.isEmpty, "\(appID)")

@@ -30,7 +30,7 @@ struct PropertyTests {
             for id in scenario.core.sessionIDs {
                 let view = scenario.core.sessionView(id)!
                 let stored = scenario.core.sessions[id]!
-                let authorized = scenario.core.authorizationView(view.appID).status.isAuthorized
+                let authorized = scenario.core.authorizationView(AppKey.noUser(view.appID)).status.isAuthorized
                 if view.state == .active && !view.diagnostic.isDisjoint(with: Self.limiting) {
                     problems.append("\(id) is active with \(view.diagnostic)")
                 }
@@ -50,7 +50,7 @@ struct PropertyTests {
         await check { scenario in
             var problems: [String] = []
             for appID in scenario.apps {
-                let queue = scenario.core.queuedPrompts(of: appID)
+                let queue = scenario.core.queuedPrompts(of: AppKey.noUser(appID))
                 let keys = queue.map { "\($0.kind.rawValue)/\($0.purposeKey ?? "-")" }
                 if Set(keys).count != keys.count { problems.append("\(appID) queues \(keys)") }
                 let shown = scenario.shown.filter { $0.value == appID }.keys.sorted()
@@ -66,7 +66,7 @@ struct PropertyTests {
                 if !waits && shown != [head] {
                     problems.append("\(appID)'s head \(head) is shown, agents see \(shown)")
                 }
-                if waits && scenario.core.appState(appID)?.state == .foreground {
+                if waits && scenario.core.appState(AppKey.noUser(appID))?.state == .foreground {
                     problems.append("\(appID) is in the foreground and its head \(head) is not shown")
                 }
             }
@@ -90,8 +90,8 @@ struct PropertyTests {
     func grantsEndWithUse() async {
         await check { scenario in
             scenario.apps.compactMap { appID in
-                let record = scenario.core.storedRecord(appID)!
-                guard scenario.core.appState(appID)?.inUse == false else { return nil }
+                let record = scenario.core.storedRecord(AppKey.noUser(appID))!
+                guard scenario.core.appState(AppKey.noUser(appID))?.inUse == false else { return nil }
                 if record.oneTime { return "\(appID) is not in use and keeps a one-time grant" }
                 if record.temporaryFullAccuracy { return "\(appID) is not in use and keeps temporary full accuracy" }
                 return nil
@@ -122,7 +122,7 @@ struct PropertyTests {
             scenario.updatesThisStep.compactMap { update in
                 guard let appID = scenario.streamConnections.first(where: { $0.client == update.stream.client })?.appID
                 else { return nil }
-                let authorized = scenario.core.authorizationView(appID).status.isAuthorized
+                let authorized = scenario.core.authorizationView(AppKey.noUser(appID)).status.isAuthorized
                 let allowed =
                     authorized && scenario.core.providerReportsFix && update.mask.isDisjoint(with: Self.withholding)
                 if allowed != (update.location != nil) {
@@ -212,7 +212,7 @@ struct PropertyTests {
             for id in scenario.core.sessionIDs where scenario.core.sessionView(id)!.state == .lingering {
                 problems.append("\(id) still lingers")
             }
-            for appID in scenario.apps where scenario.core.appState(appID)!.state == .terminated {
+            for appID in scenario.apps where scenario.core.appState(AppKey.noUser(appID))!.state == .terminated {
                 problems.append("\(appID) is still terminated")
             }
             for prompt in scenario.core.prompts.values {
@@ -304,7 +304,7 @@ struct PropertyTests {
         #expect(!h.inUse("com.ex.maps"))
 
         h.answer("com.ex.maps", .allowOnce)
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord())
+        #expect(h.core.storedRecord(AppKey.noUser("com.ex.maps")) == AuthorizationRecord())
         #expect(h.prompts("com.ex.maps").isEmpty)
         #expect(h.mask(session) == [.insufficientlyInUse])
     }
@@ -500,7 +500,7 @@ private struct Scenario {
             note = "services \(enabled ? "on" : "off")"
         case .locationButton:
             let appID = app(step.a)
-            call(admin, .locationButton(appID: appID))
+            call(admin, .locationButton(appID: appID, user: nil))
             note = "location button \(appID)"
         case .startUpdates: note = startUpdates(step)
         case .stopUpdates: note = stopUpdates(step)
@@ -548,8 +548,8 @@ private struct Scenario {
             switch action {
             case .emit(agent, .prompt(let view)):
                 shown[view.id] = view.appID
-                let state = core.appState(view.appID)!.state
-                raisedThisStep.append((view, state, core.authorizationView(view.appID).provisional))
+                let state = core.appState(AppKey.noUser(view.appID))!.state
+                raisedThisStep.append((view, state, core.authorizationView(AppKey.noUser(view.appID)).provisional))
             case .emit(agent, .withdrawn(let id)):
                 shown[id] = nil
             case .emit(let stream, .diagnostic(let mask, let ended)),
@@ -599,7 +599,7 @@ private struct Scenario {
         let connection = Connection(client: client, appID: appID, pid: pid)
         connections.append(connection)
         let note =
-            "\(client) pid \(pid) hello \(appID) \(state?.rawValue ?? "-") → \(core.appState(appID)!.state.rawValue)"
+            "\(client) pid \(pid) hello \(appID) \(state?.rawValue ?? "-") → \(core.appState(AppKey.noUser(appID))!.state.rawValue)"
         return (connection, note)
     }
 
@@ -652,14 +652,14 @@ private struct Scenario {
         h.disconnect(connection.client)
         observe()
         connections.removeAll { $0.client == connection.client }
-        return "\(connection.client) closes → \(core.appState(connection.appID)!.state.rawValue)"
+        return "\(connection.client) closes → \(core.appState(AppKey.noUser(connection.appID))!.state.rawValue)"
     }
 
     /// `Goodbye`, then the process exits: its other connections close too (and change nothing, L3).
     private mutating func goodbye(_ step: Step) -> String {
         let connection = connection(for: step)
         call(connection.client, .goodbye)
-        let state = core.appState(connection.appID)!.state
+        let state = core.appState(AppKey.noUser(connection.appID))!.state
         let process = { (other: Connection) in other.appID == connection.appID && other.pid == connection.pid }
         for other in connections.filter(process) + streamConnections.filter(process) {
             h.disconnect(other.client)
@@ -676,14 +676,15 @@ private struct Scenario {
         if step.c % 2 == 0 {
             call(connection.client, .setAppState(state))
         } else {
-            call(admin, .adminSetAppState(appID: connection.appID, state: state))
+            call(admin, .adminSetAppState(appID: connection.appID, state: state, user: nil))
         }
-        return "\(connection.appID) → \(state.rawValue), in use \(core.appState(connection.appID)!.inUse)"
+        return
+            "\(connection.appID) → \(state.rawValue), in use \(core.appState(AppKey.noUser(connection.appID))!.inUse)"
     }
 
     private mutating func answer(_ step: Step) -> String {
-        let waiting = apps.filter { !core.queuedPrompts(of: $0).isEmpty }
-        guard let appID = pick(waiting, step.a), let head = core.queuedPrompts(of: appID).first else {
+        let waiting = apps.filter { !core.queuedPrompts(of: AppKey.noUser($0)).isEmpty }
+        guard let appID = pick(waiting, step.a), let head = core.queuedPrompts(of: AppKey.noUser(appID)).first else {
             return "no prompt"
         }
         // The first option, which grants, twice as often: a denial ends the app's prompting for good.
@@ -691,14 +692,14 @@ private struct Scenario {
         let accuracy: PromptAccuracy? = [nil, .full, .reduced, .reduced][step.c % 4]
         let result = call(admin, .answerPrompt(id: head.id.description, answer: answer, accuracy: accuracy))
         return "answer \(head.id) \(head.kind.rawValue) of \(appID) \(answer.rawValue) \(describe(result))"
-            + " → \(core.authorizationView(appID).status.rawValue)"
+            + " → \(core.authorizationView(AppKey.noUser(appID)).status.rawValue)"
     }
 
     private mutating func setAuthorization(_ step: Step) -> String {
         let appID = app(step.a)
         let setting: AuthorizationSetting? = [nil, .never, .askNextTime, .whileUsing, .always][step.b % 5]
         let precise: Bool? = [nil, true, false][step.c % 3]
-        call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise))
+        call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise, user: nil))
         return "set \(appID) \(setting?.rawValue ?? "-") precise \(precise.map(String.init) ?? "-")"
     }
 
@@ -718,7 +719,7 @@ private struct Scenario {
         h.disconnect(connection.client)
         observe()
         streamConnections.removeAll { $0.client == connection.client }
-        return "\(connection.client) stream closes → \(core.appState(connection.appID)!.state.rawValue)"
+        return "\(connection.client) stream closes → \(core.appState(AppKey.noUser(connection.appID))!.state.rawValue)"
     }
 
     /// A fix within a few kilometres of Tokyo Station (so cells and the stationary radius both come into
@@ -764,14 +765,14 @@ private struct Scenario {
     /// Records, app states, sessions and prompt queues: what a late timer must not change.
     var outcome: Outcome {
         Outcome(
-            records: apps.map { core.storedRecord($0)! },
-            states: apps.map { core.appState($0)!.state },
+            records: apps.map { core.storedRecord(AppKey.noUser($0))! },
+            states: apps.map { core.appState(AppKey.noUser($0))!.state },
             sessions: core.sessionIDs.map { id in
                 var view = core.sessionView(id)!
                 view.remaining = nil
                 return view
             },
-            prompts: apps.flatMap { core.queuedPrompts(of: $0) }
+            prompts: apps.flatMap { core.queuedPrompts(of: AppKey.noUser($0)) }
         )
     }
 }

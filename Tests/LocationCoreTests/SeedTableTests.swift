@@ -204,7 +204,10 @@ struct SeedTableTests {
         asker.ask(&h, app, .always)
 
         #expect(h.prompts("com.ex.maps").isEmpty)
-        #expect(h.core.storedRecord("com.ex.maps") == AuthorizationRecord(status: .authorizedWhenInUse, oneTime: true))
+        #expect(
+            h.core.storedRecord(AppKey.noUser("com.ex.maps"))
+                == AuthorizationRecord(status: .authorizedWhenInUse, oneTime: true)
+        )
         #expect(h.authorization("com.ex.maps").settingsLabel == .askNextTime)
     }
 

@@ -135,7 +135,7 @@ struct SessionTests {
         let call = h.call(app, .invalidateSession(id.description))
         #expect(h.reply(to: call) == .empty)
         #expect(h.session(id) == nil)
-        #expect(h.persisted == [.sessionRemoved(appID: Self.maps, id)])
+        #expect(h.persisted == [.sessionRemoved(AppKey.noUser(Self.maps), id)])
         #expect(h.messages(to: stream) == [.diagnostic([], ended: true)])
         #expect(h.ended(stream))
         #expect(h.sessions(of: app).isEmpty)
@@ -848,7 +848,7 @@ extension Persist {
     fileprivate var sessionID: SessionID? {
         switch self {
         case .session(let snapshot): snapshot.id
-        case .sessionRemoved(_, let id, _): id
+        case .sessionRemoved(_, let id): id
         default: nil
         }
     }

@@ -23,7 +23,7 @@ struct StreamCleanupTests {
             h.call(flooder, .watchAuthorization)
         }
         #expect(h.core.streams.count == 2 * count)
-        let app = try #require(h.core.apps.handle("com.ex.maps"))
+        let app = try #require(h.core.apps.handle(AppKey.noUser("com.ex.maps")))
         #expect(h.core.apps[app].authorizationWatchers.count == count)
         let started = Date()
         h.disconnect(flooder)

@@ -49,14 +49,15 @@ import Testing
             requirement: .whenInUse,
             purposeKey: nil,
             ownerPID: 42,
-            lingerEnds: nil
+            lingerEnds: nil,
+            user: nil
         )
     }
 
     @Test("R1: a stored decision is journalled with its app, status, Settings label and MESSAGE_ID")
     func decision() {
         var (journal, lines) = journal()
-        journal.record(.record(appID: "com.ex.maps", AuthorizationRecord(status: .denied)))
+        journal.record(.record(AppKey.noUser("com.ex.maps"), AuthorizationRecord(status: .denied)))
         #expect(
             lines.all == [
                 Line(
@@ -77,7 +78,7 @@ import Testing
         var lingering = session(7, of: "com.ex.maps")
         lingering.lingerEnds = Instant(nanoseconds: 5_000_000_000)
         journal.record(.session(lingering))
-        journal.record(.sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 3, number: 7)))
+        journal.record(.sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 3, number: 7)))
         #expect(
             lines.all == [
                 Line(
@@ -101,7 +102,14 @@ import Testing
     func promptRaisedAndResolved() {
         var (journal, lines) = journal()
         let id = PromptID(epoch: 3, number: 2)
-        var prompt = PromptSnapshot(id: id, appID: "com.ex.maps", kind: .authorization, purposeKey: nil, raisedAt: nil)
+        var prompt = PromptSnapshot(
+            id: id,
+            appID: "com.ex.maps",
+            kind: .authorization,
+            purposeKey: nil,
+            raisedAt: nil,
+            user: nil
+        )
         journal.record(.prompt(prompt))
         #expect(lines.all.isEmpty)
         prompt.raisedAt = Instant(nanoseconds: 1)
@@ -124,14 +132,14 @@ import Testing
     func switchAndQuietWrites() {
         var (journal, lines) = journal()
         journal.record(.locationServices(false))
-        journal.record(.conditionRemoved(appID: "com.ex.maps", monitor: "places", identifier: "home"))
+        journal.record(.conditionRemoved(AppKey.noUser("com.ex.maps"), monitor: "places", identifier: "home"))
         #expect(lines.all == [Line(level: .notice, message: "location services off", metadata: [:])])
     }
 
     @Test("R1: below info nothing is journalled, not even a decision")
     func quietBelowInfo() {
         var (journal, lines) = journal(level: .warning)
-        journal.record(.record(appID: "com.ex.maps", AuthorizationRecord(status: .denied)))
+        journal.record(.record(AppKey.noUser("com.ex.maps"), AuthorizationRecord(status: .denied)))
         journal.record(.locationServices(false))
         #expect(lines.all.isEmpty)
     }

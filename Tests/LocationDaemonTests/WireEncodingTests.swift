@@ -75,7 +75,8 @@ import Varlink
                         ? SessionID(epoch: UInt32.random(in: 0...UInt32.max, using: &random), number: random.next())
                         : nil,
                     detail: JSONSamples.string(&random),
-                    at: Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random))
+                    at: Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random)),
+                    user: nil
                 )
                 let timestamp = Double(Int64.random(in: 0...2_000_000_000_000, using: &random)) / 1000
                 let generic = VarlinkEncodedReply(
@@ -106,7 +107,8 @@ import Varlink
                 deadline: Bool.random(using: &random)
                     ? Instant(nanoseconds: Int64.random(in: 0...Int64.max, using: &random)) : nil,
                 remaining: Bool.random(using: &random)
-                    ? Span(nanoseconds: Int64.random(in: -1_000_000_000...1 << 50, using: &random)) : nil
+                    ? Span(nanoseconds: Int64.random(in: -1_000_000_000...1 << 50, using: &random)) : nil,
+                user: nil
             )
             let generic = VarlinkEncodedReply(VarlinkReply(parameters: ["session": session.json]))
             let direct = session.replyFrame

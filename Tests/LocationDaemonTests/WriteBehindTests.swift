@@ -47,7 +47,7 @@ import Testing
 
         func send(_ messages: [Action]) { sent.append(contentsOf: messages) }
         func close(_ client: UInt64) { closed.append(client) }
-        func app(of client: ClientID) -> AppKey? { apps[client.raw].map { AppKey($0) } }
+        func app(of client: ClientID) -> AppKey? { apps[client.raw].map { AppKey.noUser($0) } }
         func storeHealthChanged(healthy: Bool) { health.append(healthy) }
     }
 
@@ -97,7 +97,7 @@ import Testing
     }
 
     private func decision(_ appID: String) -> Persist {
-        .record(appID: appID, AuthorizationRecord(status: .authorizedWhenInUse))
+        .record(AppKey.noUser(appID), AuthorizationRecord(status: .authorizedWhenInUse))
     }
 
     @Test("R1: a decision's reply goes out only once its write is stored, not when it is handed to the store")
@@ -136,7 +136,7 @@ import Testing
     @Test("R11: what no reply acknowledges is sent at once and stored with the next commit, or soon after")
     func unacknowledgedWritesDoNotWait() {
         let t = Fixture()
-        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        let ended = Persist.sessionRemoved(AppKey.noUser("a"), SessionID(epoch: 1, number: 7))
         t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
         t.loop.run()
         #expect(t.sent == [101])
@@ -153,7 +153,7 @@ import Testing
     @Test("R11: an ended session and the next acknowledged write are stored in one commit, in order")
     func unacknowledgedWritesGoWithTheNextCommit() {
         let t = Fixture()
-        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        let ended = Persist.sessionRemoved(AppKey.noUser("a"), SessionID(epoch: 1, number: 7))
         t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
         t.loop.run()
         t.writeBehind.add([.persist(decision("a")), reply(1, 2)], answersCall: true)
@@ -171,7 +171,7 @@ import Testing
     @Test("R11: writes no reply waits for are stored before locd stops")
     func unacknowledgedWritesAreStoredAtStop() {
         let t = Fixture()
-        let ended = Persist.sessionRemoved(appID: "a", SessionID(epoch: 1, number: 7))
+        let ended = Persist.sessionRemoved(AppKey.noUser("a"), SessionID(epoch: 1, number: 7))
         t.writeBehind.add([.persist(ended), reply(1, 1)], answersCall: true)
         t.loop.run()
         let finished = t.writeBehind.finishCommits()
@@ -195,7 +195,8 @@ import Testing
                 requirement: .whenInUse,
                 purposeKey: nil,
                 ownerPID: 42,
-                lingerEnds: nil
+                lingerEnds: nil,
+                user: nil
             )
         )
         t.writeBehind.add([.persist(session), reply(1, 1)], answersCall: false)
@@ -220,7 +221,8 @@ import Testing
             requirement: .whenInUse,
             purposeKey: nil,
             ownerPID: 42,
-            lingerEnds: nil
+            lingerEnds: nil,
+            user: nil
         )
         let view = SessionView(
             id: id,
@@ -231,7 +233,8 @@ import Testing
             state: .active,
             diagnostic: DiagnosticMask(),
             deadline: nil,
-            remaining: nil
+            remaining: nil,
+            user: nil
         )
         return (.session(snapshot), view)
     }

@@ -14,7 +14,7 @@ import Testing
             do {
                 let before = try LocationStore(directory: directory.path, bootID: "boot-a")
                 try before.apply(Samples.everyCase)
-                try before.apply([.record(appID: "com.ex.maps", record), .locationServices(false)])
+                try before.apply([.record(AppKey.noUser("com.ex.maps"), record), .locationServices(false)])
             }
             let after = try LocationStore(directory: directory.path, bootID: "boot-b")
             let loaded = try after.load()
@@ -22,10 +22,11 @@ import Testing
             #expect(loaded.sessions.isEmpty)
             #expect(loaded.prompts.isEmpty)
             #expect(loaded.locationServicesEnabled == false)
-            #expect(loaded.records["com.ex.maps"] == record)
+            #expect(loaded.records[AppKey.noUser("com.ex.maps")] == record)
             #expect(
                 loaded.records
-                    == Samples.expected(after: Samples.everyCase).records.merging(["com.ex.maps": record]) { $1 }
+                    == Samples.expected(after: Samples.everyCase).records.merging([AppKey.noUser("com.ex.maps"): record]
+                    ) { $1 }
             )
             // H5, H6: the administrator's settings for every user and each user's own switch, across boots.
             #expect(loaded.policies == Samples.expected(after: Samples.everyCase).policies)

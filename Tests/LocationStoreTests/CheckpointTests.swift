@@ -16,7 +16,8 @@ import Testing
             requirement: .whenInUse,
             purposeKey: "Navigation",
             ownerPID: 42,
-            lingerEnds: Instant(nanoseconds: Int64(k))
+            lingerEnds: Instant(nanoseconds: Int64(k)),
+            user: nil
         )
     }
 

@@ -28,7 +28,8 @@ import Testing
                         condition: CircularCondition(latitude: 35 + offset, longitude: -0.5, radius: 150.25),
                         state: ConditionState.allCases[index],
                         date: date,
-                        position: Int64(3 - index)
+                        position: Int64(3 - index),
+                        user: nil
                     )
                 )
             }
@@ -49,7 +50,7 @@ import Testing
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             var driver = CoreDriver(manifests: [Self.maps], persist: store.apply)
             let admin = try driver.connect(pid: 1)
-            try driver.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil))
+            try driver.call(admin, .setAuthorization(appID: "com.ex.maps", setting: .always, precise: nil, user: nil))
             let maps = try driver.connect(pid: 4242)
             try driver.call(maps, .hello(appID: "com.ex.maps", state: .foreground))
             try driver.call(maps, .addCondition(monitor: "places", identifier: "station", condition: Self.station))

@@ -14,11 +14,11 @@ import Testing
         try TemporaryDirectory.with { directory in
             let daemon = try LocationStore(directory: directory.path, bootID: "boot-a")
             let record = AuthorizationRecord(status: .authorizedWhenInUse, accuracy: .reducedAccuracy)
-            try daemon.apply([.record(appID: "com.ex.maps", record), .locationServices(false)])
+            try daemon.apply([.record(AppKey.noUser("com.ex.maps"), record), .locationServices(false)])
             // A second connection, while the first stays open: what it reads is what a restart would read.
             let other = try LocationStore(directory: directory.path, bootID: "boot-a")
             let loaded = try other.load()
-            #expect(loaded.records == ["com.ex.maps": record])
+            #expect(loaded.records == [AppKey.noUser("com.ex.maps"): record])
             #expect(loaded.locationServicesEnabled == false)
             withExtendedLifetime(daemon) {}
         }
@@ -37,8 +37,8 @@ import Testing
             try store.apply([.app(Self.app(1))])
             #expect(try synchronous() == normal)
             try store.apply([
-                .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: 1)),
-                .record(appID: "com.ex.maps", AuthorizationRecord()),
+                .sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 1, number: 1)),
+                .record(AppKey.noUser("com.ex.maps"), AuthorizationRecord()),
             ])
             #expect(try synchronous() == full)
             try store.apply([.promptRemoved(PromptID(epoch: 1, number: 1))])
@@ -116,12 +116,14 @@ import Testing
     /// and on odd `k` adds a record, a decision, so that both kinds of commit are exercised.
     static func event(_ k: Int) -> [Persist] {
         var writes: [Persist] = [
-            .sessionRemoved(appID: "com.ex.maps", SessionID(epoch: 1, number: UInt64(k - 1))),
+            .sessionRemoved(AppKey.noUser("com.ex.maps"), SessionID(epoch: 1, number: UInt64(k - 1))),
             .session(session(k)),
             .app(app(k)),
             .promptRemoved(PromptID(epoch: 1, number: UInt64(k - 1))),
         ]
-        if k % 2 == 1 { writes.append(.record(appID: "com.ex.app\(k)", AuthorizationRecord(status: .denied))) }
+        if k % 2 == 1 {
+            writes.append(.record(AppKey.noUser("com.ex.app\(k)"), AuthorizationRecord(status: .denied)))
+        }
         writes.append(.prompt(prompt(k)))
         return writes
     }
@@ -138,7 +140,8 @@ import Testing
             requirement: .whenInUse,
             purposeKey: nil,
             ownerPID: 42,
-            lingerEnds: nil
+            lingerEnds: nil,
+            user: nil
         )
     }
 
@@ -148,7 +151,8 @@ import Testing
             state: .background,
             graceEnds: Instant(nanoseconds: Int64(k)),
             relaunchEnds: nil,
-            inUseAtTermination: false
+            inUseAtTermination: false,
+            user: nil
         )
     }
 
@@ -158,7 +162,8 @@ import Testing
             appID: "com.ex.maps",
             kind: .authorization,
             purposeKey: nil,
-            raisedAt: .seconds(Double(k))
+            raisedAt: .seconds(Double(k)),
+            user: nil
         )
     }
 }

@@ -24,7 +24,8 @@ import Testing
             condition: CircularCondition(latitude: 35.681236, longitude: 139.767125, radius: 200),
             state: .unknown,
             date: nil,
-            position: position
+            position: position,
+            user: nil
         )
     }
 
@@ -92,7 +93,7 @@ import Testing
             var copy: Int32 = -1
             do {
                 let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", Self.record)])
+                try store.apply([.record(AppKey.noUser("com.ex.maps"), Self.record)])
                 // What a child forked at this moment holds until it execs: a duplicate of the lock's descriptor.
                 let lockPath = try #require(
                     realpath(directory.path, nil).map { pointer in
@@ -111,7 +112,7 @@ import Testing
             defer { close(copy) }
             #expect(copy >= 0)
             let reopened = try LocationStore(directory: directory.path, bootID: "boot-a")
-            #expect(try reopened.load().records["com.ex.maps"] == Self.record)
+            #expect(try reopened.load().records[AppKey.noUser("com.ex.maps")] == Self.record)
         }
     }
 
@@ -119,12 +120,12 @@ import Testing
     func deletedUnderTheStore() throws {
         try TemporaryDirectory.with { directory in
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-            try store.apply([.record(appID: "com.ex.maps", Self.record)])
+            try store.apply([.record(AppKey.noUser("com.ex.maps"), Self.record)])
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
                 try FileManager.default.removeItem(atPath: directory.path + "/" + name)
             }
             let error = #expect(throws: StoreError.self) {
-                try store.apply([.record(appID: "com.ex.run", Self.record)])
+                try store.apply([.record(AppKey.noUser("com.ex.run"), Self.record)])
             }
             guard case .filesChanged(let path, _)? = error else {
                 Issue.record("expected filesChanged, got \(String(describing: error))")
@@ -139,7 +140,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", Self.record)])
+                try store.apply([.record(AppKey.noUser("com.ex.maps"), Self.record)])
             }
             // Closed cleanly, the log was copied and removed; a hostile user writes one of garbage.
             let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
@@ -149,7 +150,7 @@ import Testing
             try #require(aside.count == 1)
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + aside[0])) == garbage)
             #expect(store.damaged?.description.contains(directory.path + "/locd.sqlite-wal") == true)
-            #expect(try store.load().records["com.ex.maps"] == Self.record)
+            #expect(try store.load().records[AppKey.noUser("com.ex.maps")] == Self.record)
         }
     }
 
@@ -171,7 +172,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", Self.record)])
+                try store.apply([.record(AppKey.noUser("com.ex.maps"), Self.record)])
             }
             #expect(truncate(directory.path + "/locd.sqlite", 0) == 0)
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
@@ -189,7 +190,7 @@ import Testing
         try TemporaryDirectory.with { directory in
             do {
                 let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-                try store.apply([.record(appID: "com.ex.maps", Self.record)])
+                try store.apply([.record(AppKey.noUser("com.ex.maps"), Self.record)])
             }
             try FileManager.default.removeItem(atPath: directory.path + "/locd.sqlite")
             let empty = Process()

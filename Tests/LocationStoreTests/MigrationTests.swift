@@ -38,7 +38,8 @@ import Testing
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: 42,
-                    lingerEnds: lingerEnds
+                    lingerEnds: lingerEnds,
+                    user: nil
                 ),
                 SessionSnapshot(
                     id: SessionID(epoch: 2, number: 10),
@@ -47,7 +48,8 @@ import Testing
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: 42,
-                    lingerEnds: nil
+                    lingerEnds: nil,
+                    user: nil
                 ),
             ]
             #expect(try store.load().sessions == expected)
@@ -62,7 +64,7 @@ import Testing
             // Writes address the migrated rows: an update replaces the row, a removal deletes it.
             var moved = expected[1]
             moved.lingerEnds = lingerEnds
-            try store.apply([.session(moved), .sessionRemoved(appID: "com.ex.maps", expected[0].id)])
+            try store.apply([.session(moved), .sessionRemoved(AppKey.noUser("com.ex.maps"), expected[0].id)])
             #expect(try store.load().sessions == [moved])
         }
     }
@@ -97,20 +99,23 @@ import Testing
             let loaded = try store.load()
             #expect(
                 loaded.records == [
-                    "com.ex.maps": AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted),
+                    AppKey.noUser("com.ex.maps"): AuthorizationRecord(
+                        status: .authorizedAlways,
+                        alwaysDecision: .granted
+                    ),
                     AppKey("org.invented.Owned", user: 65534):
                         AuthorizationRecord(
                             status: .authorizedWhenInUse,
                             accuracy: .reducedAccuracy,
                             alwaysDecision: .declined
                         ),
-                    "org.invented.Unknown": AuthorizationRecord(status: .denied),
+                    AppKey.noUser("org.invented.Unknown"): AuthorizationRecord(status: .denied),
                 ]
             )
             #expect(
                 loaded.alwaysUse == [
                     AppKey("org.invented.Owned", user: 65534): Span(nanoseconds: 5),
-                    "com.ex.maps": Span(nanoseconds: 7),
+                    AppKey.noUser("com.ex.maps"): Span(nanoseconds: 7),
                 ]
             )
             #expect(loaded.conditions.map(\.app) == [AppKey("org.invented.Owned", user: 65534)])
@@ -131,7 +136,7 @@ import Testing
                 at: .seconds(11)
             )
             #expect(core.authorizationView(AppKey("com.ex.maps", user: 1000)).status == .notDetermined)
-            #expect(core.authorizationView("com.ex.maps").status == .authorizedAlways)
+            #expect(core.authorizationView(AppKey.noUser("com.ex.maps")).status == .authorizedAlways)
             #expect(core.authorizationView(AppKey("org.invented.Owned", user: 65534)).status == .authorizedWhenInUse)
         }
     }
@@ -142,9 +147,9 @@ import Testing
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
             let session = DurabilityTests.session(1)
             try store.apply([.session(session)])
-            try store.apply([.sessionRemoved(appID: "com.ex.other", session.id)])
+            try store.apply([.sessionRemoved(AppKey.noUser("com.ex.other"), session.id)])
             #expect(try store.load().sessions == [session])
-            try store.apply([.sessionRemoved(appID: session.appID, session.id)])
+            try store.apply([.sessionRemoved(AppKey.noUser(session.appID), session.id)])
             #expect(try store.load().sessions.isEmpty)
         }
     }

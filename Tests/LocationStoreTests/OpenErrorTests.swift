@@ -116,7 +116,7 @@ import Testing
     func unknownValue() throws {
         try TemporaryDirectory.with { directory in
             let store = try LocationStore(directory: directory.path, bootID: "boot-a")
-            try store.apply([.record(appID: "com.ex.maps", AuthorizationRecord())])
+            try store.apply([.record(AppKey.noUser("com.ex.maps"), AuthorizationRecord())])
             try store.queue.write { try $0.execute(sql: "UPDATE records SET status = 'maybe'") }
             let error = #expect(throws: StoreError.self) { try store.load() }
             guard case .unreadable(let path, let reason)? = error else {

@@ -23,19 +23,19 @@ import Testing
             }
             let agent = try driver.connect(pid: 1)
             try driver.call(agent, .prompts)
-            let authorization = try #require(driver.core.queuedPrompts(of: "com.ex.maps").first)
+            let authorization = try #require(driver.core.queuedPrompts(of: AppKey.noUser("com.ex.maps")).first)
             #expect(authorization.kind == .authorization)
             try driver.call(
                 agent,
                 .answerPrompt(id: authorization.id.description, answer: .allowWhileUsing, accuracy: nil)
             )
-            #expect(driver.core.storedRecord("com.ex.maps")?.status == .authorizedWhenInUse)
+            #expect(driver.core.storedRecord(AppKey.noUser("com.ex.maps"))?.status == .authorizedWhenInUse)
             // An Always session raises the upgrade prompt, left unanswered: it must come back after the restart.
             try driver.call(maps, .createSession(.always, purposeKey: "Navigation"))
-            #expect(driver.core.queuedPrompts(of: "com.ex.maps").first?.kind == .alwaysUpgrade)
+            #expect(driver.core.queuedPrompts(of: AppKey.noUser("com.ex.maps")).first?.kind == .alwaysUpgrade)
 
             let admin = try driver.connect(pid: 1)
-            try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil))
+            try driver.call(admin, .setAuthorization(appID: "com.ex.run", setting: .always, precise: nil, user: nil))
             let run = try driver.connect(pid: 5151)
             try driver.call(run, .hello(appID: "com.ex.run", state: .foreground))
             let activity = try driver.call(run, .beginBackgroundActivity)
@@ -44,7 +44,10 @@ import Testing
                 return
             }
             try driver.call(run, .setAppState(.background))
-            try driver.call(admin, .setAuthorization(appID: "com.ex.approx", setting: .always, precise: false))
+            try driver.call(
+                admin,
+                .setAuthorization(appID: "com.ex.approx", setting: .always, precise: false, user: nil)
+            )
             try driver.advance(3)
 
             let original = driver.core
@@ -71,8 +74,14 @@ import Testing
             )
             #expect(restored.snapshot.records == expected.records)
             for manifest in Self.manifests {
-                #expect(restored.storedRecord(manifest.appID) == original.storedRecord(manifest.appID))
-                #expect(restored.authorizationView(manifest.appID) == original.authorizationView(manifest.appID))
+                #expect(
+                    restored.storedRecord(AppKey.noUser(manifest.appID))
+                        == original.storedRecord(AppKey.noUser(manifest.appID))
+                )
+                #expect(
+                    restored.authorizationView(AppKey.noUser(manifest.appID))
+                        == original.authorizationView(AppKey.noUser(manifest.appID))
+                )
             }
             #expect(restored.sessionIDs == original.sessionIDs)
             #expect(restored.sessionIDs.contains(firstSession.id))
@@ -82,10 +91,10 @@ import Testing
             let window = restartedAt.adding(CoreConfiguration().relaunchWindow)
             #expect(restored.snapshot.sessions.allSatisfy { $0.lingerEnds == window })
             #expect(
-                restored.queuedPrompts(of: "com.ex.maps").map(\.id)
-                    == original.queuedPrompts(of: "com.ex.maps").map(\.id)
+                restored.queuedPrompts(of: AppKey.noUser("com.ex.maps")).map(\.id)
+                    == original.queuedPrompts(of: AppKey.noUser("com.ex.maps")).map(\.id)
             )
-            #expect(restored.appState("com.ex.run")?.state == .background)
+            #expect(restored.appState(AppKey.noUser("com.ex.run"))?.state == .background)
         }
     }
 

@@ -16,7 +16,10 @@ import Testing
             let loaded = try LocationStore(directory: directory.path, bootID: "boot-a").load()
             #expect(loaded == Samples.expected(after: writes))
             #expect(loaded.locationServicesEnabled == false)
-            #expect(loaded.records["com.ex.app0"] == AuthorizationRecord(status: .denied, alwaysDecision: .declined))
+            #expect(
+                loaded.records[AppKey.noUser("com.ex.app0")]
+                    == AuthorizationRecord(status: .denied, alwaysDecision: .declined)
+            )
             #expect(!loaded.sessions.contains { $0.id == SessionID(epoch: 7, number: 2) })
             #expect(loaded.sessions.last?.id == SessionID(epoch: 7, number: 10))
             #expect(
@@ -27,7 +30,7 @@ import Testing
             )
             #expect(
                 loaded.alwaysUse == [
-                    "com.ex.app0": .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7),
+                    AppKey.noUser("com.ex.app0"): .seconds(86_400.5), AppKey("com.ex.app0", user: 65534): .seconds(7),
                 ],
                 "a count back at zero is not loaded"
             )
@@ -54,7 +57,8 @@ import Testing
                             requirement: .whenInUse,
                             purposeKey: purposeKey,
                             ownerPID: 1,
-                            lingerEnds: nil
+                            lingerEnds: nil,
+                            user: nil
                         )
                     )
                 )
@@ -89,7 +93,7 @@ import Testing
             let once = try store.load()
             try store.apply(writes)
             try store.apply([
-                .sessionRemoved(appID: "com.ex.none", SessionID(epoch: 99, number: 1)),
+                .sessionRemoved(AppKey.noUser("com.ex.none"), SessionID(epoch: 99, number: 1)),
                 .promptRemoved(PromptID(epoch: 99, number: 1)),
             ])
             try store.apply([])
@@ -122,14 +126,16 @@ import Testing
                 requirement: .whenInUse,
                 purposeKey: "",
                 ownerPID: .min,
-                lingerEnds: Instant(nanoseconds: .min)
+                lingerEnds: Instant(nanoseconds: .min),
+                user: nil
             )
             let app = AppSnapshot(
                 appID: "",
                 state: .terminated,
                 graceEnds: Instant(nanoseconds: .max),
                 relaunchEnds: Instant(nanoseconds: 0),
-                inUseAtTermination: true
+                inUseAtTermination: true,
+                user: nil
             )
             try LocationStore(directory: directory.path, bootID: "").apply([.session(session), .app(app)])
             let loaded = try LocationStore(directory: directory.path, bootID: "").load()

@@ -153,7 +153,7 @@ extension CoreDriver {
         accuracy: PromptAccuracy? = nil,
         admin: ClientID? = nil
     ) throws(Failure) -> LocationError? {
-        guard let head = core.queuedPrompts(of: appID).first else { return .noSuchPrompt(id: "(none)") }
+        guard let head = core.queuedPrompts(of: AppKey.noUser(appID)).first else { return .noSuchPrompt(id: "(none)") }
         var adminClient: ClientID
         if let admin { adminClient = admin } else { adminClient = try connect() }
         let call = try call(adminClient, .answerPrompt(id: head.id.description, answer: answer, accuracy: accuracy))
@@ -167,7 +167,7 @@ extension CoreDriver {
         precise: Bool? = nil
     ) throws(Failure) {
         let admin = try connect()
-        try call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise))
+        try call(admin, .setAuthorization(appID: appID, setting: setting, precise: precise, user: nil))
     }
 
     // MARK: Reading
@@ -224,11 +224,11 @@ extension CoreDriver {
     package func session(_ id: SessionID) -> SessionView? { core.sessionView(id) }
     package func mask(_ id: SessionID) -> DiagnosticMask? { core.sessionView(id)?.diagnostic }
     package func state(_ id: SessionID) -> SessionState? { core.sessionView(id)?.state }
-    package func authorization(_ appID: String) -> AuthorizationView { core.authorizationView(appID) }
-    package func status(_ appID: String) -> AuthorizationStatus { core.authorizationView(appID).status }
-    package func prompts(_ appID: String) -> [PromptView] { core.queuedPrompts(of: appID) }
-    package func inUse(_ appID: String) -> Bool { core.appState(appID)?.inUse ?? false }
-    package func appState(_ appID: String) -> AppState? { core.appState(appID)?.state }
+    package func authorization(_ appID: String) -> AuthorizationView { core.authorizationView(AppKey.noUser(appID)) }
+    package func status(_ appID: String) -> AuthorizationStatus { core.authorizationView(AppKey.noUser(appID)).status }
+    package func prompts(_ appID: String) -> [PromptView] { core.queuedPrompts(of: AppKey.noUser(appID)) }
+    package func inUse(_ appID: String) -> Bool { core.appState(AppKey.noUser(appID))?.inUse ?? false }
+    package func appState(_ appID: String) -> AppState? { core.appState(AppKey.noUser(appID))?.state }
 
     /// Persist actions of the last event.
     package var persisted: [Persist] {

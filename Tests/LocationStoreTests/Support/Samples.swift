@@ -17,7 +17,7 @@ enum Samples {
             )
             // Every other app is a user's (H1): the uids' extremes among them.
             let users: [UInt32?] = [nil, 0, nil, 1000, nil, UInt32.max - 1]
-            writes.append(.record(appID: "com.ex.app\(index)", record, user: users[index % users.count]))
+            writes.append(.record(AppKey("com.ex.app\(index)", user: users[index % users.count]), record))
         }
         writes.append(.locationServices(false))
         let instants: [Instant?] = [nil, .seconds(1000.5), Instant(nanoseconds: .max), Instant(nanoseconds: .min)]
@@ -29,7 +29,8 @@ enum Samples {
                         state: state,
                         graceEnds: instants[index % instants.count],
                         relaunchEnds: instants[(index + 1) % instants.count],
-                        inUseAtTermination: index % 2 == 0
+                        inUseAtTermination: index % 2 == 0,
+                        user: nil
                     )
                 )
             )
@@ -46,7 +47,8 @@ enum Samples {
                             requirement: requirement,
                             purposeKey: number % 2 == 0 ? "Navigation" : nil,
                             ownerPID: number == 1 ? 0 : Int32(4000 + number),
-                            lingerEnds: instants[Int(number) % instants.count]
+                            lingerEnds: instants[Int(number) % instants.count],
+                            user: nil
                         )
                     )
                 )
@@ -63,11 +65,12 @@ enum Samples {
                     requirement: .always,
                     purposeKey: "Radar",
                     ownerPID: .max,
-                    lingerEnds: nil
+                    lingerEnds: nil,
+                    user: nil
                 )
             )
         )
-        writes.append(.sessionRemoved(appID: "com.ex.app2", SessionID(epoch: 7, number: 2)))
+        writes.append(.sessionRemoved(AppKey.noUser("com.ex.app2"), SessionID(epoch: 7, number: 2)))
         for (index, kind) in PromptKind.allCases.enumerated() {
             writes.append(
                 .prompt(
@@ -76,7 +79,8 @@ enum Samples {
                         appID: "com.ex.app\(index)",
                         kind: kind,
                         purposeKey: kind == .temporaryFullAccuracy ? "Navigation" : nil,
-                        raisedAt: instants[index % instants.count]
+                        raisedAt: instants[index % instants.count],
+                        user: nil
                     )
                 )
             )
@@ -92,13 +96,14 @@ enum Samples {
                         condition: CircularCondition(latitude: -33.5 + Double(index), longitude: 179.99, radius: 0.5),
                         state: state,
                         date: state == .unknown ? nil : 1_700_000_000.25,
-                        position: Int64(10 - index)
+                        position: Int64(10 - index),
+                        user: nil
                     )
                 )
             )
         }
-        writes.append(.conditionRemoved(appID: "com.ex.app1", monitor: "work", identifier: "c1"))
-        writes.append(.conditionRemoved(appID: "com.ex.app0", monitor: "work", identifier: "absent"))
+        writes.append(.conditionRemoved(AppKey.noUser("com.ex.app1"), monitor: "work", identifier: "c1"))
+        writes.append(.conditionRemoved(AppKey.noUser("com.ex.app0"), monitor: "work", identifier: "absent"))
         // Later writes win.
         writes.append(
             .condition(
@@ -109,14 +114,17 @@ enum Samples {
                     condition: CircularCondition(latitude: 35.68, longitude: 139.76, radius: 100_000),
                     state: .satisfied,
                     date: 1_700_000_100,
-                    position: 10
+                    position: 10,
+                    user: nil
                 )
             )
         )
-        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied, alwaysDecision: .declined)))
-        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(86_400.5)))
-        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(60)))
-        writes.append(.alwaysUse(appID: "com.ex.app1", .seconds(0)))
+        writes.append(
+            .record(AppKey.noUser("com.ex.app0"), AuthorizationRecord(status: .denied, alwaysDecision: .declined))
+        )
+        writes.append(.alwaysUse(AppKey.noUser("com.ex.app0"), .seconds(86_400.5)))
+        writes.append(.alwaysUse(AppKey.noUser("com.ex.app1"), .seconds(60)))
+        writes.append(.alwaysUse(AppKey.noUser("com.ex.app1"), .seconds(0)))
         writes.append(
             .app(
                 AppSnapshot(
@@ -124,16 +132,17 @@ enum Samples {
                     state: .terminated,
                     graceEnds: nil,
                     relaunchEnds: .seconds(2),
-                    inUseAtTermination: true
+                    inUseAtTermination: true,
+                    user: nil
                 )
             )
         )
         // The same app id for two users (H1): two rows, each its own; a later write wins.
         let always = AuthorizationRecord(status: .authorizedAlways, alwaysDecision: .granted)
-        writes.append(.record(appID: "com.ex.app0", always, user: 1000))
-        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .denied), user: 65534))
-        writes.append(.record(appID: "com.ex.app0", AuthorizationRecord(status: .authorizedWhenInUse), user: 65534))
-        writes.append(.alwaysUse(appID: "com.ex.app0", .seconds(7), user: 65534))
+        writes.append(.record(AppKey("com.ex.app0", user: 1000), always))
+        writes.append(.record(AppKey("com.ex.app0", user: 65534), AuthorizationRecord(status: .denied)))
+        writes.append(.record(AppKey("com.ex.app0", user: 65534), AuthorizationRecord(status: .authorizedWhenInUse)))
+        writes.append(.alwaysUse(AppKey("com.ex.app0", user: 65534), .seconds(7)))
         // Policies (H5) and users' own switches (H6): set, replaced and removed; the uid's extremes.
         writes.append(.policy(appID: "com.ex.app0", AppPolicy(setting: .never, precise: nil)))
         writes.append(.policy(appID: "com.ex.app1", AppPolicy(setting: .whileUsing, precise: false)))
@@ -145,8 +154,8 @@ enum Samples {
         writes.append(.userLocationServices(uid: 1000, enabled: false))
         writes.append(.userLocationServices(uid: 1000, enabled: true))
         // A forgotten app (F18) leaves nothing: its record, lifecycle and Always use go; the others stay.
-        writes.append(.alwaysUse(appID: "com.ex.app3", .seconds(5)))
-        writes.append(.appRemoved(appID: "com.ex.app3"))
+        writes.append(.alwaysUse(AppKey.noUser("com.ex.app3"), .seconds(5)))
+        writes.append(.appRemoved(AppKey.noUser("com.ex.app3")))
         return writes
     }
 
@@ -155,8 +164,8 @@ enum Samples {
         var snapshot = start
         for write in writes {
             switch write {
-            case .record(let appID, let record, let user):
-                snapshot.records[AppKey(appID, user: user)] = record
+            case .record(let app, let record):
+                snapshot.records[app] = record
             case .userLocationServices(let uid, let enabled):
                 if enabled {
                     snapshot.usersWithServicesOff.remove(uid)
@@ -170,8 +179,8 @@ enum Samples {
             case .session(let session):
                 snapshot.sessions.removeAll { $0.id == session.id }
                 snapshot.sessions.append(session)
-            case .sessionRemoved(let appID, let id, let user):
-                snapshot.sessions.removeAll { $0.app == AppKey(appID, user: user) && $0.id == id }
+            case .sessionRemoved(let app, let id):
+                snapshot.sessions.removeAll { $0.app == app && $0.id == id }
             case .app(let app):
                 snapshot.apps.removeAll { $0.app == app.app }
                 snapshot.apps.append(app)
@@ -185,14 +194,12 @@ enum Samples {
                     ($0.app, $0.monitor, $0.identifier) == (condition.app, condition.monitor, condition.identifier)
                 }
                 snapshot.conditions.append(condition)
-            case .conditionRemoved(let appID, let monitor, let identifier, let user):
-                let app = AppKey(appID, user: user)
+            case .conditionRemoved(let app, let monitor, let identifier):
                 snapshot.conditions.removeAll { ($0.app, $0.monitor, $0.identifier) == (app, monitor, identifier) }
-            case .alwaysUse(let appID, let used, let user):
+            case .alwaysUse(let app, let used):
                 // A count back at zero is no count: the store loads only the apps that have one.
-                snapshot.alwaysUse[AppKey(appID, user: user)] = used.nanoseconds == 0 ? nil : used
-            case .appRemoved(let appID, let user):
-                let app = AppKey(appID, user: user)
+                snapshot.alwaysUse[app] = used.nanoseconds == 0 ? nil : used
+            case .appRemoved(let app):
                 snapshot.apps.removeAll { $0.app == app }
                 snapshot.records[app] = nil
                 snapshot.alwaysUse[app] = nil
