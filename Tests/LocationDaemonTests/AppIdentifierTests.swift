@@ -1,11 +1,8 @@
 import Foundation
-import GRDB
 import JSON
 import LocationTestSupport
 import Testing
 import Varlink
-
-@testable import LocationStore
 
 #if canImport(Glibc)
 import Glibc
@@ -94,20 +91,7 @@ struct AppIdentifierTests {
     func hostileStoredIDShownEscaped() throws {
         let daemon = try DaemonProcess()
         let hostile = "com.ex.x\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}[1A\u{1B}[2K\ncom.ex.forged  -  foreground"
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: daemon.stateDirectory + "/locd.sqlite")
-        try StoreSchema.migrator.migrate(queue, upTo: "v5-owners")
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO records (app_id, status, provisional, one_time, accuracy, temporary_full_accuracy,
-                        always_decision)
-                    VALUES (?, 'authorizedAlways', 0, 0, 'fullAccuracy', 0, 'granted')
-                    """,
-                arguments: [hostile]
-            )
-        }
-        try queue.close()
+        try StoreBeforeOwners.write(alwaysFor: [hostile], in: daemon)
         try daemon.start()
 
         let table = try LocctlBinary.run(["apps", "--no-legend"], socket: daemon.socketPath)

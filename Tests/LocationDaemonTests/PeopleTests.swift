@@ -1,11 +1,8 @@
 import Foundation
-import GRDB
 import JSON
 import LocationTestSupport
 import Testing
 import Varlink
-
-@testable import LocationStore
 
 #if canImport(Glibc)
 import Glibc
@@ -235,19 +232,7 @@ struct PeopleTests {
     func migratedStore() throws {
         let daemon = try DaemonProcess()
         // A store as the previous version left it: Maps allowed Always by somebody, whose uid it never kept.
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: daemon.stateDirectory + "/locd.sqlite")
-        try StoreSchema.migrator.migrate(queue, upTo: "v5-owners")
-        try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO records (app_id, status, provisional, one_time, accuracy, temporary_full_accuracy,
-                        always_decision)
-                    VALUES ('com.ex.maps', 'authorizedAlways', 0, 0, 'fullAccuracy', 0, 'granted')
-                    """
-            )
-        }
-        try queue.close()
+        try StoreBeforeOwners.write(alwaysFor: ["com.ex.maps"], in: daemon)
         try daemon.start()
         let alice = try Person(socket: daemon.socketPath, uid: Self.alice)
         try hello(alice, "com.ex.maps")
