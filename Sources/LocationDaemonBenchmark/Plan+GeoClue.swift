@@ -186,7 +186,7 @@ extension Plan {
         }
         let title = """
             GeoClue churn: CreateClient → Set DesktopId → Set RequestedAccuracyLevel → Start → Stop → DeleteClient, \
-            from Python GI clients on one private bus, \(scenario.rounds) alternating round\(scenario.rounds == 1 ? "" : "s") \
+            from Python GI clients that watch each client through a GDBusProxy, on one private bus, \(scenario.rounds) alternating round\(scenario.rounds == 1 ? "" : "s") \
             of \(Format.seconds(scenario.seconds)) per service and client count. The floor is the trivial service with \
             GeoClue's signals, a client's sent to its owner alone (SEMANTICS G4). Targets for locd + locd-geoclue: \
             \(many) ≥ \(Self.floorTarget) × the floor, 1-client p50 ≤ \(Self.latencyTarget) × trivial.
