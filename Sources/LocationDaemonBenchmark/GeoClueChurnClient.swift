@@ -8,8 +8,9 @@
 /// Being GLib's own proxy, it does what gammastep's, GNOME's and libgeoclue's proxies do (GLib's `gdbusproxy.c`,
 /// `async_initable_init_first` and `async_initable_init_second_async`): it subscribes to the client's
 /// `PropertiesChanged` (arg0 the Client interface), to every signal of the Client interface on its path and to
-/// the name's `NameOwnerChanged` (three `AddMatch`; GLib 2.74's connection also asks `GetNameOwner` for the
-/// well-known sender), then calls `StartServiceByName`, `GetNameOwner` and `GetAll`. Its signals are read as they
+/// the name's `NameOwnerChanged` (three `AddMatch`; a GLib with the fix of CVE-2024-34397, 2.80.1 or Debian 12's
+/// 2.74.6, also asks `GetNameOwner` for the well-known sender), then calls `StartServiceByName`, `GetNameOwner`
+/// and `GetAll`. Its signals are read as they
 /// come, after each call, as a main loop would, and its `LocationUpdated` is counted, as libgeoclue's client
 /// listens to it (libgeoclue's `GClueSimple` then makes a proxy of the new Location object: this program does not,
 /// so that the trivial service, which sends no signal, gets the same calls). The proxy is dropped after
