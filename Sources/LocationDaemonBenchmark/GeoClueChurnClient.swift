@@ -2,6 +2,20 @@
 /// runs the churn cycle CreateClient → Set DesktopId → Set RequestedAccuracyLevel → Start → Stop → DeleteClient
 /// against whatever owns `org.freedesktop.GeoClue2` on `$DBUS_SYSTEM_BUS_ADDRESS`.
 ///
+/// Each cycle's client is watched as real clients watch theirs: after `CreateClient` the program makes a
+/// `Gio.DBusProxy` for the client's path with no flags, as libgeoclue's `GClueClientProxy` is made
+/// (`gclue_client_proxy_new_for_bus(…, G_DBUS_PROXY_FLAGS_NONE, …)`), and calls `Set`, `Start` and `Stop` through it.
+/// Being GLib's own proxy, it does what gammastep's, GNOME's and libgeoclue's proxies do (GLib's `gdbusproxy.c`,
+/// `async_initable_init_first` and `async_initable_init_second_async`): it subscribes to the client's
+/// `PropertiesChanged` (arg0 the Client interface), to every signal of the Client interface on its path and to
+/// the name's `NameOwnerChanged` (three `AddMatch`; a GLib with the fix of CVE-2024-34397, 2.80.1 or Debian 12's
+/// 2.74.6, also asks `GetNameOwner` for the well-known sender), then calls `StartServiceByName`, `GetNameOwner`
+/// and `GetAll`. Its signals are read as they
+/// come, after each call, as a main loop would, and its `LocationUpdated` is counted, as libgeoclue's client
+/// listens to it (libgeoclue's `GClueSimple` then makes a proxy of the new Location object: this program does not,
+/// so that the trivial service, which sends no signal, gets the same calls). The proxy is dropped after
+/// `DeleteClient` (three `RemoveMatch`). The same program and the same calls run against every service.
+///
 /// It keeps one bus connection for its whole life and takes commands on stdin, one a line, so the same processes
 /// measure every service in turn:
 /// - `owned SECONDS` / `unowned SECONDS`: waits until the name has an owner / has none; answers `ok` or `error …`.
@@ -43,15 +57,33 @@ enum GeoClueChurnClient {
                 time.sleep(0.01)
             return "ok"
 
+        context = GLib.MainContext.default()
+        updates = [0]
+
+        def on_signal(proxy, sender, signal, parameters):
+            if signal == "LocationUpdated":
+                updates[0] += 1
+
+        def dispatch():
+            while context.iteration(False):
+                pass
+
         def cycle():
             (client,) = call(MANAGER, MANAGER_IFACE, "CreateClient").unpack()
-            call(client, PROPERTIES, "Set",
-                 GLib.Variant("(ssv)", (CLIENT_IFACE, "DesktopId", GLib.Variant("s", "gnome-datetime-panel"))))
-            call(client, PROPERTIES, "Set",
-                 GLib.Variant("(ssv)", (CLIENT_IFACE, "RequestedAccuracyLevel", GLib.Variant("u", 8))))
-            call(client, CLIENT_IFACE, "Start")
-            call(client, CLIENT_IFACE, "Stop")
+            proxy = Gio.DBusProxy.new_sync(bus, Gio.DBusProxyFlags.NONE, None, NAME, client, CLIENT_IFACE, None)
+            handler = proxy.connect("g-signal", on_signal)
+            for method, args in (
+                    (PROPERTIES + ".Set",
+                     GLib.Variant("(ssv)", (CLIENT_IFACE, "DesktopId", GLib.Variant("s", "gnome-datetime-panel")))),
+                    (PROPERTIES + ".Set",
+                     GLib.Variant("(ssv)", (CLIENT_IFACE, "RequestedAccuracyLevel", GLib.Variant("u", 8)))),
+                    ("Start", None),
+                    ("Stop", None)):
+                proxy.call_sync(method, args, Gio.DBusCallFlags.NONE, 10000, None)
+                dispatch()
             call(MANAGER, MANAGER_IFACE, "DeleteClient", GLib.Variant("(o)", (client,)))
+            dispatch()
+            proxy.disconnect(handler)
 
         def run(seconds):
             times = []

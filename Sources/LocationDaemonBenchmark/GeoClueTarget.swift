@@ -9,8 +9,8 @@ enum GeoClueTarget: CaseIterable {
     /// `locd-bench-trivial`: the six calls answered and nothing else; what the bus and the clients allow.
     case trivial
     /// `locd-bench-trivial --signals`: the six calls answered with the signals GeoClue's contract makes every service
-    /// send (PropertiesChanged, a Location object and `LocationUpdated`), and no work of its own: the floor for any
-    /// service that keeps the contract.
+    /// send (PropertiesChanged, a Location object and `LocationUpdated`), a client's to its owner alone as
+    /// locd-geoclue sends them (SEMANTICS G4), and no work of its own: the floor for a service that keeps the contract.
     case contract
     /// `locd-geoclue` in front of a `locd`.
     case locd

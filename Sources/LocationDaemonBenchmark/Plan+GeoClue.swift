@@ -29,8 +29,10 @@ extension Plan {
         let scenario = GeoClueScenario(rounds: sizes.geoclueRounds, seconds: sizes.geoclueSeconds, directory: directory)
         let result = try scenario.run(locd: daemon)
         try daemon.checkAlive("the GeoClue churn")
-        guard let trivial = result.measured[.trivial], let locd = result.measured[.locd] else {
-            throw BenchError.failed("the GeoClue churn measured neither the trivial service nor locd-geoclue")
+        guard let trivial = result.measured[.trivial], let floor = result.measured[.contract],
+            let locd = result.measured[.locd]
+        else {
+            throw BenchError.failed("the GeoClue churn did not measure the trivial services and locd-geoclue")
         }
         let rounds = "\(scenario.rounds) round\(scenario.rounds == 1 ? "" : "s") of \(Format.seconds(scenario.seconds))"
         for target in GeoClueTarget.allCases {
@@ -57,17 +59,43 @@ extension Plan {
                 )
             }
         }
-        let throughput = locd.manyRate / trivial.manyRate
+        addTargets(report, locd: locd, floor: floor, trivial: trivial, clients: scenario.clients)
+        report.addSection(geoclueTable(result, scenario: scenario, trivial: trivial, floor: floor))
+        report.addSection(geoclueCPUTable(result, scenario: scenario))
+    }
+
+    /// The ratios of locd + locd-geoclue that have targets (and the ratio to the trivial service, as context).
+    private func addTargets(
+        _ report: Report,
+        locd: GeoClueScenario.Measured,
+        floor: GeoClueScenario.Measured,
+        trivial: GeoClueScenario.Measured,
+        clients: Int
+    ) {
+        let throughput = locd.manyRate / floor.manyRate
         let latency = locd.singleLatencies.seconds(at: 50) / trivial.singleLatencies.seconds(at: 50)
         report.add(
             Figure(
                 scenario: "10 geoclue",
-                measure: "locd + locd-geoclue ÷ trivial, cycles/s with \(scenario.clients) clients",
-                display: String(format: "%.2f", throughput) + Self.roundSpread(locd, trivial),
+                measure: "locd + locd-geoclue ÷ floor (trivial + GeoClue's signals), cycles/s with "
+                    + "\(clients) clients",
+                display: String(format: "%.2f", throughput) + Self.roundSpread(locd, floor),
                 value: throughput,
                 unit: "ratio",
-                target: "≥ 0.9",
-                met: throughput >= 0.9
+                target: "≥ \(Self.floorTarget)",
+                met: throughput >= Self.floorTarget
+            )
+        )
+        // Context, with no target of its own: what the contract's signals and locd together cost against a service
+        // that sends none.
+        let againstTrivial = locd.manyRate / trivial.manyRate
+        report.add(
+            Figure(
+                scenario: "10 geoclue",
+                measure: "locd + locd-geoclue ÷ trivial, cycles/s with \(clients) clients",
+                display: String(format: "%.2f", againstTrivial) + Self.roundSpread(locd, trivial),
+                value: againstTrivial,
+                unit: "ratio"
             )
         )
         report.add(
@@ -77,13 +105,16 @@ extension Plan {
                 display: String(format: "%.2f", latency),
                 value: latency,
                 unit: "ratio",
-                target: "≤ 1.25",
-                met: latency <= 1.25
+                target: "≤ \(Self.latencyTarget)",
+                met: latency <= Self.latencyTarget
             )
         )
-        report.addSection(geoclueTable(result, scenario: scenario, trivial: trivial))
-        report.addSection(geoclueCPUTable(result, scenario: scenario))
     }
+
+    /// Issue targets for locd + locd-geoclue: cycles per second with every client, as a share of the floor service's
+    /// (`locd-bench-trivial --signals`) in the same run; the 1-client p50 cycle, as a multiple of the trivial service's.
+    static let floorTarget = 0.95
+    static let latencyTarget = 1.25
 
     /// The lowest and highest of the rounds' own ratios of `measured` to `trivial` with every client, as
     /// " (rounds A–B)": a round measures both within seconds of each other, so the spread shows how far the
@@ -117,37 +148,48 @@ extension Plan {
     private func geoclueTable(
         _ result: GeoClueScenario.Result,
         scenario: GeoClueScenario,
-        trivial: GeoClueScenario.Measured
+        trivial: GeoClueScenario.Measured,
+        floor: GeoClueScenario.Measured
     )
         -> String
     {
         let many = "\(scenario.clients) clients"
-        let headers = ["service", "1 client", many, "1-client cycle p50 (p99)", "\(many) ÷ trivial", "p50 ÷ trivial"]
+        let headers = [
+            "service", "1 client", many, "1-client cycle p50 (p99)", "\(many) ÷ floor", "\(many) ÷ trivial",
+            "p50 ÷ trivial",
+        ]
         var rows: [[String]] = []
         for target in GeoClueTarget.allCases {
             guard let measured = result.measured[target] else {
-                rows.append([target.label, "skipped: " + (result.skipped[target] ?? "not measured"), "", "", "", ""])
+                let reason = "skipped: " + (result.skipped[target] ?? "not measured")
+                rows.append([target.label, reason] + Array(repeating: "", count: headers.count - 2))
                 continue
             }
+            let againstFloor = measured.manyRate / floor.manyRate
             let throughput = measured.manyRate / trivial.manyRate
             let latency = measured.singleLatencies.seconds(at: 50) / trivial.singleLatencies.seconds(at: 50)
-            let marks = target == .locd ? (throughput >= 0.9 ? " ✓" : " ✗", latency <= 1.25 ? " ✓" : " ✗") : ("", "")
+            let marks =
+                target == .locd
+                ? (againstFloor >= Self.floorTarget ? " ✓" : " ✗", latency <= Self.latencyTarget ? " ✓" : " ✗")
+                : ("", "")
             rows.append([
                 target.label,
                 "\(Format.count(measured.singleRate))/s",
                 "\(Format.count(measured.manyRate))/s",
                 "\(Format.milliseconds(measured.singleLatencies.seconds(at: 50))) "
                     + "(\(Format.milliseconds(measured.singleLatencies.seconds(at: 99))))",
-                String(format: "%.2f", throughput) + marks.0
-                    + (target == .trivial ? "" : Self.roundSpread(measured, trivial)),
+                String(format: "%.2f", againstFloor) + marks.0
+                    + (target == .contract ? "" : Self.roundSpread(measured, floor)),
+                String(format: "%.2f", throughput) + (target == .trivial ? "" : Self.roundSpread(measured, trivial)),
                 String(format: "%.2f", latency) + marks.1,
             ])
         }
         let title = """
             GeoClue churn: CreateClient → Set DesktopId → Set RequestedAccuracyLevel → Start → Stop → DeleteClient, \
-            from Python GI clients on one private bus, \(scenario.rounds) alternating round\(scenario.rounds == 1 ? "" : "s") \
-            of \(Format.seconds(scenario.seconds)) per service and client count. Targets for locd + locd-geoclue: \
-            \(many) ≥ 0.9 × trivial, 1-client p50 ≤ 1.25 × trivial.
+            from Python GI clients that watch each client through a GDBusProxy, on one private bus, \(scenario.rounds) alternating round\(scenario.rounds == 1 ? "" : "s") \
+            of \(Format.seconds(scenario.seconds)) per service and client count. The floor is the trivial service with \
+            GeoClue's signals, a client's sent to its owner alone (SEMANTICS G4). Targets for locd + locd-geoclue: \
+            \(many) ≥ \(Self.floorTarget) × the floor, 1-client p50 ≤ \(Self.latencyTarget) × trivial.
             """
         return title + "\n" + Report.table(headers, rows)
     }

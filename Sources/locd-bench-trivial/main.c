@@ -8,8 +8,14 @@
 // With --signals it also sends what GeoClue's contract makes every real service send (G2, G9): PropertiesChanged
 // for each property a call changes (DesktopId, RequestedAccuracyLevel, Active, the Manager's InUse), and at Start a
 // Location object with its eight properties, the Client's Location property changed and LocationUpdated(old, new)
-// to the caller; the Location object goes with its client. It still does no work of its own: its cycle rate is what
-// the bus and the clients allow a service that keeps the contract, the floor for any GeoClue2 service.
+// to the caller; the Location object goes with its client. A client's signals go to its owner alone, as locd-geoclue
+// sends them (SEMANTICS G4: a unicast PropertiesChanged, which the bus delivers to the owner whether or not it listens,
+// where a broadcast reaches only the peers whose match rules ask for it); the Manager's InUse is broadcast. It still
+// does no work of its own: its cycle rate is what the bus and the clients allow a service that keeps the contract,
+// the floor for locd-geoclue.
+// Every method and writable property is SD_BUS_VTABLE_UNPRIVILEGED, as locd-geoclue's are (BusVTable): without it
+// sd-bus asks the bus for each caller's uid (GetConnectionUnixUser) before every call, a round trip the real service
+// does not make.
 // Single-threaded; SIGTERM ends it. Exit 1 when the bus cannot be served.
 #include <errno.h>
 #include <signal.h>
@@ -25,6 +31,8 @@
 
 struct client {
     sd_bus_slot *slot;
+    // The unique name of the peer that created it: where its signals go.
+    char *owner;
     sd_bus_slot *location_slot;
     uint32_t number;
     char *desktop_id;
@@ -72,6 +80,33 @@ static void changed(sd_bus *bus, const char *path, const char *interface, const 
     if (send_signals) sd_bus_emit_properties_changed(bus, path, interface, property, NULL);
 }
 
+#define CLIENT_INTERFACE "org.freedesktop.GeoClue2.Client"
+
+// --signals: PropertiesChanged of one property of a client, with its value (type 's', 'u', 'b' or 'o'), sent to the
+// client's owner alone (G4).
+static void client_changed(sd_bus *bus, struct client *client, const char *property, char type, const void *value) {
+    if (!send_signals) return;
+    char path[64];
+    char signature[2] = {type, '\0'};
+    snprintf(path, sizeof path, CLIENT_PREFIX "%u", client->number);
+    sd_bus_message *signal = NULL;
+    int r = sd_bus_message_new_signal(bus, &signal, path, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    if (r >= 0) r = sd_bus_message_set_destination(signal, client->owner);
+    if (r >= 0) r = sd_bus_message_append(signal, "s", CLIENT_INTERFACE);
+    if (r >= 0) r = sd_bus_message_open_container(signal, 'a', "{sv}");
+    if (r >= 0) r = sd_bus_message_open_container(signal, 'e', "sv");
+    if (r >= 0) r = sd_bus_message_append_basic(signal, 's', property);
+    if (r >= 0) r = sd_bus_message_open_container(signal, 'v', signature);
+    if (r >= 0) r = sd_bus_message_append_basic(signal, type, value);
+    if (r >= 0) r = sd_bus_message_close_container(signal);
+    if (r >= 0) r = sd_bus_message_close_container(signal);
+    if (r >= 0) r = sd_bus_message_close_container(signal);
+    if (r >= 0) r = sd_bus_message_append(signal, "as", 0);
+    if (r >= 0) r = sd_bus_send(bus, signal, NULL);
+    sd_bus_message_unref(signal);
+    if (r < 0) fprintf(stderr, "locd-bench-trivial: cannot send PropertiesChanged: %s\n", strerror(-r));
+}
+
 static void in_use_changed(sd_bus *bus) {
     changed(bus, "/org/freedesktop/GeoClue2/Manager", "org.freedesktop.GeoClue2.Manager", "InUse");
 }
@@ -86,8 +121,6 @@ static struct client *client_at(const char *path) {
     return client->slot != NULL ? client : NULL;
 }
 
-#define CLIENT_INTERFACE "org.freedesktop.GeoClue2.Client"
-
 // --signals: the Location object of a Start, announced as a real service announces its first fix.
 static int announce_location(sd_bus_message *call, struct client *client) {
     sd_bus *bus = sd_bus_message_get_bus(call);
@@ -98,7 +131,7 @@ static int announce_location(sd_bus_message *call, struct client *client) {
     int r = sd_bus_add_object_vtable(bus, &client->location_slot, location_path, "org.freedesktop.GeoClue2.Location",
                                      location_vtable, NULL);
     if (r < 0) return r;
-    changed(bus, client_path, CLIENT_INTERFACE, "Location");
+    client_changed(bus, client, "Location", 'o', location_path);
     sd_bus_message *signal = NULL;
     r = sd_bus_message_new_signal(bus, &signal, client_path, CLIENT_INTERFACE, "LocationUpdated");
     if (r >= 0) r = sd_bus_message_set_destination(signal, sd_bus_message_get_sender(call));
@@ -115,9 +148,7 @@ static int client_start(sd_bus_message *call, void *data, sd_bus_error *error) {
     client->active = 1;
     if (!send_signals) return r;
     sd_bus *bus = sd_bus_message_get_bus(call);
-    char path[64];
-    snprintf(path, sizeof path, CLIENT_PREFIX "%u", client->number);
-    changed(bus, path, CLIENT_INTERFACE, "Active");
+    client_changed(bus, client, "Active", 'b', &client->active);
     if (active_clients++ == 0) in_use_changed(bus);
     return announce_location(call, client);
 }
@@ -126,9 +157,7 @@ static void deactivate(sd_bus *bus, struct client *client) {
     if (!client->active) return;
     client->active = 0;
     if (!send_signals) return;
-    char path[64];
-    snprintf(path, sizeof path, CLIENT_PREFIX "%u", client->number);
-    changed(bus, path, CLIENT_INTERFACE, "Active");
+    client_changed(bus, client, "Active", 'b', &client->active);
     if (--active_clients == 0) in_use_changed(bus);
 }
 
@@ -152,7 +181,7 @@ static int set_desktop_id(sd_bus *bus, const char *path, const char *interface, 
     free(client->desktop_id);
     client->desktop_id = strdup(text);
     if (client->desktop_id == NULL) return -ENOMEM;
-    changed(bus, path, interface, property);
+    client_changed(bus, client, property, 's', client->desktop_id);
     return 1;
 }
 
@@ -163,8 +192,9 @@ static int get_accuracy(sd_bus *bus, const char *path, const char *interface, co
 
 static int set_accuracy(sd_bus *bus, const char *path, const char *interface, const char *property,
                         sd_bus_message *value, void *data, sd_bus_error *error) {
-    int r = sd_bus_message_read_basic(value, 'u', &((struct client *)data)->accuracy);
-    if (r >= 0) changed(bus, path, interface, property);
+    struct client *client = data;
+    int r = sd_bus_message_read_basic(value, 'u', &client->accuracy);
+    if (r >= 0) client_changed(bus, client, property, 'u', &client->accuracy);
     return r;
 }
 
@@ -185,12 +215,12 @@ static int get_active(sd_bus *bus, const char *path, const char *interface, cons
 
 static const sd_bus_vtable client_vtable[] = {
     SD_BUS_VTABLE_START(0),
-    SD_BUS_METHOD("Start", "", "", client_start, 0),
-    SD_BUS_METHOD("Stop", "", "", client_stop, 0),
+    SD_BUS_METHOD("Start", "", "", client_start, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("Stop", "", "", client_stop, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_WRITABLE_PROPERTY("DesktopId", "s", get_desktop_id, set_desktop_id, 0,
-                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_WRITABLE_PROPERTY("RequestedAccuracyLevel", "u", get_accuracy, set_accuracy, 0,
-                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+                             SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_PROPERTY("Active", "b", get_active, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Location", "o", get_location, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_VTABLE_END,
@@ -208,9 +238,15 @@ static int create_client(sd_bus_message *call, void *data, sd_bus_error *error) 
     client->accuracy = 0;
     client->active = 0;
     client->number = next_client;
+    client->owner = strdup(sd_bus_message_get_sender(call));
+    if (client->owner == NULL) return -ENOMEM;
     int r = sd_bus_add_object_vtable(bus, &client->slot, path, "org.freedesktop.GeoClue2.Client", client_vtable,
                                      client);
-    if (r < 0) return r;
+    if (r < 0) {
+        free(client->owner);
+        client->owner = NULL;
+        return r;
+    }
     return sd_bus_reply_method_return(call, "o", path);
 }
 
@@ -225,6 +261,8 @@ static int delete_client(sd_bus_message *call, void *data, sd_bus_error *error) 
         client->slot = sd_bus_slot_unref(client->slot);
         free(client->desktop_id);
         client->desktop_id = NULL;
+        free(client->owner);
+        client->owner = NULL;
     }
     return sd_bus_reply_method_return(call, NULL);
 }
@@ -238,8 +276,8 @@ static int get_in_use(sd_bus *bus, const char *path, const char *interface, cons
 static const sd_bus_vtable manager_vtable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_PROPERTY("InUse", "b", get_in_use, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_METHOD("CreateClient", "", "o", create_client, 0),
-    SD_BUS_METHOD("DeleteClient", "o", "", delete_client, 0),
+    SD_BUS_METHOD("CreateClient", "", "o", create_client, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("DeleteClient", "o", "", delete_client, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 
