@@ -1,22 +1,24 @@
-/// One call asked again and again on a connection of its own, at most every ``DeadlineScenario/probeInterval``,
-/// one at a time: how long another client waits while locd is busy.
+/// One call asked again and again on a connection of its own, at most every `interval` seconds, one at a time: how
+/// long another client waits while locd is busy.
 struct Probe {
     let connection: Int
     let call: [UInt8]
+    let interval: Double
     private var sentAt: Double?
     private var lastSent = 0.0
     /// Each answered call: when it was sent (`CLOCK_REALTIME`) and how long its reply took.
     private var samples: [(sent: Double, seconds: Double)] = []
 
-    init(connection: Int, call: [UInt8]) {
+    init(connection: Int, call: [UInt8], interval: Double) {
         self.connection = connection
         self.call = call
+        self.interval = interval
     }
 
     /// Sends the call unless one is unanswered or the last went out less than the interval ago.
     mutating func askIfDue(_ driver: ClientDriver) throws {
         let now = Clock.unixTime
-        guard sentAt == nil, now - lastSent >= DeadlineScenario.probeInterval else { return }
+        guard sentAt == nil, now - lastSent >= interval else { return }
         sentAt = now
         lastSent = now
         try driver.send(connection, call)
