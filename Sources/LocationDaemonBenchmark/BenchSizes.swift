@@ -12,6 +12,9 @@ struct BenchSizes {
     /// The relaunch window: how long the disconnected clients' sessions linger before they expire.
     var relaunchWindow = 5.0
     var durableCalls = 3_000
+    /// Durable decisions from many administrators at once (group commit): the calls in all, and the connections.
+    var durableConcurrentCalls = 30_000
+    var durableAdministrators = 64
     var idleSeconds = 60.0
     var startups = 5
     /// The GeoClue scenario: rounds, each measuring every service for this long with 1 client and again with 8.
@@ -33,6 +36,8 @@ struct BenchSizes {
         deadlineApps: 20,
         relaunchWindow: 1.0,
         durableCalls: 100,
+        durableConcurrentCalls: 640,
+        durableAdministrators: 64,
         idleSeconds: 3.0,
         startups: 2,
         geoclueRounds: 1,

@@ -138,6 +138,23 @@ struct Plan {
                     )
                 )
             }
+            attempt("durable decisions at once") {
+                let administrators = sizes.durableAdministrators
+                let result = try DurableScenario(calls: sizes.durableConcurrentCalls, administrators: administrators)
+                    .run(daemon)
+                report.add(
+                    Figure(
+                        scenario: "7 durable",
+                        measure: "Admin.SetAuthorization, \(administrators) administrators at once, each fsynced "
+                            + "(\(Format.count(Double(sizes.durableConcurrentCalls))) calls)",
+                        display: "\(Format.count(result.rate))/s (\(result.latencies.summary([50, 99])))",
+                        value: result.rate,
+                        unit: "calls/s",
+                        target: "≥ 20,000/s",
+                        met: result.rate >= 20_000
+                    )
+                )
+            }
         }
     }
 
