@@ -7,6 +7,9 @@ struct BenchSizes {
     var sustainedSeconds = 60.0
     var fanOutConnections = 10_000
     var fanOutFlips = 20
+    /// The large fan-out, on a daemon of its own: connections (each a descriptor in locd and one here) and flips.
+    var largeFanOutConnections = 100_000
+    var largeFanOutFlips = 10
     var deadlineSessions = 100_000
     var deadlineApps = 1_000
     /// The relaunch window: how long the disconnected clients' sessions linger before they expire.
@@ -32,6 +35,8 @@ struct BenchSizes {
         sustainedSeconds: 1.5,
         fanOutConnections: 500,
         fanOutFlips: 4,
+        largeFanOutConnections: 2_000,
+        largeFanOutFlips: 2,
         deadlineSessions: 2_000,
         deadlineApps: 20,
         relaunchWindow: 1.0,

@@ -19,18 +19,19 @@ struct Plan {
         if !selected.isDisjoint(with: [.idle, .churn, .sustained, .fanout, .durable]) {
             attempt("shared daemon", { try sharedDaemon(report, attempt: attempt) })
         }
+        if selected.contains(.fanout) { attempt("large fan-out", { try largeFanOut(report) }) }
         if selected.contains(.deadlines) { attempt("deadlines", { try deadlines(report) }) }
         if selected.contains(.geoclue) { attempt("geoclue", { try geoclue(report) }) }
         if selected.contains(.fairness) { attempt("fairness", { try fairness(report) }) }
         return failures
     }
 
-    func daemon(_ name: String, relaunchWindow: Double = 10) throws -> DaemonUnderTest {
+    func daemon(_ name: String, relaunchWindow: Double = 10, connections: Int? = nil) throws -> DaemonUnderTest {
         try DaemonUnderTest(
             binary: binary,
             directory: "\(root)/\(name)",
             relaunchWindow: relaunchWindow,
-            maximumConnections: sizes.fanOutConnections + 1_024
+            maximumConnections: (connections ?? sizes.fanOutConnections) + 1_024
         )
     }
 
@@ -231,6 +232,45 @@ struct Plan {
                 unit: "MiB (max)",
                 target: "flat (max < 1.25 × early)",
                 met: Double(result.resident.largest) < Double(settled) * 1.25
+            )
+        )
+    }
+
+    /// Scenario 3 at ten times the size, on a daemon of its own: each connection is a descriptor in locd and one
+    /// here, which the open-file limits must allow (`LocdBench` raises them as far as it may).
+    private func largeFanOut(_ report: Report) throws {
+        let connections = sizes.largeFanOutConnections
+        let limit = LocdBench.openFileLimit()
+        guard limit >= connections + 2_048 else {
+            throw BenchError.failed(
+                "the open-file limit is \(limit), under the \(connections + 2_048) descriptors \(connections) streams need: "
+                    + "run as root (which may raise it) or raise it with ulimit -Hn"
+            )
+        }
+        let daemon = try daemon("fanout-large", connections: connections)
+        try daemon.start()
+        defer { daemon.stop() }
+        let result = try FanOutScenario(connections: connections, flips: sizes.largeFanOutFlips).run(daemon)
+        let p99 = result.flipTimes.seconds(at: 99)
+        let count = Format.count(Double(connections))
+        report.add(
+            Figure(
+                scenario: "3 fan-out",
+                measure: "services flip → last of \(count) streams read it (\(sizes.largeFanOutFlips) flips)",
+                display: result.flipTimes.summary([50, 99]),
+                value: p99 * 1000,
+                unit: "ms (p99)",
+                target: "p99 < 250 ms",
+                met: p99 < 0.25
+            )
+        )
+        report.add(
+            Figure(
+                scenario: "5 memory",
+                measure: "locd RSS, \(count) clients streaming",
+                display: Format.mebibytes(result.residentBytes),
+                value: Double(result.residentBytes) / 1_048_576,
+                unit: "MiB"
             )
         )
     }
