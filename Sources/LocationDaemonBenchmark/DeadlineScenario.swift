@@ -33,19 +33,18 @@ struct DeadlineScenario {
 
     private var appIDs: [String] { (0..<apps).map { "bench.deadline.\($0)" } }
 
-    /// Connects `clientsPerApp` clients per app, pre-authorizes the apps (once), and creates the sessions,
-    /// spread evenly over the clients and pipelined.
+    /// Connects `clientsPerApp` clients per app, pre-authorizes the apps from `admin` (once), and creates the
+    /// sessions, spread evenly over the clients and pipelined.
     func fill(
         _ daemon: DaemonUnderTest,
         driver: ClientDriver,
-        admin: Int,
-        authorize: Bool,
+        admin: Int?,
         clientsPerApp: Int = 1
     ) throws -> [Int] {
         let ids = appIDs
         let count = apps * clientsPerApp
         let clients = try driver.helloClients(path: daemon.socketPath, count: count, timeout: 120) { ids[$0 % apps] }
-        if authorize { try driver.authorize(admin: admin, apps: ids, timeout: 600) }
+        if let admin { try driver.authorize(admin: admin, apps: ids, timeout: 600) }
         var calls: [(connection: Int, bytes: [UInt8])] = []
         calls.reserveCapacity(sessions)
         for index in 0..<sessions { calls.append((clients[index % count], Wire.createSession)) }
@@ -59,7 +58,7 @@ struct DeadlineScenario {
     func runAtOnce(_ daemon: DaemonUnderTest) throws -> Result {
         let driver = try ClientDriver()
         let admin = try driver.connect(path: daemon.socketPath)
-        let clients = try fill(daemon, driver: driver, admin: admin, authorize: true)
+        let clients = try fill(daemon, driver: driver, admin: admin)
         let resident = try daemon.stats.residentBytes()
         let probe = try driver.helloClients(path: daemon.socketPath, count: 1, timeout: 30) { _ in "bench.probe" }[0]
         let administrator = try driver.connect(path: daemon.socketPath)
@@ -121,9 +120,10 @@ struct DeadlineScenario {
     /// the other, evenly over the relaunch window: the deadlines are as spread as the departures.
     func runSpread(_ daemon: DaemonUnderTest) throws -> Result {
         let driver = try ClientDriver()
-        let admin = try driver.connect(path: daemon.socketPath)
         let perApp = max(1, sessions / Self.spreadSessionsPerClient / apps)
-        let clients = try fill(daemon, driver: driver, admin: admin, authorize: false, clientsPerApp: perApp)
+        let clients = try fill(daemon, driver: driver, admin: nil, clientsPerApp: perApp)
+        // Connected once the clients are: a connection with no call for 10 s is closed (F13).
+        let admin = try driver.connect(path: daemon.socketPath)
         let resident = try daemon.stats.residentBytes()
         let watch = try ExpiryWatch(
             driver: driver,
@@ -175,8 +175,7 @@ struct DeadlineScenario {
     func restart(_ daemon: DaemonUnderTest) throws -> (seconds: Double, restored: Int) {
         do {
             let driver = try ClientDriver()
-            let admin = try driver.connect(path: daemon.socketPath)
-            _ = try fill(daemon, driver: driver, admin: admin, authorize: false)
+            _ = try fill(daemon, driver: driver, admin: nil)
             daemon.stop()
         }
         let ready = try daemon.start()
