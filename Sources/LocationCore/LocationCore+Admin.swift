@@ -3,19 +3,27 @@ extension LocationCore {
     /// `Admin.Status`: the machine's figures for an administrator; for any other caller, its own apps and switch,
     /// with the machine's counts only in aggregate (H4).
     func status(scope: CallerScope = .everyone) -> CoreStatus {
+        // Read in place, by index: copying each session and app out (their strings and arrays retained and released)
+        // was most of the cost of a `Status` with 100,000 sessions, which an administrator asks during bursts (F21).
         var lingering = 0
-        for session in sessions.slots where session.isLive && session.owner == nil { lingering += 1 }
+        for slot in sessions.slots.indices where sessions.slots[slot].isLive && sessions.slots[slot].owner == nil {
+            lingering += 1
+        }
         var using: [String] = []
         var background: [String] = []
-        for app in apps.values where scope.covers(app.key) {
-            guard usesLocation(app) else { continue }
-            using.append(app.appID)
-            if showsBackgroundIndicator(app) { background.append(app.appID) }
+        var installed = 0
+        for handle in apps.ordered {
+            if apps.runtimes[handle].manifest != nil && apps.runtimes[handle].user == nil { installed += 1 }
+            guard scope.covers(apps.runtimes[handle].key), usesLocation(handle) else { continue }
+            using.append(apps.runtimes[handle].appID)
+            if showsBackgroundIndicator(handle) { background.append(apps.runtimes[handle].appID) }
         }
+        var connected = 0
+        for client in clients.values where client.app != nil { connected += 1 }
         return CoreStatus(
             locationServicesEnabled: locationServicesEnabled,
-            apps: apps.values.filter { $0.manifest != nil && $0.user == nil }.count,
-            clients: clients.values.filter { $0.app != nil }.count,
+            apps: installed,
+            clients: connected,
             sessions: sessions.count,
             lingeringSessions: lingering,
             pendingPrompts: prompts.count,
@@ -25,6 +33,26 @@ extension LocationCore {
             locationServicesEnabledForUser: scope.administrator
                 ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
         )
+    }
+
+    /// ``usesLocation(_:)-(AppRuntime)`` of the app at `app`, read in place: passing the runtime out of its table
+    /// copies it (its strings, arrays and manifest retained and released), and `Admin.Status` asks this of every
+    /// app, P12 of each app in the background at every event. Only a session that may count is copied.
+    func usesLocation(_ app: Int) -> Bool {
+        let context = context(of: app)
+        for slot in apps.runtimes[app].sessionSlots where sessions.isLive(slot) {
+            guard sessions.slots[slot].requirement >= .whenInUse, sessions.slots[slot].owner != nil else { continue }
+            let session = sessions[slot]
+            if state(of: session, mask: mask(of: session, context: context), context: context) == .active {
+                return true
+            }
+        }
+        for stream in apps.runtimes[app].locationStreams {
+            guard let entry = streams[stream], case .liveUpdates = entry.kind else { continue }
+            let mask = streamMask(entry.kind, context: context)
+            if context.record.status.isAuthorized && mask.isDisjoint(with: .withholdingLocation) { return true }
+        }
+        return false
     }
 
     /// Whether the app receives location now: an active session of requirement ≥ whenInUse, or a
@@ -52,6 +80,14 @@ extension LocationCore {
     /// 使用しているときだけで、Always の場合は青くならない").
     func showsBackgroundIndicator(_ app: AppRuntime) -> Bool {
         guard app.state == .background || app.state == .terminated else { return false }
+        let record = effectiveRecord(app)
+        return record.status == .authorizedWhenInUse || (record.status == .authorizedAlways && record.provisional)
+    }
+
+    /// ``showsBackgroundIndicator(_:)-(AppRuntime)`` of the app at `app`, read in place.
+    func showsBackgroundIndicator(_ app: Int) -> Bool {
+        let state = apps.runtimes[app].state
+        guard state == .background || state == .terminated else { return false }
         let record = effectiveRecord(app)
         return record.status == .authorizedWhenInUse || (record.status == .authorizedAlways && record.provisional)
     }

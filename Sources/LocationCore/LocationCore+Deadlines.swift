@@ -14,15 +14,28 @@ extension LocationCore {
         }
     }
 
-    /// Re-checks every deadline at or before now; a late or repeated wake-up does nothing extra.
+    /// At most this many deadlines are handled per event (F21): a burst of expiries due at once (a thousand
+    /// clients gone together) is handled over several wake-ups, between which the shell serves other calls.
+    package static let deadlineBatch = 256
+
+    /// Re-checks the deadlines at or before now, the earliest first, at most ``deadlineBatch`` of them; a late or
+    /// repeated wake-up does nothing extra. What is left due stays armed at its own instant, so ``finish()`` asks
+    /// for a wake-up at once (F21, L6).
     ///
     /// Each deadline is handled at its own instant (but not before `previous`, the last instant seen), so
     /// what it starts, such as a prompt's timeout, counts from when it was due, however late the wake-up.
     mutating func processDueDeadlines(since previous: Instant) {
         let wake = now
         defer { now = wake }
+        var budget = Self.deadlineBatch
+        deadlinesLeftDue = false
         while let entry = deadlines.top, entry.at <= wake {
+            guard budget > 0 else {
+                deadlinesLeftDue = true
+                return
+            }
             deadlines.popTop()
+            budget -= 1
             guard stands(entry) else { continue }
             now = max(entry.at, previous)
             switch entry.key {

@@ -16,7 +16,7 @@ extension LocationCore {
         else { return false }
         let record = effectiveRecord(app)
         guard record.status == .authorizedAlways, !record.provisional else { return false }
-        return usesLocation(apps[app])
+        return usesLocation(app)
     }
 
     /// The background use counted so far, the running stretch included.

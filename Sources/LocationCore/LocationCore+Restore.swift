@@ -71,7 +71,10 @@ extension LocationCore {
 
     /// Restores the explicit sessions of known apps, each lingering until `window` (R3).
     private mutating func restoreSessions(_ snapshots: [SessionSnapshot], window: Instant) {
-        for stored in snapshots.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
+        sessions.reserveRestored(snapshots.count)
+        // The store reads them in id order already: sorted again, 100,000 of them were copied for nothing.
+        let inOrder = zip(snapshots, snapshots.dropFirst()).allSatisfy { $0.id < $1.id }
+        for stored in inOrder ? snapshots : snapshots.sorted(by: { $0.id < $1.id }) where stored.kind != .implicit {
             guard let app = apps.handle(stored.app) else { continue }
             let session = SessionEntry(
                 id: stored.id,

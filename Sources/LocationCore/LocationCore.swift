@@ -53,6 +53,8 @@ package struct LocationCore {
 
     var deadlines = DeadlineHeap()
     var armedTimer: Instant?
+    /// Set when the event's batch of deadlines stopped with more due (F21): the timer is armed again at once.
+    var deadlinesLeftDue = false
 
     // Scratch of the event being handled.
     var now = Instant.zero
@@ -164,7 +166,7 @@ package struct LocationCore {
             }
         }
         let next = nextDeadline()
-        if next != armedTimer {
+        if next != armedTimer || deadlinesLeftDue {
             armedTimer = next
             actions.append(.armTimer(next))
         }

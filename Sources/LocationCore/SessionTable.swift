@@ -93,6 +93,13 @@ struct SessionTable {
     /// Whether `slot` still holds session `id` (it may have ended, and its slot gone to another).
     func holds(_ id: SessionID, at slot: Int) -> Bool { slots[slot].isLive && slots[slot].id == id }
 
+    /// Room for `count` more sessions restored from another epoch, so that the dictionary that finds them is sized
+    /// once rather than doubled and rehashed as 100,000 of them come in.
+    mutating func reserveRestored(_ count: Int) {
+        others.reserveCapacity(others.count + count)
+        slots.reserveCapacity(slots.count + count)
+    }
+
     /// Stores a new session of the app of `serial` and returns its slot.
     mutating func insert(_ session: consuming SessionEntry, serial: UInt32) -> Int {
         let id = session.id

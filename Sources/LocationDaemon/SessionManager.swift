@@ -374,13 +374,19 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         writeBehind.finishCommits()
     }
 
+    /// How long after a wake-up the next one runs when the core asks for one at once (F21): NIO runs every task that
+    /// is ready before it looks at its sockets again, so a timer due at once would run every batch of a burst back to
+    /// back; one that is due a moment later lets the loop read and answer the calls that came meanwhile first.
+    static let batchYield = TimeAmount.microseconds(50)
+
     private func arm(_ instant: Instant?) {
         timer?.cancel()
         timer = nil
         guard let instant else { return }
-        let delay = max(0, instant.since(clock.now()).nanoseconds)
+        let delay = instant.since(clock.now()).nanoseconds
         // One nanosecond late rather than early: the core re-checks against the time it is given (L6).
-        timer = eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(delay + 1)) { [self] in
+        let wait = delay > 0 ? TimeAmount.nanoseconds(delay + 1) : Self.batchYield
+        timer = eventLoop.assumeIsolated().scheduleTask(in: wait) { [self] in
             timer = nil
             run(.deadlineReached)
         }

@@ -7,11 +7,17 @@ struct BenchSizes {
     var sustainedSeconds = 60.0
     var fanOutConnections = 10_000
     var fanOutFlips = 20
+    /// The large fan-out, on a daemon of its own: connections (each a descriptor in locd and one here) and flips.
+    var largeFanOutConnections = 100_000
+    var largeFanOutFlips = 10
     var deadlineSessions = 100_000
     var deadlineApps = 1_000
     /// The relaunch window: how long the disconnected clients' sessions linger before they expire.
     var relaunchWindow = 5.0
     var durableCalls = 3_000
+    /// Durable decisions from many administrators at once (group commit): the calls in all, and the connections.
+    var durableConcurrentCalls = 30_000
+    var durableAdministrators = 64
     var idleSeconds = 60.0
     var startups = 5
     /// The GeoClue scenario: rounds, each measuring every service for this long with 1 client and again with 8.
@@ -29,10 +35,14 @@ struct BenchSizes {
         sustainedSeconds: 1.5,
         fanOutConnections: 500,
         fanOutFlips: 4,
+        largeFanOutConnections: 2_000,
+        largeFanOutFlips: 2,
         deadlineSessions: 2_000,
         deadlineApps: 20,
         relaunchWindow: 1.0,
         durableCalls: 100,
+        durableConcurrentCalls: 640,
+        durableAdministrators: 64,
         idleSeconds: 3.0,
         startups: 2,
         geoclueRounds: 1,

@@ -116,6 +116,12 @@ final class ClientDriver {
         }
     }
 
+    /// One `epoll_wait` of at most `milliseconds` and the reads and writes it reports: for scenarios that act
+    /// on a schedule of their own between reads.
+    func pump(milliseconds: Int32) throws {
+        try poll(milliseconds: milliseconds)
+    }
+
     /// One `epoll_wait` and the reads and writes it reports.
     private func poll(milliseconds: Int32) throws {
         let count = epoll_wait(epoll, &events, Int32(events.count), milliseconds)

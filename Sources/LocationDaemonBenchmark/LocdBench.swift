@@ -37,7 +37,7 @@ struct LocdBench: ParsableCommand {
     func run() throws {
         let sizes = quick ? BenchSizes.quick : BenchSizes.full
         let binary = try locateDaemon()
-        raiseOpenFileLimit()
+        raiseOpenFileLimit(to: max(sizes.fanOutConnections, sizes.largeFanOutConnections) + 4_096)
         let root = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let plan = Plan(
@@ -80,13 +80,27 @@ struct LocdBench: ParsableCommand {
         return beside
     }
 
-    /// 10,000 connections need as many descriptors, more than the usual soft limit of 1,024.
-    private func raiseOpenFileLimit() {
+    /// 100,000 connections need as many descriptors, more than the usual soft limit of 1,024 and often more than the
+    /// hard limit, which root may raise (up to `fs.nr_open`); locd inherits the limits and raises its own (F14).
+    private func raiseOpenFileLimit(to wanted: Int) {
         var limit = rlimit()
         let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         guard getrlimit(resource, &limit) == 0 else { return }
+        if limit.rlim_max < rlim_t(wanted) {
+            var raised = limit
+            raised.rlim_cur = rlim_t(wanted)
+            raised.rlim_max = rlim_t(wanted)
+            if setrlimit(resource, &raised) == 0 { return }
+        }
         limit.rlim_cur = limit.rlim_max
         setrlimit(resource, &limit)
+    }
+
+    /// The open-file limit now (soft).
+    static func openFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        return Int(clamping: limit.rlim_cur)
     }
 
     private func makeTemporaryDirectory() throws -> String {

@@ -16,9 +16,11 @@ struct CrashDurabilityTests {
     static let settingApps = (0..<4).map { "com.crash.setting\($0)" }
     static let promptApp = "com.crash.prompt"
     static let sessionApp = "com.crash.session"
+    /// Administrators deciding at once, whose decisions share commits (group commit).
+    static let groupApps = (0..<32).map { "com.crash.group\($0)" }
 
     static let manifests = DaemonProcess.manifests(
-        settingApps + [promptApp, sessionApp],
+        settingApps + groupApps + [promptApp, sessionApp],
         whenInUse: "Crash test",
         always: "Crash test, always"
     )
@@ -89,6 +91,35 @@ struct CrashDurabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("R1: 32 administrators deciding at once share commits; kill -9 right after a reply loses no acknowledged one")
+    func killAfterGroupCommit() throws {
+        let daemon = try DaemonProcess(manifests: Self.manifests, settings: Self.settings)
+        let ledger = Ledger()
+        var checked = 0
+        try daemon.start()
+        for round in 0..<5 {
+            let socket = daemon.socketPath
+            let pid = daemon.pid
+            let group = DispatchGroup()
+            // The kill comes from a client's own thread, at once after the reply that makes the total reach `kill`:
+            // the other 31 have decisions in flight, some in the commit that is being written.
+            let kill = ledger.acknowledgements + Self.groupApps.count * 20
+            for app in Self.groupApps {
+                group.enter()
+                Thread {
+                    Self.changeSettings(of: app, socket: socket, ledger: ledger, killing: (pid, after: kill))
+                    group.leave()
+                }.start()
+            }
+            #expect(group.wait(timeout: .now() + 60) == .success, "a client hung after the kill")
+            daemon.crash()
+            try daemon.start()
+            checked += try verify(daemon, ledger: ledger, round: round, seed: 0).decisions
+        }
+        #expect(checked >= 5 * Self.groupApps.count)
+        #expect(daemon.stop() == 0)
+    }
+
     /// Checks the restarted daemon against the ledger; returns how many facts it checked.
     private func verify(
         _ daemon: DaemonProcess,
@@ -145,7 +176,14 @@ struct CrashDurabilityTests {
 
     // MARK: Traffic, one client per subject so that "the last acknowledged" is well defined.
 
-    private static func changeSettings(of app: String, socket: String, ledger: Ledger) {
+    /// - Parameter killing: a pid to kill with SIGKILL right after the reply that makes the ledger's acknowledgements
+    ///   reach `after`.
+    private static func changeSettings(
+        of app: String,
+        socket: String,
+        ledger: Ledger,
+        killing: (pid: Int32, after: Int)? = nil
+    ) {
         guard let admin = try? VarlinkClient(path: socket, timeout: 10) else { return }
         let settings = ["never", "askNextTime", "whileUsing", "always"]
         var index = abs(app.hashValue) % settings.count
@@ -159,7 +197,7 @@ struct CrashDurabilityTests {
                     ["appId": .string(app), "setting": .string(setting)]
                 )) != nil
             else { return }
-            ledger.acknowledged(app, setting)
+            if let killing, ledger.acknowledged(app, setting) >= killing.after { kill(killing.pid, SIGKILL) }
         }
     }
 
@@ -266,11 +304,14 @@ final class Ledger: @unchecked Sendable {
         lock.withLock { inFlight[subject] = value }
     }
 
-    func acknowledged(_ subject: String, _ value: String) {
+    /// Records an acknowledged value; returns the acknowledgements so far, this one included.
+    @discardableResult
+    func acknowledged(_ subject: String, _ value: String) -> Int {
         lock.withLock {
             acknowledged[subject] = value
             inFlight[subject] = nil
             count += 1
+            return count
         }
     }
 
