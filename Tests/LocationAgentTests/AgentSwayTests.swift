@@ -131,6 +131,68 @@ struct AgentSwayTests {
         let desktops = scene.status()?["desktops"]?.arrayValue ?? []
         #expect(desktops.map { $0["user"] } == [.int(Int64(Self.alice))], "Bob's source went with his connection")
     }
+
+    @Test(
+        "N7: a desktop locd-agent finds but cannot read is said once, plainly, in its log and in Status; apps keep their word",
+        .enabled(if: Desktop.isAvailable && getuid() == 0, "needs Xvfb, dbus-daemon, and root to run the person")
+    )
+    func unreadableDesktopSaidOnce() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let session = try Desktop(display: try XDisplay(), uid: Self.alice)
+        let missing = session.directory.at("sway-ipc.gone.sock")
+        let agent = try session.start(
+            [
+                "/usr/bin/env", "SWAYSOCK=\(missing)", DaemonProcess.executable("locd-agent"), "--socket",
+                daemon.socketPath, "--verbose",
+            ],
+            log: "agent.log"
+        )
+        let app = try PersonClaim(socket: daemon.socketPath, uid: Self.alice)
+        func desktops() -> [JSONValue] {
+            (try? daemon.connect().call("io.locd.Admin.Status")["status"]?["desktops"]?.arrayValue) ?? []
+        }
+        #expect(eventually { desktops().first?["reading"] == .bool(false) }, "\(agent.log)")
+        let failure = desktops().first?["failure"]?.stringValue ?? ""
+        #expect(failure.contains("cannot connect to sway") && failure.contains(missing), "\(failure)")
+        #expect(agent.log.components(separatedBy: "cannot read the desktop sway").count == 2, "\(agent.log)")
+        let apps = try daemon.connect().call("io.locd.Admin.ListApps")["apps"]?.arrayValue ?? []
+        let maps = apps.first { $0["appId"] == .string("com.ex.maps") && $0["user"] == .int(Int64(Self.alice)) }
+        #expect(maps?["state"] == .string("foreground") && maps?["stateSource"] == .string("app"))
+        withExtendedLifetime(app) {}
+    }
+}
+
+/// A process of `uid` that says `Hello(com.ex.maps, foreground)` and holds on.
+private final class PersonClaim {
+    private let client: ScriptProcess
+    private let directory: TemporaryDirectory
+
+    init(socket: String, uid: UInt32) throws {
+        directory = try TemporaryDirectory(prefix: "claim")
+        let script = """
+            import json, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            s.sendall(json.dumps({"method": "io.locd.App.Hello", "parameters": {"appId": "com.ex.maps"}}).encode() + b"\\0")
+            print(s.recv(65536).split(b"\\0")[0].decode(), flush=True)
+            sys.stdin.read()
+            """
+        client = try ScriptProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/python3", "-c",
+                script, socket,
+            ],
+            logPath: directory.at("claim.log")
+        )
+        guard client.waitFor({ $0["parameters"] != nil }) != nil else {
+            throw StandInFailure("the app of uid \(uid) did not start: \(client.log)")
+        }
+    }
+
+    deinit {
+        client.kill9()
+        directory.remove()
+    }
 }
 
 /// A process of `uid` for `appID` that says `Hello(foreground)` and then `SetAppState(foreground)` over and over,
