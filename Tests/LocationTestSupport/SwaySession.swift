@@ -88,8 +88,16 @@ package final class SwaySession {
     /// Opens a `foot` window whose Wayland `app_id` is `appID`, running `command` (a shell's `cat` if none), and waits
     /// until sway shows it.
     @discardableResult
-    package func openWindow(appID: String, running command: [String] = ["/bin/cat"]) throws -> ScriptProcess {
-        let window = try start(["/usr/bin/foot", "--app-id=\(appID)", "--"] + command, log: "foot-\(appID).log")
+    package func openWindow(
+        appID: String,
+        running command: [String] = ["/bin/cat"],
+        environment extra: [String: String] = [:]
+    ) throws -> ScriptProcess {
+        let window = try start(
+            ["/usr/bin/foot", "--app-id=\(appID)", "--"] + command,
+            log: "foot-\(appID).log",
+            environment: extra
+        )
         guard eventually(timeout: 20, every: 0.02, { windows().contains { $0.appID == appID } }) else {
             throw StandInFailure("foot \(appID) did not map a window: \(window.log)")
         }
