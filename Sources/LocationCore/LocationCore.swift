@@ -36,6 +36,8 @@ package struct LocationCore {
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
+    /// Whether the records restored from a store are still to be checked for L14's carry-over.
+    var restoredRecordsUnchecked = false
     /// Each user's desktop source and its latest report (L11).
     var desktops: [UInt32: DesktopReport] = [:]
 
@@ -110,6 +112,11 @@ package struct LocationCore {
     /// Handles one event at `now` and returns what the shell must do, persistence first.
     package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         begin(at: now)
+        if restoredRecordsUnchecked {
+            // L14: records a store kept are checked against the manifests at the first event after the restore.
+            restoredRecordsUnchecked = false
+            carryOverWindowless()
+        }
         switch event {
         case .connected(let client, let pid, let uid, let administrator):
             clients[client] = ClientEntry(pid: pid, uid: uid, administrator: administrator)

@@ -80,6 +80,10 @@ struct ShippedFilesTests {
             #expect(manifest.identity == .executable, "\(manifest.appID)")
             #expect(manifest.executables == expected[manifest.appID], "\(manifest.appID)")
             #expect(manifest.whenInUseUsageDescription?.isEmpty == false, "\(manifest.appID)")
+            // L14: the programs without a window ask for Always, saying why.
+            let windowless = ["gammastep", "redshift"].contains(manifest.appID)
+            #expect(manifest.backgroundOnly == windowless, "\(manifest.appID)")
+            if windowless { #expect(manifest.alwaysAndWhenInUseUsageDescription?.contains("no window") == true) }
         }
     }
 
