@@ -321,7 +321,12 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1) and the administrator's grant (G32).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user) {
+        administered(
+            app.record.overlaid(restricted: isRestricted(app.appID)),
+            app.appID,
+            user: app.user,
+            windowless: app.declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(app.manifest)
         }
     }
@@ -331,7 +336,12 @@ package struct LocationCore {
             configuration.restrictedApps.isEmpty
             ? apps[app].record
             : apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
-        return administered(record, apps[app].appID, user: apps[app].user) {
+        return administered(
+            record,
+            apps[app].appID,
+            user: apps[app].user,
+            windowless: apps[app].declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(apps[app].manifest)
         }
     }
@@ -342,12 +352,13 @@ package struct LocationCore {
         _ record: AuthorizationRecord,
         _ appID: String,
         user: UInt32?,
+        windowless: Bool,
         verified: () -> Bool
     ) -> AuthorizationRecord {
         guard !configuration.administeredApps.isEmpty, record.status != .restricted,
             let administered = configuration.administeredApps[appID]
         else { return record }
-        return administered.overlaid(record, user: user, verified: verified())
+        return administered.overlaid(record, user: user, verified: verified(), windowless: windowless)
     }
 
     func isRestricted(_ appID: String) -> Bool {

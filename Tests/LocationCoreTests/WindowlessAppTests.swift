@@ -130,3 +130,18 @@ extension WindowlessAppTests {
         #expect(h.state(session) == .active, "Always serves it, never in front")
     }
 }
+
+extension WindowlessAppTests {
+    @Test("L14, G32: an administrator's grant of an app with no window reads as Always, serving it never in front")
+    func administeredGrantIsAlways() throws {
+        var configuration = CoreConfiguration()
+        configuration.administeredApps["gammastep"] = AdministeredApp(authorized: true)
+        var h = Harness(Self.manifests, configuration: configuration)
+        let client = h.launch("gammastep", user: Self.alice, state: .background)
+        let created = h.create(client, .whenInUse)
+        let session = try #require(created)
+        #expect(h.authorization(Self.gammastep).status == .authorizedAlways)
+        h.advance(60)
+        #expect(h.state(session) == .active)
+    }
+}
