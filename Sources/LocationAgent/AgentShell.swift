@@ -23,7 +23,7 @@ package final class AgentShell {
         package var locctl: String
         /// Where `.desktop` files are looked up.
         package var applicationDirectories: [String]
-        /// The session's environment, which names the desktop to read (N7).
+        /// The session's environment, which names the desktop to read (N15).
         package var environment: [String: String]
 
         package init(
@@ -55,7 +55,7 @@ package final class AgentShell {
     /// When each retry is due.
     private var retryAt: ContinuousClock.Instant?
     private var watchRetryAt: ContinuousClock.Instant?
-    /// The desktop read and reported to locd, where the session has one (N7).
+    /// The desktop read and reported to locd, where the session has one (N15).
     private var desktop: DesktopLink?
 
     package init(configuration: Configuration, logger: Logger) {

@@ -1,7 +1,7 @@
 import JSON
 import Logging
 
-/// The person's desktop, read and reported to locd (N7): the source's socket and the report's connection are polled
+/// The person's desktop, read and reported to locd (N15): the source's socket and the report's connection are polled
 /// in the agent's loop; nothing here waits.
 final class DesktopLink {
     /// The desktop's name, as the log and `locctl status` show it.
@@ -14,7 +14,7 @@ final class DesktopLink {
     private var retryDelay = 1
     private var toldLost = false
 
-    /// Opens the desktop `found` names and reports what it shows; one that cannot be read is said once (N7).
+    /// Opens the desktop `found` names and reports what it shows; one that cannot be read is said once (N15).
     init(found: DesktopSources.Found, socketPath: String, logger: Logger) {
         name = found.name
         reporter = DesktopReporter(socketPath: socketPath)

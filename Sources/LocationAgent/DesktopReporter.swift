@@ -2,7 +2,7 @@ import JSON
 import Varlink
 
 /// `SetDesktop` on one connection of the agent's own, kept open: locd counts the reports while it stays open (L11).
-/// Sent without waiting (N3, N7): one call at a time, and a newer report replaces one not yet sent.
+/// Sent without waiting (N3, N15): one call at a time, and a newer report replaces one not yet sent.
 final class DesktopReporter {
     /// What reading the connection gave.
     enum Outcome: Equatable {

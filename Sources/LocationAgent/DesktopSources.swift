@@ -1,4 +1,4 @@
-/// Which desktop the session's environment names, and how locd-agent reads it (N7).
+/// Which desktop the session's environment names, and how locd-agent reads it (N15).
 package enum DesktopSources {
     /// A desktop found in the environment: its name as the log and `locctl status` show it, and how to open it.
     package struct Found {
@@ -29,7 +29,7 @@ package enum DesktopSources {
         return nil
     }
 
-    /// A desktop found whose reader this build lacks: said once, plainly, as any other that cannot be read (N7).
+    /// A desktop found whose reader this build lacks: said once, plainly, as any other that cannot be read (N15).
     private static func unreadable(_ name: String, _ why: String) -> Found {
         Found(name: name) { () throws(DesktopSourceFailure) -> any DesktopSource in
             throw DesktopSourceFailure("this locd-agent cannot read \(name): \(why), which it does not have")

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// sway's IPC (`SWAYSOCK`): `get_tree` for the windows, and `subscribe` to `window` and `workspace` events, after
-/// each of which the tree is asked for again (N7). The socket is non-blocking: ``readable()`` takes what is there.
+/// each of which the tree is asked for again (N15). The socket is non-blocking: ``readable()`` takes what is there.
 final class SwaySource: DesktopSource {
     let name = "sway"
     let descriptor: Int32

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// locd-agent in a real sway session (headless, as an ordinary user): the focus decides which of the person's apps
-/// are in the foreground, through locd's own `Admin` calls (SEMANTICS L10–L13, N7).
+/// are in the foreground, through locd's own `Admin` calls (SEMANTICS L10–L13, N15).
 @Suite("locd-agent reads sway", .serialized)
 struct AgentSwayTests {
     private static let runs = SwaySession.isAvailable && Desktop.isAvailable && getuid() == 0
@@ -67,7 +67,7 @@ struct AgentSwayTests {
     }
 
     @Test(
-        "L10, L11, L13, N7: with sway, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
+        "L10, L11, L13, N15: with sway, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
         .enabled(if: runs, "needs sway, foot, dunst, Xvfb, dbus-daemon, and root to run the person's processes")
     )
     func stateFollowsFocus() throws {
@@ -133,7 +133,7 @@ struct AgentSwayTests {
     }
 
     @Test(
-        "N7: a desktop locd-agent finds but cannot read is said once, plainly, in its log and in Status; apps keep their word",
+        "N15: a desktop locd-agent finds but cannot read is said once, plainly, in its log and in Status; apps keep their word",
         .enabled(if: Desktop.isAvailable && getuid() == 0, "needs Xvfb, dbus-daemon, and root to run the person")
     )
     func unreadableDesktopSaidOnce() throws {

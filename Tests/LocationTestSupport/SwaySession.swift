@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A real sway, headless (no GPU: wlroots' pixman renderer, no input devices), run as an ordinary user with a runtime
-/// directory of its own (mode 700), and real `foot` windows in it: the desktop whose focus locd-agent reads (N7).
+/// directory of its own (mode 700), and real `foot` windows in it: the desktop whose focus locd-agent reads (N15).
 /// Every workspace is tabbed, so that one window shows at a time and `focus` changes which.
 package final class SwaySession {
     /// Whether this machine has sway, swaymsg and foot (`.ci/install-deps --tests`).

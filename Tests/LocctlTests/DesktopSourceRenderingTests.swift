@@ -19,7 +19,7 @@ struct DesktopSourceRenderingTests {
         #expect(table.contains("foreground ") && !table.contains("foreground (app)"), "\(table)")
     }
 
-    @Test("L13, N7: locctl status shows each desktop source, and says plainly why one cannot be read")
+    @Test("L13, N15: locctl status shows each desktop source, and says plainly why one cannot be read")
     func statusShowsTheSources() {
         let status: JSONValue = .object([
             "desktops": .array([
