@@ -52,6 +52,8 @@ struct Declarations {
     var whenInUse = false
     var always = false
     var optedOut = false
+    /// No window: never in front, asks for Always (L14).
+    var backgroundOnly = false
 
     init(_ manifest: Manifest?) {
         guard let manifest else { return }
@@ -60,6 +62,7 @@ struct Declarations {
         whenInUse = manifest.whenInUseUsageDescription != nil
         always = manifest.alwaysAndWhenInUseUsageDescription != nil
         optedOut = manifest.requireExplicitServiceSession
+        backgroundOnly = manifest.backgroundOnly
     }
 
     /// Whether a session of `requirement` without a purpose key passes S2 (``Manifest/missingDescription(for:)``).
@@ -101,6 +104,11 @@ struct AppRuntime {
     /// The end of the window for clients to return after a daemon restart (L7, R3).
     var restartEnds: Instant?
     var inUseAtTermination = false
+    /// What the app last said of itself (`Hello`'s state or `SetAppState`, L1), which a desktop that decides may
+    /// overrule (L11).
+    var claim: RunningState?
+    /// The desktop whose overruling of the app's `foreground` was logged, so it is logged once (L11).
+    var overruledBy: String?
     /// A location button's one-time grant is in force (P11): sessions and streams up to `whenInUse` need no
     /// usage description while it lasts (S2, seed 002).
     var buttonGrant = false

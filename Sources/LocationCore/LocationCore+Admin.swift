@@ -31,7 +31,8 @@ extension LocationCore {
             appsUsingLocation: using,
             appsUsingLocationInBackground: background,
             locationServicesEnabledForUser: scope.administrator
-                ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
+                ? nil : scope.uid.map { !usersWithServicesOff.contains($0) },
+            desktops: desktopViews(scope)
         )
     }
 
@@ -111,7 +112,8 @@ extension LocationCore {
             sessions: app.sessionSlots.count,
             owner: owner(of: app),
             user: app.user,
-            policy: policies[app.appID]
+            policy: policies[app.appID],
+            stateSource: stateSource(app)
         )
     }
 
@@ -166,6 +168,9 @@ extension LocationCore {
         guard let app = appForSetting(key) else { return fail(call, .noSuchApp(appID: appID)) }
         guard !configuration.restrictedApps.contains(appID) else {
             return reply(call, .authorization(authorizationView(app)))
+        }
+        if setting == .whileUsing && apps[app].declares.backgroundOnly {
+            return fail(call, Self.windowlessRefusal(appID))
         }
         if key.user != nil, let policy = policies[appID] {
             if let setting, !policy.allows(setting) {
@@ -292,6 +297,7 @@ extension LocationCore {
                 evaluatePrompts(app)
             }
         }
+        carryOverWindowless()  // L14
         everythingDirty = true
     }
 }

@@ -36,6 +36,10 @@ package struct LocationCore {
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
+    /// Whether the records restored from a store are still to be checked for L14's carry-over.
+    var restoredRecordsUnchecked = false
+    /// Each user's desktop source and its latest report (L11).
+    var desktops: [UInt32: DesktopReport] = [:]
 
     var providerHasFix = false
     /// The provider's newest fix, kept after the fix is lost so that status can show when it was.
@@ -110,6 +114,11 @@ package struct LocationCore {
     /// Handles one event at `now` and returns what the shell must do, persistence first.
     package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         begin(at: now)
+        if restoredRecordsUnchecked {
+            // L14: records a store kept are checked against the manifests at the first event after the restore.
+            restoredRecordsUnchecked = false
+            carryOverWindowless()
+        }
         switch event {
         case .connected(let client, let pid, let uid, let administrator):
             clients[client] = ClientEntry(pid: pid, uid: uid, administrator: administrator)
@@ -193,7 +202,7 @@ package struct LocationCore {
         switch method {
         case .goodbye: goodbye(call)
         case .setAppState(let state):
-            move(app, to: state)
+            claim(app, state)
             reply(call, .empty)
         case .getAuthorization: reply(call, .authorization(authorizationView(app)))
         case .watchAuthorization: watchAuthorization(call, app: app)
@@ -234,6 +243,8 @@ package struct LocationCore {
         case .adminSetAppState(let appID, let state, let user):
             adminSetAppState(call, appID: appID, state: state, user: user)
         case .locationButton(let appID, let user): locationButton(call, appID: appID, user: user)
+        case .setDesktop(let name, let front, let locked, let failure, let user):
+            setDesktop(call, name: name, front: front, locked: locked, failure: failure, user: user)
         case .prompts: startAgent(call, everyone: false)
         case .promptsOfEveryone: startAgent(call, everyone: true)
         case .promptsOfUsers(let users): startAgent(call, everyone: true, users: users)
@@ -312,7 +323,12 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1) and the administrator's grant (G32).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user) {
+        administered(
+            app.record.overlaid(restricted: isRestricted(app.appID)),
+            app.appID,
+            user: app.user,
+            windowless: app.declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(app.manifest)
         }
     }
@@ -322,7 +338,12 @@ package struct LocationCore {
             configuration.restrictedApps.isEmpty
             ? apps[app].record
             : apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
-        return administered(record, apps[app].appID, user: apps[app].user) {
+        return administered(
+            record,
+            apps[app].appID,
+            user: apps[app].user,
+            windowless: apps[app].declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(apps[app].manifest)
         }
     }
@@ -333,12 +354,13 @@ package struct LocationCore {
         _ record: AuthorizationRecord,
         _ appID: String,
         user: UInt32?,
+        windowless: Bool,
         verified: () -> Bool
     ) -> AuthorizationRecord {
         guard !configuration.administeredApps.isEmpty, record.status != .restricted,
             let administered = configuration.administeredApps[appID]
         else { return record }
-        return administered.overlaid(record, user: user, verified: verified())
+        return administered.overlaid(record, user: user, verified: verified(), windowless: windowless)
     }
 
     func isRestricted(_ appID: String) -> Bool {

@@ -81,6 +81,23 @@ struct LifecycleJournal {
         )
     }
 
+    /// L11: the app said it is in the foreground where its desktop says it is not; the core says so once per app and
+    /// desktop.
+    func overruled(_ app: AppKey, desktop: String) {
+        logger.notice(
+            "\(app) says it is in the foreground, but \(desktop) does not show it: the desktop decides its state (L11)",
+            metadata: Self.fields(of: app)
+        )
+    }
+
+    /// L14: an app with no window had a While Using record, which is Always now.
+    func carriedOver(_ app: AppKey) {
+        let text =
+            "\(app) has no window (LSBackgroundOnly), so it is never in front: its While Using authorization is now "
+            + "Always, as it worked before (L14); locctl auth \(app.appID) never takes it back"
+        logger.notice("\(text)", metadata: Self.fields(of: app))
+    }
+
     /// The journal fields naming a user's app: `LOCD_APP`, and `LOCD_UID` for a user's (H1).
     private static func fields(of app: AppKey) -> Logger.Metadata {
         guard let user = app.user else { return ["locd.app": "\(app.appID)"] }
