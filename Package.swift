@@ -230,7 +230,7 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "Varlink",
+                "AppIdentifiers", "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),

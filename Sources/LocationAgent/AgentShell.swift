@@ -46,6 +46,8 @@ package final class AgentShell {
     private var stream: PromptStream?
     private var watch: UseWatch?
     private var tray: TrayItem?
+    /// The person's decisions kept the same in the desktop's settings (N7–N13).
+    private var settings: SettingsSync?
     /// The answers on their way to locd (N3).
     private let answers: AnswerCalls
     /// When each retry is due.
@@ -74,10 +76,19 @@ package final class AgentShell {
         }
         try bus.listen()
         tray = try TrayItem(bus: bus)
+        let environment = ProcessInfo.processInfo.environment
+        settings = try SettingsSync(
+            bus: bus,
+            socketPath: configuration.socketPath,
+            environment: environment,
+            logger: logger
+        )
+        settings?.start()
         logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
         perform(core.start())
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
+            settings?.afterBus()
             readBuffered()
             if let retryAt, retryAt <= .now {
                 self.retryAt = nil
@@ -110,7 +121,8 @@ package final class AgentShell {
     private func wait(bus: SessionBus, signals: Int32) throws(AgentFailure) -> Bool {
         let (busPoll, busTimeout) = try bus.pollRequest()
         let answering = answers.fileDescriptors
-        let sockets = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + answering
+        let syncing = settings?.fileDescriptors ?? []
+        let sockets = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + answering + syncing
         var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
         for descriptor in sockets {
             descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
@@ -122,13 +134,15 @@ package final class AgentShell {
         if descriptors[4].revents != 0, let watch { readWatch(watch.receiveStatus()) }
         let ready = Set(zip(answering, descriptors[5...]).filter { $0.1.revents != 0 }.map(\.0))
         if !ready.isEmpty { readAnswers(ready) }
+        let settingsReady = zip(syncing, descriptors[(5 + answering.count)...]).filter { $0.1.revents != 0 }.map(\.0)
+        if !settingsReady.isEmpty { settings?.handle(ready: Set(settingsReady)) }
         return true
     }
 
     /// The poll timeout: the bus's own or a retry's, whichever is first.
     private func timeout(_ busMilliseconds: Int32) -> Int32 {
         var milliseconds = busMilliseconds
-        for due in [retryAt, watchRetryAt].compactMap(\.self) {
+        for due in [retryAt, watchRetryAt, settings?.nextDue].compactMap(\.self) {
             let left = ContinuousClock.now.duration(to: due)
             let wait = Int32(
                 clamping: max(

@@ -1,0 +1,189 @@
+import Foundation
+import JSON
+import LocationTestSupport
+import Testing
+import Varlink
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// locd-agent between the real locd and the desktop's own settings (SEMANTICS N7–N13): the real `xdg-permission-store`
+/// and the real dconf, started on demand on each person's own session bus, written as GNOME Settings, KDE and
+/// `gsettings` write them, each person an ordinary uid of their own.
+@Suite("locd-agent and the desktop's settings", .serialized)
+struct AgentSettingsTests {
+    static let storeProgram = "/usr/libexec/xdg-permission-store"
+    static let dconfService = "/usr/libexec/dconf-service"
+    static let isAvailable =
+        Desktop.isAvailable && getuid() == 0
+        && [storeProgram, dconfService, "/usr/bin/dconf", "/usr/bin/gdbus", "/usr/bin/gsettings"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    static let services = [
+        "org.freedesktop.impl.portal.PermissionStore": storeProgram, "ca.desrt.dconf": dconfService,
+    ]
+    /// Uids no system account uses: ordinary users to the kernel and to locd.
+    static let alice: UInt32 = 61_021
+    static let bob: UInt32 = 61_022
+
+    /// The store's method `member` with `arguments`, called as the person with gdbus; what it printed.
+    @discardableResult
+    static func store(_ desktop: Desktop, _ member: String, _ arguments: [String]) throws -> String {
+        let call = try desktop.run(
+            [
+                "/usr/bin/gdbus", "call", "--session", "-d", "org.freedesktop.impl.portal.PermissionStore", "-o",
+                "/org/freedesktop/impl/portal/PermissionStore", "-m",
+                "org.freedesktop.impl.portal.PermissionStore.\(member)",
+            ] + arguments
+        )
+        guard call.status == 0 else { throw StandInFailure("\(member) failed: \(call.output)") }
+        return call.output
+    }
+
+    /// The person's `location` table, as GNOME Settings reads it (`Lookup`): app id → its strings.
+    static func table(_ desktop: Desktop) -> [String: [String]] {
+        guard let text = try? store(desktop, "Lookup", ["location", "location"]) else { return [:] }
+        var table: [String: [String]] = [:]
+        let entry = /'([^']+)': \[([^\]]*)\]/
+        for match in text.matches(of: entry) {
+            table[String(match.1)] = String(match.2).matches(of: /'([^']*)'/).map { String($0.1) }
+        }
+        return table
+    }
+
+    /// Writes the whole table with `Set`, as GNOME Settings' per-app switch does: `app` at `level`, its LAST_USED
+    /// and every other entry kept.
+    static func setAsGNOMESettings(_ desktop: Desktop, _ app: String, _ level: String) throws {
+        var entries = table(desktop)
+        entries[app] = [level, entries[app]?.last ?? "0"]
+        let text = entries.map { "'\($0.key)': [\($0.value.map { "'\($0)'" }.joined(separator: ", "))]" }
+        try store(desktop, "Set", ["location", "true", "location", "{\(text.joined(separator: ", "))}", "<byte 0>"])
+    }
+
+    /// The record of `app` of user `uid`, as an administrator's `ListApps` shows it.
+    static func record(_ app: String, of uid: UInt32, _ daemon: DaemonProcess) -> JSONValue? {
+        let reply = try? daemon.connect().call("io.locd.Admin.ListApps", ["user": .int(Int64(uid))])
+        return reply?["apps"]?.arrayValue?.first { $0["appId"] == .string(app) }?["authorization"]
+    }
+
+    static func label(_ app: String, of uid: UInt32, _ daemon: DaemonProcess) -> String? {
+        record(app, of: uid, daemon)?["settingsLabel"]?.stringValue
+    }
+
+    /// `locctl ARGUMENTS` as the person; what it printed.
+    @discardableResult
+    static func locctl(_ desktop: Desktop, _ daemon: DaemonProcess, _ arguments: [String]) throws -> String {
+        let run = try desktop.run([DaemonProcess.executable("locctl")] + arguments + ["--socket", daemon.socketPath])
+        guard run.status == 0 else { throw StandInFailure("locctl \(arguments) failed: \(run.output)") }
+        return run.output
+    }
+
+    /// `Status` as the person (`locctl status --json`).
+    static func status(_ desktop: Desktop, _ daemon: DaemonProcess) -> JSONValue? {
+        guard let text = try? locctl(desktop, daemon, ["status", "--json"]) else { return nil }
+        return JSONValue.parse(Array(text.utf8))
+    }
+
+    /// GNOME's switch in the person's dconf: `true`, `false`, or "" while unset.
+    static func gnomeSwitch(_ desktop: Desktop) -> String? {
+        let read = try? desktop.run(["/usr/bin/dconf", "read", "/org/gnome/system/location/enabled"])
+        return read?.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `gsettings set org.gnome.system.location enabled VALUE` as the person, as GNOME Settings' switch writes it.
+    static func setGNOMESwitch(_ desktop: Desktop, _ value: Bool) throws {
+        let set = try desktop.run([
+            "/usr/bin/env", "GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas", "/usr/bin/gsettings", "set",
+            "org.gnome.system.location", "enabled", value ? "true" : "false",
+        ])
+        guard set.status == 0 else { throw StandInFailure("gsettings set failed: \(set.output)") }
+    }
+
+    /// Whether `value` is a LAST_USED of the last minute.
+    static func isRecent(_ value: String?) -> Bool {
+        guard let value, let seconds = Double(value) else { return false }
+        return abs(Date().timeIntervalSince1970 - seconds) < 60
+    }
+
+    /// A person: their own session bus with the store and dconf to start on demand, and their locd-agent.
+    static func person(_ uid: UInt32, _ display: XDisplay, _ daemon: DaemonProcess) throws -> (Desktop, ScriptProcess) {
+        let desktop = try Desktop(display: display, uid: uid, services: services)
+        let agent = try desktop.startAgent(socket: daemon.socketPath)
+        return (desktop, agent)
+    }
+}
+
+extension AgentSettingsTests {
+    @Test(
+        """
+        N7, N9: locctl auth while-using makes the store read [EXACT, now], --precise off a coarser level, never \
+        [NONE, …]; GNOME Settings' Set (old LAST_USED kept) and KDE's SetPermission decide in locd
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func bothWays() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        let maps = "com.ex.maps"
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        #expect(Self.isRecent(Self.table(alice)[maps]?.last), "\(Self.table(alice))")
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using", "--precise", "off"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "CITY" }, "\(agent.log)")
+        try Self.locctl(alice, daemon, ["auth", maps, "never"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "NONE" }, "\(agent.log)")
+        #expect(Self.table(alice)[maps]?.count == 2)
+        // GNOME Settings' switch on: the whole table written back, only the app's LEVEL changed.
+        try Self.setAsGNOMESettings(alice, maps, "EXACT")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "whileUsing" }, "\(agent.log)")
+        #expect(Self.record(maps, of: Self.alice, daemon)?["accuracy"] == .string("fullAccuracy"))
+        let stamp = Self.table(alice)[maps]?.last
+        try Self.setAsGNOMESettings(alice, maps, "NONE")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "never" }, "\(agent.log)")
+        #expect(Self.table(alice)[maps] == ["NONE", stamp ?? ""], "the store's own write is not echoed")
+        try Self.setAsGNOMESettings(alice, maps, "EXACT")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "whileUsing" }, "\(agent.log)")
+        // KDE's App Permissions (and the portal) write one app.
+        let run = "com.ex.run"
+        try Self.store(alice, "SetPermission", ["location", "true", "location", run, "['STREET', '0']"])
+        #expect(eventually(timeout: 3) { Self.label(run, of: Self.alice, daemon) == "whileUsing" }, "\(agent.log)")
+        #expect(Self.record(run, of: Self.alice, daemon)?["accuracy"] == .string("reducedAccuracy"))
+        // LAST_USED alone changes nothing in locd, and the store keeps what it was given.
+        try Self.store(alice, "SetPermission", ["location", "true", "location", run, "['STREET', '5']"])
+        try Self.store(alice, "DeletePermission", ["location", "location", maps])
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "askNextTime" }, "\(agent.log)")
+        #expect(Self.table(alice)[run] == ["STREET", "5"])
+        #expect(Self.label(run, of: Self.alice, daemon) == "whileUsing")
+        withExtendedLifetime(display) {}
+    }
+
+    @Test(
+        """
+        H6, N12, N13: GNOME's switch off turns that user's location services off in locd (Status as that user), the \
+        machine's untouched, and on again; locctl services off shows in GNOME; Debian's unset default is no decision
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func gnomeSwitch() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        // Unset (Debian's default false, never touched): locd's switch, on, is written to it.
+        #expect(eventually(timeout: 3) { Self.gnomeSwitch(alice) == "true" }, "\(agent.log)")
+        func own() -> JSONValue? { Self.status(alice, daemon)?["locationServicesEnabledForUser"] }
+        try Self.setGNOMESwitch(alice, false)
+        #expect(eventually(timeout: 3) { own() == .bool(false) }, "\(agent.log)")
+        let machine = try daemon.connect().call("io.locd.Admin.Status")["status"]
+        #expect(machine?["locationServicesEnabled"] == .bool(true))
+        try Self.setGNOMESwitch(alice, true)
+        #expect(eventually(timeout: 3) { own() == .bool(true) }, "\(agent.log)")
+        try Self.locctl(alice, daemon, ["services", "off"])
+        #expect(eventually(timeout: 3) { Self.gnomeSwitch(alice) == "false" }, "\(agent.log)")
+        #expect(own() == .bool(false))
+        withExtendedLifetime(display) {}
+    }
+}
