@@ -41,7 +41,7 @@ extension SettingsSyncCore {
                 actions += writeStore(app, ours, now: now)
             case .desktop:
                 actions += setLocd(app, theirs, allowed: locd.apps[app]?.allowed ?? false)
-                actions += portal(after: theirs)
+                actions += portal(after: theirs, now: now)
             }
         }
         if agreedChanged { actions.append(.saveAgreed(agreed)) }
@@ -71,12 +71,20 @@ extension SettingsSyncCore {
         return [action, .log(.info, "\(app): \(grant.rawValue) in the permission store, copied to locd")]
     }
 
-    /// N11: a grant the person gave in the store also answers locd's question about the portal, while locd would
-    /// still ask it.
-    private mutating func portal(after grant: DesktopGrant) -> [Action] {
-        guard grant == .approximate || grant == .precise, let locd,
-            (locd.apps[Self.portalApp]?.grant ?? .ask) == .ask, !settingNow.contains(Self.portalApp)
+    /// N11: a grant the person gave in the store also answers locd's question about the portal while locd would still
+    /// ask it: at once where locd lists the portal's app, else when it comes within ``portalWindow`` seconds.
+    private mutating func portal(after grant: DesktopGrant, now: Double) -> [Action] {
+        guard grant == .approximate || grant == .precise else { return [] }
+        portalGrant = (grant, now)
+        return portalAnswered(now: now)
+    }
+
+    /// N11: the portal's app set to While Using where locd lists it undecided and the store's grant is recent.
+    mutating func portalAnswered(now: Double) -> [Action] {
+        guard let (grant, at) = portalGrant, now - at <= Self.portalWindow, let locd,
+            locd.apps[Self.portalApp]?.grant == .ask, !settingNow.contains(Self.portalApp)
         else { return [] }
+        portalGrant = nil
         settingNow.insert(Self.portalApp)
         return [
             .setAuthorization(app: Self.portalApp, setting: "whileUsing", precise: grant == .precise),

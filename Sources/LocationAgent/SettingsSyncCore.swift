@@ -38,6 +38,8 @@ struct SettingsSyncCore {
     static let portalApp = "xdg-desktop-portal"
     /// How often an app that goes on using location has its LAST_USED written (N9).
     static let lastUsedInterval = 60.0
+    /// How long after a grant in the store the portal's app, first seen undecided, takes it (N11).
+    static let portalWindow = 10.0
 
     var agreed: AgreedSettings
     var locd: LocdState?
@@ -54,6 +56,8 @@ struct SettingsSyncCore {
     var settingNow: Set<String> = []
     var lastUseWritten: [String: Double] = [:]
     var saidAdministrator = false
+    /// The last grant the person gave in the store, and when, for the portal's app (N11).
+    var portalGrant: (DesktopGrant, Double)?
 
     init(agreed: AgreedSettings) {
         self.agreed = agreed
@@ -98,6 +102,7 @@ struct SettingsSyncCore {
         actions += reconcile(changed, now: now)
         actions += reconcileSwitch(now: now, locdMoved: previous?.switchOn != next.switchOn)
         actions += lastUse(previous: previous?.using ?? [], now: now)
+        actions += portalAnswered(now: now)
         return actions
     }
 
