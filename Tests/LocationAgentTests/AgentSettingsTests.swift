@@ -187,3 +187,125 @@ extension AgentSettingsTests {
         withExtendedLifetime(display) {}
     }
 }
+
+extension AgentSettingsTests {
+    @Test(
+        """
+        N13: a second user who writes an app id of the first user's into their own store changes only their own app; \
+        the first user's store and records are untouched
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func anotherUsersStore() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, aliceAgent) = try Self.person(Self.alice, display, daemon)
+        let (bob, bobAgent) = try Self.person(Self.bob, display, daemon)
+        let maps = "com.ex.maps"
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(aliceAgent.log)")
+        // The attack: bob's own store says alice's Maps is NONE, and KDE's way says the same of another app.
+        try Self.store(bob, "SetPermission", ["location", "true", "location", maps, "['NONE', '0']"])
+        try Self.setAsGNOMESettings(bob, "com.ex.run", "NONE")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.bob, daemon) == "never" }, "\(bobAgent.log)")
+        #expect(eventually(timeout: 3) { Self.label("com.ex.run", of: Self.bob, daemon) == "never" })
+        #expect(Self.label(maps, of: Self.alice, daemon) == "whileUsing")
+        #expect(Self.label("com.ex.run", of: Self.alice, daemon) == "askNextTime")
+        #expect(Self.table(alice)[maps]?.first == "EXACT" && Self.table(alice)["com.ex.run"] == nil)
+        // Nor does alice's decision reach bob's store, nor bob's switch alice's.
+        try Self.locctl(alice, daemon, ["auth", "com.ex.run", "always"])
+        #expect(eventually(timeout: 3) { Self.table(alice)["com.ex.run"]?.first == "EXACT" })
+        try Self.setGNOMESwitch(bob, false)
+        #expect(eventually(timeout: 3) { Self.status(bob, daemon)?["locationServicesEnabledForUser"] == .bool(false) })
+        #expect(Self.table(bob)["com.ex.run"]?.first == "NONE")
+        #expect(Self.status(alice, daemon)?["locationServicesEnabledForUser"] == .bool(true))
+        #expect(Self.gnomeSwitch(alice) == "true")
+        withExtendedLifetime(display) {}
+    }
+
+    @Test(
+        """
+        N13: a Changed from anyone but the store counts for nothing; the store restarted under the agent is followed \
+        again; with no store the agent says so once and goes on
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func storeComesAndGoes() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        let maps = "com.ex.maps"
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        // N13: `Changed` is a broadcast anyone on the bus may emit: one not from the store's own name counts for nothing.
+        let forged = try alice.run([
+            "/usr/bin/gdbus", "emit", "--session", "--object-path", "/org/freedesktop/impl/portal/PermissionStore",
+            "--signal", "org.freedesktop.impl.portal.PermissionStore.Changed", "location", "location", "false",
+            "<byte 0>", "{'\(maps)': ['NONE', '0']}",
+        ])
+        #expect(forged.status == 0, "\(forged.output)")
+        try Self.locctl(alice, daemon, ["auth", "com.ex.run", "never"])
+        #expect(eventually(timeout: 3) { Self.table(alice)["com.ex.run"]?.first == "NONE" }, "\(agent.log)")
+        #expect(Self.label(maps, of: Self.alice, daemon) == "whileUsing")
+        // Had it counted, the store's next Changed would have put it back: the copy it made shows in the log.
+        #expect(!agent.log.contains("\(maps): never in the permission store"), "\(agent.log)")
+        // The store killed, as a crash or a package upgrade would; the next call starts another.
+        let owner = try alice.run([
+            "/usr/bin/gdbus", "call", "--session", "-d", "org.freedesktop.DBus", "-o", "/org/freedesktop/DBus", "-m",
+            "org.freedesktop.DBus.GetConnectionUnixProcessID", "org.freedesktop.impl.portal.PermissionStore",
+        ])
+        let pid = try #require(owner.output.firstMatch(of: /uint32 (\d+)/).flatMap { Int32($0.1) }, "\(owner.output)")
+        kill(pid, SIGKILL)
+        #expect(eventually(timeout: 3) { kill(pid, 0) != 0 })
+        try Self.setAsGNOMESettings(alice, maps, "NONE")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "never" }, "\(agent.log)")
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using", "--precise", "off"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "CITY" }, "\(agent.log)")
+        // A person with nothing of the store installed: said once, and the rest goes on.
+        let bare = try Desktop(display: display, uid: Self.bob)
+        let lone = try bare.startAgent(socket: daemon.socketPath)
+        #expect(eventually { lone.log.contains("no permission store on the session bus") }, "\(lone.log)")
+        try Self.locctl(bare, daemon, ["auth", maps, "while-using"])
+        try Self.locctl(bare, daemon, ["auth", maps, "never"])
+        #expect(eventually { Self.label(maps, of: Self.bob, daemon) == "never" })
+        #expect(lone.process.isRunning)
+        #expect(lone.log.components(separatedBy: "no permission store").count == 2, "\(lone.log)")
+        withExtendedLifetime(display) {}
+    }
+}
+
+extension AgentSettingsTests {
+    @Test(
+        """
+        N10, N12: at login, with nothing agreed yet, a Never in the store wins over While Using in locd, and a GNOME \
+        switch the person set off turns locd off for them; what both then hold is kept for the next login
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func login() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let alice = try Desktop(display: display, uid: Self.alice, services: Self.services)
+        let maps = "com.ex.maps"
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using"])
+        try Self.locctl(alice, daemon, ["auth", "com.ex.run", "while-using", "--precise", "off"])
+        try Self.store(alice, "SetPermission", ["location", "true", "location", maps, "['NONE', '1700000000']"])
+        try Self.setGNOMESwitch(alice, false)
+        let agent = try alice.startAgent(socket: daemon.socketPath)
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "never" }, "\(agent.log)")
+        #expect(eventually(timeout: 3) { Self.table(alice)["com.ex.run"]?.first == "CITY" }, "\(agent.log)")
+        #expect(Self.table(alice)[maps] == ["NONE", "1700000000"])
+        #expect(
+            eventually(timeout: 3) { Self.status(alice, daemon)?["locationServicesEnabledForUser"] == .bool(false) }
+        )
+        #expect(Self.gnomeSwitch(alice) == "false")
+        let kept = alice.directory.at(".local/state/locd/desktop-settings")
+        #expect(eventually { (try? String(contentsOfFile: kept, encoding: .utf8))?.contains("@switch off") == true })
+        let text = (try? String(contentsOfFile: kept, encoding: .utf8)) ?? ""
+        #expect(text.contains("\(maps) never\n") && text.contains("com.ex.run approximate\n"), "\(text)")
+        withExtendedLifetime(display) {}
+    }
+}
