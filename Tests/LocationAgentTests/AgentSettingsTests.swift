@@ -309,3 +309,41 @@ extension AgentSettingsTests {
         withExtendedLifetime(display) {}
     }
 }
+
+extension AgentSettingsTests {
+    @Test(
+        """
+        N11: the portal's grant of a Flatpak app in the store is locd's decision of that app, and answers locd's \
+        question about the portal's own app; locd's decision is in the store the portal reads before it asks
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func askedOnceThroughThePortal() throws {
+        let flatpak = "org.example.Weather"
+        let manifests = DaemonProcess.standardManifests.merging(
+            DaemonProcess.manifests([flatpak, "xdg-desktop-portal"], whenInUse: "Shows the weather where you are")
+        ) { $1 }
+        let daemon = try DaemonProcess(manifests: manifests)
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        let (bob, _) = try Self.person(Self.bob, display, daemon)
+        // The portal's Access dialog answered Allow: it writes the app's grant with SetPermission.
+        let now = String(Int(Date().timeIntervalSince1970))
+        try Self.store(alice, "SetPermission", ["location", "true", "location", flatpak, "['EXACT', '\(now)']"])
+        #expect(eventually(timeout: 3) { Self.label(flatpak, of: Self.alice, daemon) == "whileUsing" }, "\(agent.log)")
+        #expect(eventually(timeout: 3) { Self.label("xdg-desktop-portal", of: Self.alice, daemon) == "whileUsing" })
+        #expect(Self.record("xdg-desktop-portal", of: Self.alice, daemon)?["accuracy"] == .string("fullAccuracy"))
+        #expect(Self.label("xdg-desktop-portal", of: Self.bob, daemon) == "askNextTime")
+        #expect(Self.table(bob).isEmpty)
+        // Decided in locd: the store the portal reads before it asks says so.
+        try Self.locctl(alice, daemon, ["auth", flatpak, "never"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[flatpak]?.first == "NONE" }, "\(agent.log)")
+        // The person's Never of the portal's own app stays, whatever the store grants later.
+        try Self.locctl(alice, daemon, ["auth", "xdg-desktop-portal", "never"])
+        try Self.store(alice, "SetPermission", ["location", "true", "location", flatpak, "['CITY', '\(now)']"])
+        #expect(eventually(timeout: 3) { Self.label(flatpak, of: Self.alice, daemon) == "whileUsing" })
+        #expect(Self.label("xdg-desktop-portal", of: Self.alice, daemon) == "never")
+        withExtendedLifetime(display) {}
+    }
+}
