@@ -9,11 +9,14 @@ import Glibc
 /// output the agent's loop polls beside its other descriptors, and `dconf write`, which is not waited for.
 final class LocationSwitch {
     static let key = "/org/gnome/system/location/enabled"
+    static let accuracyKey = "/org/gnome/system/location/max-accuracy-level"
     private static let directory = "/org/gnome/system/location/"
 
     /// What a read of the watch gives.
     enum Event: Equatable {
         case changed(DesktopSwitch)
+        /// `max-accuracy-level` changed: `capped` while it is below `exact` (N14).
+        case accuracy(capped: Bool)
         /// `dconf watch` ended: `reason`.
         case ended(String)
     }
@@ -61,23 +64,36 @@ final class LocationSwitch {
     /// and prints the value, nothing for an unset key, and an error on its standard error; its exit is not waited for
     /// (Foundation reaps it), both pipes ending when it does.
     func read() throws -> DesktopSwitch {
+        Self.value(try read(Self.key))
+    }
+
+    /// Whether `max-accuracy-level` is below `exact` now (unset is the schema's `exact`).
+    func readCapped() throws -> Bool {
+        Self.capped(try read(Self.accuracyKey))
+    }
+
+    private func read(_ key: String) throws -> String {
         let process = Process()
         let output = Pipe()
         let errors = Pipe()
         process.executableURL = URL(fileURLWithPath: dconf)
-        process.arguments = ["read", Self.key]
+        process.arguments = ["read", key]
         process.standardOutput = output
         process.standardError = errors
         try process.run()
         let value = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let error = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard error.isEmpty else {
-            throw AgentFailure(
-                "dconf read \(Self.key): \(error.trimmingCharacters(in: .whitespacesAndNewlines))",
-                code: 0
-            )
+            throw AgentFailure("dconf read \(key): \(error.trimmingCharacters(in: .whitespacesAndNewlines))", code: 0)
         }
-        return Self.value(value)
+        return value
+    }
+
+    /// Whether a `max-accuracy-level` `dconf` printed is below `exact`: `'country'` … `'street'`.
+    static func capped(_ text: String) -> Bool {
+        ["'country'", "'city'", "'neighborhood'", "'street'"].contains(
+            text.trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
 
     /// Writes the switch; dconf's own service stores it, and the watch tells when it has.
@@ -112,8 +128,9 @@ final class LocationSwitch {
         while let end = pending.range(of: "\n\n") {
             let lines = pending[..<end.lowerBound].split(separator: "\n")
             pending.removeSubrange(..<end.upperBound)
-            guard lines.count >= 2, lines[0] == Self.key else { continue }
-            events.append(.changed(Self.value(String(lines[1]))))
+            guard lines.count >= 2 else { continue }
+            if lines[0] == Self.key { events.append(.changed(Self.value(String(lines[1])))) }
+            if lines[0] == Self.accuracyKey { events.append(.accuracy(capped: Self.capped(String(lines[1])))) }
         }
         return events + ended
     }

@@ -153,6 +153,7 @@ final class SettingsSync {
         do {
             try locationSwitch.watch()
             perform(core.switchRead(try locationSwitch.read(), now: Self.unixNow))
+            perform(core.accuracyRead(capped: try locationSwitch.readCapped(), now: Self.unixNow))
         } catch {
             logger.warning("cannot read GNOME's location switch: \(error); trying again in 60 s")
             locationSwitch.stop()
@@ -167,6 +168,9 @@ final class SettingsSync {
             case .changed(let value):
                 logger.debug("GNOME's location switch: \(value)")
                 perform(core.switchRead(value, now: Self.unixNow))
+            case .accuracy(let capped):
+                logger.debug("GNOME's accuracy \(capped ? "below exact" : "exact")")
+                perform(core.accuracyRead(capped: capped, now: Self.unixNow))
             case .ended(let reason):
                 logger.warning("\(reason); GNOME's location switch is followed again in 5 s")
                 switchDue = .now.advanced(by: .seconds(5))

@@ -66,8 +66,16 @@ extension SettingsSyncCore {
             case .ask: .setAuthorization(app: app, setting: "askNextTime", precise: nil)
             case .never: .setAuthorization(app: app, setting: "never", precise: nil)
             case .approximate, .precise:
-                .setAuthorization(app: app, setting: allowed ? nil : "whileUsing", precise: grant == .precise)
+                .setAuthorization(
+                    app: app,
+                    setting: allowed ? nil : "whileUsing",
+                    precise: grant == .precise && capped != true
+                )
             }
+        if grant == .precise && capped == true {
+            // N14: the person's precise grant, approximate while GNOME's accuracy is below exact.
+            agreed.heldPrecise.insert(app)
+        }
         return [action, .log(.info, "\(app): \(grant.rawValue) in the permission store, copied to locd")]
     }
 

@@ -58,6 +58,8 @@ struct SettingsSyncCore {
     var saidAdministrator = false
     /// The last grant the person gave in the store, and when, for the portal's app (N11).
     var portalGrant: (DesktopGrant, Double)?
+    /// Whether GNOME's `max-accuracy-level` is below exact (N14); `nil` until it is read.
+    var capped: Bool?
 
     init(agreed: AgreedSettings) {
         self.agreed = agreed
@@ -103,6 +105,7 @@ struct SettingsSyncCore {
         actions += reconcileSwitch(now: now, locdMoved: previous?.switchOn != next.switchOn)
         actions += lastUse(previous: previous?.using ?? [], now: now)
         actions += portalAnswered(now: now)
+        actions += accuracyHeld()
         return actions
     }
 

@@ -347,3 +347,35 @@ extension AgentSettingsTests {
         withExtendedLifetime(display) {}
     }
 }
+
+extension AgentSettingsTests {
+    @Test(
+        "N14: GNOME's max-accuracy-level below exact makes the person's precise apps approximate, and exact gives it back",
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func accuracyLimit() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        let maps = "com.ex.maps"
+        try Self.locctl(alice, daemon, ["auth", maps, "always"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        func accuracy() -> JSONValue? { Self.record(maps, of: Self.alice, daemon)?["accuracy"] }
+        func limit(_ level: String) throws {
+            let set = try alice.run([
+                "/usr/bin/env", "GSETTINGS_SCHEMA_DIR=/usr/share/glib-2.0/schemas", "/usr/bin/gsettings", "set",
+                "org.gnome.system.location", "max-accuracy-level", level,
+            ])
+            guard set.status == 0 else { throw StandInFailure("gsettings set failed: \(set.output)") }
+        }
+        try limit("city")
+        #expect(eventually(timeout: 3) { accuracy() == .string("reducedAccuracy") }, "\(agent.log)")
+        #expect(Self.label(maps, of: Self.alice, daemon) == "always")
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "CITY" }, "\(agent.log)")
+        try limit("exact")
+        #expect(eventually(timeout: 3) { accuracy() == .string("fullAccuracy") }, "\(agent.log)")
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        withExtendedLifetime(display) {}
+    }
+}

@@ -239,3 +239,27 @@ extension SettingsSyncCoreTests {
         )
     }
 }
+
+extension SettingsSyncCoreTests {
+    @Test("N14: GNOME's accuracy below exact makes precise apps approximate, and gives them back once it is exact")
+    func accuracyLimit() {
+        var (core, _) = Self.started([Self.maps: .precise, "com.ex.run": .approximate], [:])
+        let capped = core.accuracyRead(capped: true, now: Self.now)
+        #expect(Self.writes(capped) == [.setAuthorization(app: Self.maps, setting: nil, precise: false)])
+        #expect(core.agreed.heldPrecise == [Self.maps])
+        _ = core.locdSet(Self.maps, record: App(grant: .approximate, allowed: true), now: Self.now)
+        // A precise grant from the store while the limit holds is copied approximate.
+        let store = core.storeRead(["com.ex.walk": ["EXACT", "1"]], now: Self.now)
+        #expect(Self.writes(store) == [.setAuthorization(app: "com.ex.walk", setting: "whileUsing", precise: false)])
+        _ = core.locdSet("com.ex.walk", record: App(grant: .approximate, allowed: true), now: Self.now)
+        let lifted = core.accuracyRead(capped: false, now: Self.now)
+        #expect(
+            Self.writes(lifted) == [
+                .setAuthorization(app: Self.maps, setting: nil, precise: true),
+                .setAuthorization(app: "com.ex.walk", setting: nil, precise: true),
+            ]
+        )
+        #expect(core.agreed.heldPrecise.isEmpty)
+        #expect(AgreedSettings(text: "@precise com.ex.maps\n").heldPrecise == [Self.maps])
+    }
+}
