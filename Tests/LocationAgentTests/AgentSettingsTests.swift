@@ -379,3 +379,99 @@ extension AgentSettingsTests {
         withExtendedLifetime(display) {}
     }
 }
+
+extension AgentSettingsTests {
+    static let gnomeSettings = "/usr/bin/gnome-control-center"
+
+    /// How many pixels of the display have GNOME's accent blue, the colour of a switch that is on.
+    static func switchesOn(_ display: XDisplay) throws -> Int {
+        let directory = try TemporaryDirectory(prefix: "agent-shot")
+        defer { directory.remove() }
+        let shot = directory.at("shot.png")
+        try display.screenshot(to: shot)
+        let count = try ChildProcess([
+            "/usr/bin/convert", shot, "-fill", "black", "+opaque", "#3584e4", "-fill", "white", "-opaque", "#3584e4",
+            "-format", "%[fx:int(mean*w*h)]", "info:",
+        ])
+        guard count.status == 0, let pixels = Int(count.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw StandInFailure("convert failed: \(count.output)")
+        }
+        return pixels
+    }
+
+    @Test(
+        """
+        N7, N9: GNOME Settings' Location page lists the app locd allowed, its switch on, turns it off when locd says \
+        Never, and a click on it allows the app in locd again; the screenshot goes to $LOCD_SCREENSHOTS when set \
+        (USAGE's image)
+        """,
+        .enabled(
+            if: isAvailable && FileManager.default.isExecutableFile(atPath: gnomeSettings)
+                && XDisplay.hasMenuTools,
+            "needs gnome-control-center, ImageMagick and what the others need"
+        )
+    )
+    func gnomeSettingsPage() throws {
+        let maps = "org.gnome.Maps"
+        let manifests = DaemonProcess.standardManifests.merging(
+            DaemonProcess.manifests([maps], whenInUse: "Shows where you are on the map")
+        ) { $1 }
+        let daemon = try DaemonProcess(manifests: manifests)
+        try daemon.start()
+        let display = try XDisplay()
+        let (alice, agent) = try Self.person(Self.alice, display, daemon)
+        try alice.write(
+            "share/applications/\(maps).desktop",
+            "[Desktop Entry]\nType=Application\nName=Maps\nExec=true\nIcon=find-location\n"
+        )
+        try Self.locctl(alice, daemon, ["auth", maps, "while-using"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        // GNOME Settings asks the system bus for things of its own at start: a private one of the person's.
+        let system = alice.directory.at("system-bus")
+        try alice.write(
+            "system.conf",
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>system</type><listen>unix:path=\(system)</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy>
+            </busconfig>
+            """
+        )
+        try alice.start(
+            ["/usr/bin/dbus-daemon", "--config-file=" + alice.directory.at("system.conf"), "--nofork"],
+            log: "system.log"
+        )
+        #expect(eventually { FileManager.default.fileExists(atPath: system) })
+        let before = try Self.switchesOn(display)
+        let settings = try alice.start(
+            [
+                "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=unix:path=\(system)", "GTK_A11Y=none", "GSK_RENDERER=cairo",
+                "XDG_DATA_DIRS=/usr/local/share:/usr/share", "XDG_CURRENT_DESKTOP=GNOME", Self.gnomeSettings,
+                "location",
+            ],
+            log: "gnome-control-center.log"
+        )
+        // Two switches drawn on: Location Services (GNOME's switch, which locd's turned on) and Maps'.
+        #expect(eventually(timeout: 30) { ((try? Self.switchesOn(display)) ?? 0) > before + 1000 }, "\(settings.log)")
+        let on = try Self.switchesOn(display)
+        let screenshot = alice.directory.at("gnome-settings.png")
+        try display.screenshot(to: screenshot)
+        if let folder = ProcessInfo.processInfo.environment["LOCD_SCREENSHOTS"], !folder.isEmpty {
+            try? FileManager.default.removeItem(atPath: folder + "/gnome-settings-location.png")
+            try FileManager.default.copyItem(atPath: screenshot, toPath: folder + "/gnome-settings-location.png")
+        }
+        // Never in locd: the page follows the store's Changed, and Maps' switch goes off.
+        try Self.locctl(alice, daemon, ["auth", maps, "never"])
+        #expect(eventually(timeout: 10) { ((try? Self.switchesOn(display)) ?? on) < on - 300 }, "\(settings.log)")
+        // The person clicks Maps' switch on the page (where the screenshot shows it): GNOME Settings' Set, and locd
+        // allows Maps again.
+        let click = try ChildProcess(
+            ["/usr/bin/xdotool", "mousemove", "864", "208", "click", "1"],
+            environment: ["DISPLAY": display.name]
+        )
+        #expect(click.status == 0, "\(click.output)")
+        #expect(eventually(timeout: 3) { Self.label(maps, of: Self.alice, daemon) == "whileUsing" }, "\(agent.log)")
+        withExtendedLifetime(display) {}
+    }
+}
