@@ -84,6 +84,7 @@ package final class AgentShell {
             logger: logger
         )
         settings?.start()
+        defer { settings?.stop() }
         logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
         perform(core.start())
         while true {

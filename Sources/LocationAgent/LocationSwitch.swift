@@ -11,6 +11,7 @@ final class LocationSwitch {
     static let key = "/org/gnome/system/location/enabled"
     static let accuracyKey = "/org/gnome/system/location/max-accuracy-level"
     private static let directory = "/org/gnome/system/location/"
+    private static let setpriv = "/usr/bin/setpriv"
 
     /// What a read of the watch gives.
     enum Event: Equatable {
@@ -39,8 +40,15 @@ final class LocationSwitch {
         stop()
         let pipe = Pipe()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: dconf)
-        process.arguments = ["watch", Self.directory]
+        // With the agent's SIGTERM blocked (AgentShell), a child inherits the block: it is ended with SIGKILL, and
+        // setpriv's parent-death signal ends it also when the agent is killed.
+        if FileManager.default.isExecutableFile(atPath: Self.setpriv) {
+            process.executableURL = URL(fileURLWithPath: Self.setpriv)
+            process.arguments = ["--pdeathsig", "KILL", "--", dconf, "watch", Self.directory]
+        } else {
+            process.executableURL = URL(fileURLWithPath: dconf)
+            process.arguments = ["watch", Self.directory]
+        }
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -55,7 +63,7 @@ final class LocationSwitch {
     var fileDescriptor: Int32? { output?.fileDescriptor }
 
     func stop() {
-        if let watcher, watcher.isRunning { watcher.terminate() }
+        if let watcher, watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) }
         watcher = nil
         output = nil
     }

@@ -60,6 +60,9 @@ final class SettingsSync {
         perform(core.start())
     }
 
+    /// Ends what the agent started for the settings: the switch's watch.
+    func stop() { locationSwitch?.stop() }
+
     /// The descriptors to poll: locd's event stream, the calls' replies, the switch's watch.
     var fileDescriptors: [Int32] {
         [stream?.fileDescriptor, locationSwitch?.fileDescriptor].compactMap(\.self) + calls.fileDescriptors

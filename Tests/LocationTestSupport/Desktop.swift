@@ -141,8 +141,19 @@ package final class Desktop {
     }
 
     deinit {
+        // What the person's bus started (dconf-service outlives its bus) is in the person's user namespace too.
+        let namespace = namespaceHolder.flatMap { Self.userNamespace(of: $0) }
         for process in processes.reversed() { process.kill9() }
+        if let namespace {
+            let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+            for pid in pids where Self.userNamespace(of: pid) == namespace { kill(pid, SIGKILL) }
+        }
         directory.remove()
+    }
+
+    /// The user namespace process `pid` is in (`/proc/PID/ns/user`), `nil` once it is gone.
+    private static func userNamespace(of pid: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/user")
     }
 
     /// The words that run a program as this person: as `uid`, and once the bus runs, in its user namespace.
