@@ -230,7 +230,7 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity", "Varlink",
+                "AppIdentifiers", "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),

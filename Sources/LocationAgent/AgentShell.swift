@@ -50,6 +50,8 @@ package final class AgentShell {
     private var stream: PromptStream?
     private var watch: UseWatch?
     private var tray: TrayItem?
+    /// The person's decisions kept the same in the desktop's settings (N7–N13).
+    private var settings: SettingsSync?
     /// The answers on their way to locd (N3).
     private let answers: AnswerCalls
     /// When each retry is due.
@@ -80,6 +82,14 @@ package final class AgentShell {
         }
         try bus.listen()
         tray = try TrayItem(bus: bus)
+        settings = try SettingsSync(
+            bus: bus,
+            socketPath: configuration.socketPath,
+            environment: configuration.environment,
+            logger: logger
+        )
+        settings?.start()
+        defer { settings?.stop() }
         logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
         perform(core.start())
         if let found = DesktopSources.detect(environment: configuration.environment) {
@@ -87,6 +97,7 @@ package final class AgentShell {
         }
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
+            settings?.afterBus()
             readBuffered()
             if let retryAt, retryAt <= .now {
                 self.retryAt = nil
@@ -125,8 +136,10 @@ package final class AgentShell {
         let (busPoll, busTimeout) = try bus.pollRequest()
         let answering = answers.fileDescriptors
         let desktopSockets = desktop?.descriptors ?? [nil, nil]
+        let syncing = settings?.fileDescriptors ?? []
         let sockets =
             [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + desktopSockets + answering
+            + syncing
         var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
         for descriptor in sockets {
             descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
@@ -140,13 +153,15 @@ package final class AgentShell {
         if descriptors[6].revents != 0 { desktop?.reporterReady() }
         let ready = Set(zip(answering, descriptors[7...]).filter { $0.1.revents != 0 }.map(\.0))
         if !ready.isEmpty { readAnswers(ready) }
+        let settingsReady = zip(syncing, descriptors[(7 + answering.count)...]).filter { $0.1.revents != 0 }.map(\.0)
+        if !settingsReady.isEmpty { settings?.handle(ready: Set(settingsReady)) }
         return true
     }
 
     /// The poll timeout: the bus's own or a retry's, whichever is first.
     private func timeout(_ busMilliseconds: Int32) -> Int32 {
         var milliseconds = busMilliseconds
-        for due in [retryAt, watchRetryAt, desktop?.retryAt].compactMap(\.self) {
+        for due in [retryAt, watchRetryAt, desktop?.retryAt, settings?.nextDue].compactMap(\.self) {
             let left = ContinuousClock.now.duration(to: due)
             let wait = Int32(
                 clamping: max(

@@ -152,9 +152,29 @@ extension LocationCore {
         guard enabled == usersWithServicesOff.contains(uid) else { return }
         if enabled { usersWithServicesOff.remove(uid) } else { usersWithServicesOff.insert(uid) }
         persist(.userLocationServices(uid: uid, enabled: enabled))
+        announceServices(of: uid, enabled: enabled)
         for app in apps.ordered where apps[app].user == uid {
             markDirty(app)
             if enabled { evaluatePrompts(app) } else { cancelPrompts(of: app) }
+        }
+    }
+
+    /// H6: a user's own switch changed: `servicesChanged` of that user, to their own watchers and administrators'
+    /// alone (no other user learns it, H4).
+    private mutating func announceServices(of uid: UInt32, enabled: Bool) {
+        guard !watchers.isEmpty else { return }
+        let event = AdminEvent(
+            kind: .servicesChanged,
+            appID: nil,
+            sessionID: nil,
+            detail: enabled ? "on" : "off",
+            at: now,
+            user: uid
+        )
+        for watcher in watchers {
+            let scope = scope(of: watcher)
+            guard scope.administrator || scope.uid == uid else { continue }
+            emit(watcher, .event(event))
         }
     }
 

@@ -23,6 +23,10 @@ package struct LocdAgent: ParsableCommand {
             the apps, or else as one quiet notification that stays until no app uses location. Apps using \
             location in the background under a While Using grant are called out. Clicking the icon, or the \
             notification's Settings, opens `locctl apps` in a terminal.
+
+            It also keeps your decisions and your desktop's own location settings as one, both ways: the \
+            location table of your permission store (GNOME Settings' Location page, KDE's App Permissions, the \
+            desktop portal) and GNOME's location switch and accuracy limit in dconf.
             """
     )
 

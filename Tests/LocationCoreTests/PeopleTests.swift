@@ -469,3 +469,21 @@ struct PeopleTests {
         #expect(h.status(AppKey("com.ex.run", user: Self.bob)) == .denied)
     }
 }
+
+extension PeopleTests {
+    @Test("H6: a user's own switch is a servicesChanged of that user, seen by their Watch and not by another user's")
+    func ownSwitchAnnounced() {
+        var h = Harness()
+        let alicesWatch = h.call(h.person(Self.alice), .watch)
+        let bobsWatch = h.call(h.person(Self.bob), .watch)
+        _ = h.call(h.person(Self.alice), .setLocationServices(false))
+        let log = h.log
+        func events(_ watch: CallID) -> [AdminEvent] {
+            log.compactMap { action -> AdminEvent? in
+                if case .emit(watch, .event(let event)) = action { event } else { nil }
+            }
+        }
+        #expect(events(alicesWatch).contains { $0.kind == .servicesChanged && $0.user == Self.alice })
+        #expect(!events(bobsWatch).contains { $0.kind == .servicesChanged }, "Bob learns nothing of Alice's switch")
+    }
+}

@@ -93,14 +93,19 @@ package final class Desktop {
     /// The pid of the bus of a person of another uid, whose user namespace their processes join.
     private var namespaceHolder: Int32?
 
-    package init(display: XDisplay, uid: UInt32? = nil) throws {
+    /// - Parameter services: bus name → executable that D-Bus activation starts on the person's bus (the permission
+    ///   store, dconf), as the person, when something first calls the name; none by default.
+    package init(display: XDisplay, uid: UInt32? = nil, services: [String: String] = [:]) throws {
         self.uid = uid
         self.display = display
         directory = try TemporaryDirectory(prefix: "agent-desktop")
         if let uid { chown(directory.path, uid, uid) }
         address = "unix:path=" + directory.at("bus")
-        // A session bus that starts no service: the notification server is the one the test starts, never one
+        // A session bus that starts only `services`: the notification server is the one the test starts, never one
         // D-Bus activation would find installed (dunst's own activation file).
+        for (name, executable) in services {
+            try write("services/\(name).service", "[D-BUS Service]\nName=\(name)\nExec=\(executable)\n")
+        }
         try write(
             "session.conf",
             """
@@ -110,6 +115,7 @@ package final class Desktop {
               <type>session</type>
               <listen>\(address)</listen>
               <auth>EXTERNAL</auth>
+            \(services.isEmpty ? "" : "  <servicedir>\(directory.at("services"))</servicedir>")
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
@@ -135,8 +141,19 @@ package final class Desktop {
     }
 
     deinit {
+        // What the person's bus started (dconf-service outlives its bus) is in the person's user namespace too.
+        let namespace = namespaceHolder.flatMap { Self.userNamespace(of: $0) }
         for process in processes.reversed() { process.kill9() }
+        if let namespace {
+            let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+            for pid in pids where Self.userNamespace(of: pid) == namespace { kill(pid, SIGKILL) }
+        }
         directory.remove()
+    }
+
+    /// The user namespace process `pid` is in (`/proc/PID/ns/user`), `nil` once it is gone.
+    private static func userNamespace(of pid: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/user")
     }
 
     /// The words that run a program as this person: as `uid`, and once the bus runs, in its user namespace.
