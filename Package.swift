@@ -230,7 +230,8 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "AppIdentifiers", "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity", "Varlink",
+                "AppIdentifiers", "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity",
+                "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
