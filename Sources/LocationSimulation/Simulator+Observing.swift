@@ -164,11 +164,13 @@ extension Simulator {
             entry.state = state
             record(entry)
         case .servicesChanged:
+            // A user's own switch (H6) names its user; the machine's (A4) none.
+            let whose = event.user.map { " for \(userNames[$0] ?? "uid \($0)")" } ?? ""
             var entry = TimelineEntry(
                 time: time,
                 app: nil,
                 subject: .services,
-                what: "location services \(event.detail)"
+                what: "location services \(event.detail)\(whose)"
             )
             entry.state = event.detail
             record(entry)
