@@ -233,7 +233,7 @@ let package = Package(
         .target(
             name: "LocationAgent",
             dependencies: [
-                "BusVTable", "CSdBus", "CXcb", "DesktopEntry", "DisplayText", "JSON", "Varlink",
+                "BusVTable", "CSdBus", "CXcb", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),

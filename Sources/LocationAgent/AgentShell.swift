@@ -23,19 +23,23 @@ package final class AgentShell {
         package var locctl: String
         /// Where `.desktop` files are looked up.
         package var applicationDirectories: [String]
+        /// The session's environment, which names the desktop to read (N7).
+        package var environment: [String: String]
 
         package init(
             socketPath: String,
             terminal: [String],
             opensTerminal: Bool,
             locctl: String,
-            applicationDirectories: [String]
+            applicationDirectories: [String],
+            environment: [String: String] = [:]
         ) {
             self.socketPath = socketPath
             self.terminal = terminal
             self.opensTerminal = opensTerminal
             self.locctl = locctl
             self.applicationDirectories = applicationDirectories
+            self.environment = environment
         }
     }
 
@@ -51,6 +55,8 @@ package final class AgentShell {
     /// When each retry is due.
     private var retryAt: ContinuousClock.Instant?
     private var watchRetryAt: ContinuousClock.Instant?
+    /// The desktop read and reported to locd, where the session has one (N7).
+    private var desktop: DesktopLink?
 
     package init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -76,6 +82,9 @@ package final class AgentShell {
         tray = try TrayItem(bus: bus)
         logger.info("showing location prompts of locd at \(configuration.socketPath) as notifications")
         perform(core.start())
+        if let found = DesktopSources.detect(environment: configuration.environment) {
+            desktop = DesktopLink(found: found, socketPath: configuration.socketPath, logger: logger)
+        }
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
             readBuffered()
@@ -87,6 +96,10 @@ package final class AgentShell {
             if let watchRetryAt, watchRetryAt <= .now {
                 self.watchRetryAt = nil
                 perform(core.watchRetryDue())
+                continue
+            }
+            if let desktop, let due = desktop.retryAt, due <= .now {
+                desktop.retryDue()
                 continue
             }
             guard try wait(bus: bus, signals: signals) else {
@@ -103,6 +116,7 @@ package final class AgentShell {
         while let stream, stream.hasBufferedReply { readStream(stream) }
         while let watch, watch.hasBufferedEvent { readWatch(watch.receiveEvents()) }
         while let watch, watch.hasBufferedStatus { readWatch(watch.receiveStatus()) }
+        while let desktop, desktop.hasBufferedReply { desktop.reporterReady() }
     }
 
     /// Waits for the bus, a signal, locd's streams, the answers' replies or a timer, and reads locd's sockets that
@@ -110,7 +124,9 @@ package final class AgentShell {
     private func wait(bus: SessionBus, signals: Int32) throws(AgentFailure) -> Bool {
         let (busPoll, busTimeout) = try bus.pollRequest()
         let answering = answers.fileDescriptors
-        let sockets = [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + answering
+        let desktopSockets = desktop?.descriptors ?? [nil, nil]
+        let sockets =
+            [stream?.fileDescriptor, watch?.streamDescriptor, watch?.statusDescriptor] + desktopSockets + answering
         var descriptors = [busPoll, pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
         for descriptor in sockets {
             descriptors.append(pollfd(fd: descriptor ?? -1, events: Int16(POLLIN), revents: 0))
@@ -120,7 +136,9 @@ package final class AgentShell {
         if descriptors[2].revents != 0, let stream { readStream(stream) }
         if descriptors[3].revents != 0, let watch { readWatch(watch.receiveEvents()) }
         if descriptors[4].revents != 0, let watch { readWatch(watch.receiveStatus()) }
-        let ready = Set(zip(answering, descriptors[5...]).filter { $0.1.revents != 0 }.map(\.0))
+        if descriptors[5].revents != 0 { desktop?.sourceReady() }
+        if descriptors[6].revents != 0 { desktop?.reporterReady() }
+        let ready = Set(zip(answering, descriptors[7...]).filter { $0.1.revents != 0 }.map(\.0))
         if !ready.isEmpty { readAnswers(ready) }
         return true
     }
@@ -128,7 +146,7 @@ package final class AgentShell {
     /// The poll timeout: the bus's own or a retry's, whichever is first.
     private func timeout(_ busMilliseconds: Int32) -> Int32 {
         var milliseconds = busMilliseconds
-        for due in [retryAt, watchRetryAt].compactMap(\.self) {
+        for due in [retryAt, watchRetryAt, desktop?.retryAt].compactMap(\.self) {
             let left = ContinuousClock.now.duration(to: due)
             let wait = Int32(
                 clamping: max(

@@ -17,6 +17,8 @@ package enum Action: Sendable {
     /// P14: a prompt of this user's app was dismissed because no agent was there to ask; the shell tells the
     /// administrator what to start.
     case nobodyToAsk(AppKey)
+    /// The app said it is in the foreground and its desktop says it is not: logged once per app and desktop (L11).
+    case overruled(AppKey, desktop: String)
 }
 
 /// The parameters of a reply.

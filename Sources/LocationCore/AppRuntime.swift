@@ -101,6 +101,11 @@ struct AppRuntime {
     /// The end of the window for clients to return after a daemon restart (L7, R3).
     var restartEnds: Instant?
     var inUseAtTermination = false
+    /// What the app last said of itself (`Hello`'s state or `SetAppState`, L1), which a desktop that decides may
+    /// overrule (L11).
+    var claim: RunningState?
+    /// The desktop whose overruling of the app's `foreground` was logged, so it is logged once (L11).
+    var overruledBy: String?
     /// A location button's one-time grant is in force (P11): sessions and streams up to `whenInUse` need no
     /// usage description while it lasts (S2, seed 002).
     var buttonGrant = false

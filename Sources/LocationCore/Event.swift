@@ -59,6 +59,8 @@ package enum Call: Sendable {
     case setLocationServices(Bool)
     case adminSetAppState(appID: String, state: RunningState, user: UInt32?)
     case locationButton(appID: String, user: UInt32?)
+    /// A desktop source's report of what is in front (L11), or that it cannot read the desktop (`failure`).
+    case setDesktop(name: String, front: [FrontWindow], locked: Bool, failure: String?, user: UInt32?)
     /// The caller's own user's prompts (H7).
     case prompts
     /// An administrator's agent offered every user's prompts, as a broker that hands each to that user's own agent
@@ -86,7 +88,8 @@ package enum Call: Sendable {
     package var needsHello: Bool {
         switch self {
         case .hello, .brokeredHello, .status, .listApps, .adminListSessions, .setAuthorization, .setLocationServices,
-            .adminSetAppState, .locationButton, .prompts, .promptsOfEveryone, .promptsOfUsers, .answerPrompt, .watch,
+            .adminSetAppState, .setDesktop, .locationButton, .prompts, .promptsOfEveryone, .promptsOfUsers,
+            .answerPrompt, .watch,
             .forgetApps:
             false
         default: true

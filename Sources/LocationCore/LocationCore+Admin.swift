@@ -23,7 +23,8 @@ extension LocationCore {
             appsUsingLocation: using,
             appsUsingLocationInBackground: background,
             locationServicesEnabledForUser: scope.administrator
-                ? nil : scope.uid.map { !usersWithServicesOff.contains($0) }
+                ? nil : scope.uid.map { !usersWithServicesOff.contains($0) },
+            desktops: desktopViews(scope)
         )
     }
 
@@ -75,7 +76,8 @@ extension LocationCore {
             sessions: app.sessionSlots.count,
             owner: owner(of: app),
             user: app.user,
-            policy: policies[app.appID]
+            policy: policies[app.appID],
+            stateSource: stateSource(app)
         )
     }
 

@@ -1,7 +1,7 @@
 // App lifecycle and "in use" (SEMANTICS §4).
 extension LocationCore {
     /// `Hello`, from the app's own process or from a broker for it (I8, I11).
-    mutating func hello(_ call: CallID, appID: String, state requested: RunningState?, broker: BrokeredHello? = nil) {
+    mutating func hello(_ call: CallID, appID: String, state claimed: RunningState?, broker: BrokeredHello? = nil) {
         let client = call.client
         if let bound = clients[client]?.app {
             let boundID = apps[bound].appID
@@ -33,6 +33,9 @@ extension LocationCore {
         }
         let old = apps[app].state
         apps[app].clients.append(client)
+        if !apps[app].isRunning { apps[app].claim = claimed ?? .foreground }
+        // L11: where the user's desktop decides, it says whether the app starts in the foreground.
+        let requested = desktopState(app) ?? claimed
 
         if apps[app].restartEnds != nil {
             // L7: after a daemon restart the app keeps its state; the client is just coming back.
@@ -66,6 +69,8 @@ extension LocationCore {
             setLinger(slot, ends: adopt)
         }
         lifecycleChanged(app, from: old)
+        // L12: the new process may be a window's in front, or its descendant.
+        followDesktop(app)
         reply(call, helloReply(app))
     }
 
@@ -145,6 +150,7 @@ extension LocationCore {
             cancelPrompts(of: app)
         }
         lifecycleChanged(app, from: old)
+        followDesktop(app)
         pruneprompts(app)
         reply(call, .empty)
     }
@@ -153,6 +159,7 @@ extension LocationCore {
     mutating func disconnect(_ client: ClientID) {
         guard let entry = clients.removeValue(forKey: client) else { return }
         closeStreams(entry.streams)
+        if let user = entry.desktopOf { desktopClosed(client, user: user) }
         agents.removeAll { $0.client == client }
         watchers.removeAll { $0.client == client }
         guard let app = entry.app else { return }
@@ -176,6 +183,7 @@ extension LocationCore {
             deadlines.insert(window, .relaunchWindow(app))
         }
         lifecycleChanged(app, from: old)
+        followDesktop(app)
         pruneprompts(app)
         markDirty(app)
     }
@@ -223,6 +231,15 @@ extension LocationCore {
             )
         }
         guard apps[app].isRunning else { return fail(call, Self.saysNoHello(appID, apps[app].state)) }
+        if let report = decidingDesktop(apps[app]), let user = apps[app].user {
+            return fail(
+                call,
+                .invalidParameter(
+                    parameter: "appId",
+                    reason: "\(report.name) reports what is in front for user \(user), and it decides \(appID)'s state"
+                )
+            )
+        }
         move(app, to: state)
         reply(call, .empty)
     }

@@ -36,6 +36,8 @@ package struct LocationCore {
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
+    /// Each user's desktop source and its latest report (L11).
+    var desktops: [UInt32: DesktopReport] = [:]
 
     var providerHasFix = false
     /// The provider's newest fix, kept after the fix is lost so that status can show when it was.
@@ -191,7 +193,7 @@ package struct LocationCore {
         switch method {
         case .goodbye: goodbye(call)
         case .setAppState(let state):
-            move(app, to: state)
+            claim(app, state)
             reply(call, .empty)
         case .getAuthorization: reply(call, .authorization(authorizationView(app)))
         case .watchAuthorization: watchAuthorization(call, app: app)
@@ -232,6 +234,8 @@ package struct LocationCore {
         case .adminSetAppState(let appID, let state, let user):
             adminSetAppState(call, appID: appID, state: state, user: user)
         case .locationButton(let appID, let user): locationButton(call, appID: appID, user: user)
+        case .setDesktop(let name, let front, let locked, let failure, let user):
+            setDesktop(call, name: name, front: front, locked: locked, failure: failure, user: user)
         case .prompts: startAgent(call, everyone: false)
         case .promptsOfEveryone: startAgent(call, everyone: true)
         case .promptsOfUsers(let users): startAgent(call, everyone: true, users: users)

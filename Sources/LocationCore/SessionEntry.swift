@@ -134,4 +134,6 @@ struct ClientEntry {
     var streams: [CallID] = []
     /// A broker's connection, speaking for a process of its app (I8): its app's prompts say so (N6).
     var brokered = false
+    /// The user whose desktop source this connection is, while it is (L11).
+    var desktopOf: UInt32?
 }

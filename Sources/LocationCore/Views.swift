@@ -50,6 +50,8 @@ package struct AppView: Hashable, Codable, Sendable {
     package let user: UInt32?
     /// The administrator's setting of the app for every user, if any (H5).
     package var policy: AppPolicy? = nil
+    /// Which source decided its state while it runs: its desktop's name, or `app` (L13).
+    package var stateSource: String? = nil
 }
 
 /// The core's part of `Admin.Status`; the shell adds version, pid, uptime, provider and store.
@@ -66,6 +68,8 @@ package struct CoreStatus: Hashable, Codable, Sendable {
     /// For a caller that may not administer (H4): whether it turned location services off for itself (H6);
     /// `nil` for an administrator, whose counts are the machine's.
     package var locationServicesEnabledForUser: Bool? = nil
+    /// The desktop sources the caller may see (L13).
+    package var desktops: [DesktopView] = []
 }
 
 /// The kinds of prompt (SEMANTICS §6).

@@ -158,6 +158,8 @@ package enum CallDecoder {
                     state: try p.enumeration("state"),
                     user: try user(p)
                 )
+            case "SetDesktop":
+                return try setDesktop(p)
             case "LocationButton":
                 try p.only(["appId", "user"])
                 return .locationButton(appID: try p.appID("appId"), user: try user(p))

@@ -81,6 +81,15 @@ struct LifecycleJournal {
         )
     }
 
+    /// L11: the app said it is in the foreground where its desktop says it is not; the core says so once per app and
+    /// desktop.
+    func overruled(_ app: AppKey, desktop: String) {
+        logger.notice(
+            "\(app) says it is in the foreground, but \(desktop) does not show it: the desktop decides its state (L11)",
+            metadata: Self.fields(of: app)
+        )
+    }
+
     /// The journal fields naming a user's app: `LOCD_APP`, and `LOCD_UID` for a user's (H1).
     private static func fields(of app: AppKey) -> Logger.Metadata {
         guard let user = app.user else { return ["locd.app": "\(app.appID)"] }

@@ -136,6 +136,19 @@ struct ReplyEncoder {
             object["provider"] = Self.withoutPlace(provider)
             if case .array(let each) = providers { object["providers"] = .array(each.map(Self.withoutPlace)) }
         }
+        if !status.desktops.isEmpty { object["desktops"] = .array(status.desktops.map(Self.desktop)) }
+        return .object(object)
+    }
+
+    /// A `DesktopStatus` (L13).
+    private static func desktop(_ view: DesktopView) -> JSONValue {
+        var object: JSONObject = [
+            "desktop": .string(view.desktop),
+            "user": .int(Int64(view.user)),
+            "reading": .bool(view.reading),
+            "locked": .bool(view.locked),
+        ]
+        if let failure = view.failure { object["failure"] = .string(failure) }
         return .object(object)
     }
 

@@ -346,6 +346,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             case .armTimer(let instant): arm(instant)
             case .provider(let running): provider.setRunning(running)
             case .nobodyToAsk(let app): journal.nobodyToAsk(app)
+            case .overruled(let app, let desktop): journal.overruled(app, desktop: desktop)
             default: break
             }
         }
@@ -410,7 +411,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider, .nobodyToAsk:
+            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled:
                 break
             }
         }

@@ -170,6 +170,7 @@ extension AppView {
             if let precise = policy.precise { fields["precise"] = .bool(precise) }
             object["policy"] = .object(fields)
         }
+        if let stateSource { object["stateSource"] = .string(stateSource) }
         return .object(object)
     }
 }

@@ -189,7 +189,8 @@ public enum LocationInterfaces {
         # known (stored before owners were kept, or left without its manifest by a reload). Neither is
         # given for an app with a manifest of its own. user: the uid whose app this is (SEMANTICS H1),
         # absent for an installed app's entry of no user (H2). policy: the administrator's setting of the
-        # app for every user (H5), the loosest a user may choose.
+        # app for every user (H5), the loosest a user may choose. stateSource: while it runs, who decided its
+        # state: its desktop's name (sway, x11, ...) or app, its own word (L13).
         type AppEntry (
           appId: string,
           manifest: string,
@@ -202,7 +203,8 @@ public enum LocationInterfaces {
           owner: ?int,
           ownerUnknown: ?bool,
           user: ?int,
-          policy: ?Policy
+          policy: ?Policy,
+          stateSource: ?string
         )
 
         # An administrator's setting of an app for every user (SEMANTICS H5): setting, the one every user's
@@ -278,7 +280,28 @@ public enum LocationInterfaces {
           providers: []ProviderStatus,
           lastFixFrom: ?string,
           administrator: bool,
-          locationServicesEnabledForUser: ?bool
+          locationServicesEnabledForUser: ?bool,
+          desktops: ?[]DesktopStatus
+        )
+
+        # A user's desktop source (SEMANTICS L11, L13): reading, whether its last report read the desktop
+        # (only then does it decide); failure, why it cannot.
+        type DesktopStatus (
+          desktop: string,
+          user: int,
+          reading: bool,
+          failure: ?string,
+          locked: bool
+        )
+
+        # A window in front (SEMANTICS L10, L12): names, the desktop's names for its app (Wayland app_id,
+        # WM_CLASS class, GTK application id, desktop id) and the id I12 derives from its process; pid, its
+        # process; executable, that process's /proc/PID/exe; descendants, the processes descending from it.
+        type FrontWindow (
+          names: []string,
+          pid: ?int,
+          executable: ?string,
+          descendants: ?[]int
         )
 
         type Event (
@@ -306,6 +329,11 @@ public enum LocationInterfaces {
         # By an administrator: the machine's switch (A4); by anyone else: its own (H6).
         method SetLocationServices(enabled: bool) -> ()
         method SetAppState(appId: string, state: (foreground, background), user: ?int) -> ()
+        # The caller's desktop (an administrator's: user's) says what is in front (SEMANTICS L10-L12): while this
+        # connection stays open and its last report has no failure, it decides the state of that user's running
+        # apps. failure: the desktop cannot be read, so the apps keep their own word. Naming another user is
+        # PermissionDenied for a caller that may not administer.
+        method SetDesktop(desktop: string, front: []FrontWindow, locked: ?bool, failure: ?string, user: ?int) -> ()
         # A trusted location button was pressed for the app: one-time grant, no prompt.
         method LocationButton(appId: string, user: ?int) -> (authorization: Authorization)
         # Registers the caller as an agent while the call is open: the head prompt of each of its user's

@@ -26,7 +26,11 @@ struct AppsCommand: ParsableCommand {
             manifest, state, inUse, usingLocationInBackground, authorization{status, accuracy, \
             provisional, oneTime, temporaryFullAccuracy, settingsLabel}, clients, sessions, user (a \
             uid; absent for an installed app's entry of no user), policy{setting, precise}, and owner \
-            (a uid) or ownerUnknown for an app with no manifest of its own).
+            (a uid) or ownerUnknown for an app with no manifest of its own, and stateSource: who \
+            decided a running app's state, its desktop or "app").
+
+            Where the person's desktop decides what is in front (SEMANTICS L11, locd-agent), STATE \
+            names it: "background (sway)"; a state the app said itself shows alone.
 
             Example: locctl apps --user nobody
             """
@@ -97,6 +101,13 @@ struct AppsCommand: ParsableCommand {
     }
 
     /// The table, separate so it can be tested on a fixed reply.
+    /// The app's state, with the desktop that decided it where one did (L13).
+    static func state(_ app: JSONValue) -> String {
+        let state = app["state"]?.stringValue ?? "?"
+        guard let source = app["stateSource"]?.stringValue, source != "app" else { return state }
+        return "\(state) (\(source))"
+    }
+
     static func render(
         _ apps: JSONValue,
         style: Style = .plain,
@@ -121,7 +132,7 @@ struct AppsCommand: ParsableCommand {
             table.rows.append([
                 Table.Cell(app["appId"]?.stringValue ?? "?"),
                 Table.Cell(user(app, userName: userName)),
-                Table.Cell(app["state"]?.stringValue ?? "?"),
+                Table.Cell(state(app)),
                 Table.Cell(inUse, inUse == "no" ? nil : .green),
                 Table.Cell(status + AppCommand.qualifiers(authorization), .of(status)),
                 Table.Cell(label, .of(label)),

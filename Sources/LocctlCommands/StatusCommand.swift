@@ -24,8 +24,9 @@ struct StatusCommand: ParsableCommand {
             pid, uptimeSeconds, locationServicesEnabled, provider{name, running, hasFix, lastFix}, \
             storeHealthy, apps, clients, sessions, lingeringSessions, pendingPrompts, agents, \
             appsUsingLocation, appsUsingLocationInBackground, providers[{name, kind, running, \
-            hasFix, lastFix, state, source, lastError, …}], lastFixFrom, administrator, and \
-            locationServicesEnabledForUser for a caller who does not administer).
+            hasFix, lastFix, state, source, lastError, …}], lastFixFrom, administrator, \
+            locationServicesEnabledForUser for a caller who does not administer, and desktops[{desktop, \
+            user, reading, failure, locked}]: the desktops that say what is in front, SEMANTICS L11).
 
             Example: locctl status
             """
@@ -132,8 +133,21 @@ struct StatusCommand: ParsableCommand {
         // H4: an ordinary user's list is of their own apps.
         fields.add(administrator ? "Using location" : "Your apps using location", list("appsUsingLocation"))
         fields.add("In the background", list("appsUsingLocationInBackground"))
+        for desktop in status["desktops"]?.arrayValue ?? [] { fields.add("Desktop", Self.desktop(desktop, style)) }
         let pid = int("pid")
         return "locd \(status["version"]?.stringValue ?? "?") (pid \(pid)), up \(uptime)\n" + fields.render()
+    }
+
+    /// A desktop source (L13): which desktop, whose, and whether it reads it or why not.
+    static func desktop(_ desktop: JSONValue, _ style: Style) -> String {
+        let name = desktop["desktop"]?.stringValue ?? "?"
+        let user = desktop["user"]?.intValue.map { Users.name(of: UInt32(clamping: $0)) ?? "uid \($0)" } ?? "?"
+        guard desktop["reading"]?.boolValue == true else {
+            let why = desktop["failure"]?.stringValue ?? "no reason given"
+            return "\(name) of \(user): " + style.paint("cannot be read: \(why)", .red) + "; apps' own word decides"
+        }
+        let locked = desktop["locked"]?.boolValue == true ? ", locked" : ""
+        return "\(name) of \(user) decides what is in front\(locked)"
     }
 
     /// The machine's switch (A4) and, for a caller who does not administer, their own (H6): "on", "off", "on (off

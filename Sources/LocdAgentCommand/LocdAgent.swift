@@ -75,7 +75,8 @@ package struct LocdAgent: ParsableCommand {
                 terminal: terminalCommand.split(separator: " ").map(String.init),
                 opensTerminal: terminal,
                 locctl: FileManager.default.isExecutableFile(atPath: beside) ? beside : "locctl",
-                applicationDirectories: AgentShell.applicationDirectories(environment: environment)
+                applicationDirectories: AgentShell.applicationDirectories(environment: environment),
+                environment: environment
             ),
             logger: Logger(label: "locd-agent")
         )

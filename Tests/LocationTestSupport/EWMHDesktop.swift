@@ -89,11 +89,14 @@ package final class EWMHDesktop {
     }
 
     /// Opens an xterm of X class `windowClass` as the person, and waits until its window is mapped: its process and
-    /// window id (as xdotool prints it). It runs `cat`, which leaves when the terminal goes (a `sleep` would outlive it
+    /// window id (as xdotool prints it). It runs `command`, by default `cat`, which leaves when the terminal goes (a `sleep` would outlive it
     /// holding the descriptor by which Foundation learns that the xterm exited).
-    package func openTerminal(class windowClass: String) throws -> (process: ScriptProcess, window: String) {
+    package func openTerminal(
+        class windowClass: String,
+        running command: [String] = ["/bin/cat"]
+    ) throws -> (process: ScriptProcess, window: String) {
         let terminal = try start(
-            ["/usr/bin/xterm", "-class", windowClass, "-title", windowClass, "-e", "/bin/cat"],
+            ["/usr/bin/xterm", "-class", windowClass, "-title", windowClass, "-e"] + command,
             log: "\(windowClass).log"
         )
         var window: String?

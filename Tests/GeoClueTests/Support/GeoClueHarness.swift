@@ -49,6 +49,7 @@ final class GeoClueHarness {
     ///     harness's own directory.
     ///   - manifests: more manifests for locd's apps directory, file name stem → TOML text.
     ///   - agentExecutables: locd-geoclue's `--agent-executable` options, agent id → program (G34).
+    ///   - backgroundGrace: locd's `background-grace` (L2).
     init(
         promptTimeout: Double = 30,
         agentWait: Double = 600,
@@ -60,7 +61,8 @@ final class GeoClueHarness {
         subordinateUIDs: String? = nil,
         importedGeoClue: String? = nil,
         manifests: [String: String] = [:],
-        agentExecutables: [String: String] = [:]
+        agentExecutables: [String: String] = [:],
+        backgroundGrace: Double = 10
     ) throws {
         temporary = try TemporaryDirectory(prefix: "geoclue")
         try FileManager.default.createDirectory(atPath: temporary.at("apps.d"), withIntermediateDirectories: true)
@@ -79,6 +81,7 @@ final class GeoClueHarness {
             brokered: brokered,
             limits: limits,
             unknownApps: unknownApps,
+            backgroundGrace: backgroundGrace,
             more: imported
         )
         if let geoClueConfiguration {
@@ -139,6 +142,7 @@ final class GeoClueHarness {
         brokered: Bool,
         limits: String,
         unknownApps: String,
+        backgroundGrace: Double,
         more: String = ""
     ) throws {
         for app in Self.apps {
@@ -170,6 +174,7 @@ final class GeoClueHarness {
         admin-group = "root"
         [lifecycle]
         relaunch-window = 60.0
+        background-grace = \(backgroundGrace)
         prompt-timeout = \(promptTimeout)
         agent-wait = \(agentWait)
         [limits]

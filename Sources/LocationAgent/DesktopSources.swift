@@ -1,0 +1,43 @@
+/// Which desktop the session's environment names, and how locd-agent reads it (N7).
+package enum DesktopSources {
+    /// A desktop found in the environment: its name as the log and `locctl status` show it, and how to open it.
+    package struct Found {
+        package var name: String
+        package var open: () throws(DesktopSourceFailure) -> any DesktopSource
+    }
+
+    /// The desktop the environment names, checked in order: `SWAYSOCK` (sway), `XDG_CURRENT_DESKTOP` naming GNOME
+    /// (GNOME Shell), `WAYLAND_DISPLAY` (another wlroots compositor, or KWin), `DISPLAY` alone (the X Window System);
+    /// `nil` where none is (a terminal, ssh): then apps keep their own word (L11).
+    package static func detect(environment: [String: String]) -> Found? {
+        let current = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
+        if let socket = environment["SWAYSOCK"], !socket.isEmpty {
+            return Found(name: "sway") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try SwaySource(socketPath: socket)
+            }
+        }
+        if current.contains("gnome") {
+            let address = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+            return Found(name: "gnome-shell") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try GnomeShellSource(address: address)
+            }
+        }
+        if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
+            let name = current.contains("kde") ? "kwin" : "wlroots"
+            return unreadable(name, "reading \(name) needs its foreign-toplevel or window-management protocol")
+        }
+        if let display = environment["DISPLAY"], !display.isEmpty {
+            return Found(name: "x11") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try X11Source(display: display)
+            }
+        }
+        return nil
+    }
+
+    /// A desktop found whose reader this build lacks: said once, plainly, as any other that cannot be read (N7).
+    private static func unreadable(_ name: String, _ why: String) -> Found {
+        Found(name: name) { () throws(DesktopSourceFailure) -> any DesktopSource in
+            throw DesktopSourceFailure("this locd-agent cannot read \(name): \(why), which it does not have")
+        }
+    }
+}
