@@ -82,17 +82,16 @@ package final class X11Source: DesktopSource {
             (interned[0], interned[1], interned[2], interned[3])
         (atoms.state, atoms.hidden, atoms.windowDesktop) = (interned[4], interned[5], interned[6])
         self.atoms = atoms
-        hasResource = Self.hasResourcePids(connection)
-        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        // Checked before the last stored property is set: a throw after it would run deinit, which disconnects too.
         guard Self.supports(connection, root, atoms.supported, atoms.active) else {
-            close(timer)
-            close(descriptor)
             xcb_disconnect(connection)
             throw DesktopSourceFailure(
                 "the X display \(named) has no EWMH window manager that names the active window (_NET_ACTIVE_WINDOW)"
             )
         }
+        hasResource = Self.hasResourcePids(connection)
+        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         for fd in [xcb_get_file_descriptor(connection), timer] {
             var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: fd))
             epoll_ctl(descriptor, EPOLL_CTL_ADD, fd, &event)

@@ -104,6 +104,21 @@ struct X11SourceTests {
         #expect(try reader.waitFor { $0.windows.isEmpty })
     }
 
+    @Test(
+        "L14: a display with no EWMH window manager is said plainly, and the source leaves it cleanly",
+        .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
+    )
+    func noWindowManager() throws {
+        let display = try XDisplay()
+        for _ in 0..<3 {
+            #expect {
+                try X11Source(display: display.name)
+            } throws: { error in
+                (error as? DesktopSourceFailure)?.description.contains("no EWMH window manager") == true
+            }
+        }
+    }
+
     @Test("L14: a display nobody serves is said plainly")
     func noDisplay() {
         #expect(throws: DesktopSourceFailure.self) { try X11Source(display: ":4093") }
