@@ -62,14 +62,10 @@ package final class GnomeSession {
 
     deinit {
         for process in processes.reversed() { process.kill9() }
-        for file in ["run/shell.pid", "run/system-bus.pid"] {
-            if let text = try? String(contentsOfFile: directory.at(file), encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                kill(pid, SIGTERM)
-            }
-        }
-        session?.stop()
+        // Every process of the session's own account: the shell, its buses and what they started (dconf, the portals).
+        // SIGKILL, since a child of the test runner may inherit SIGTERM ignored, and the shell may crash at SIGTERM.
+        _ = try? ChildProcess(launcher + ["/bin/kill", "-KILL", "-1"])
+        session?.kill9()
         account.remove()
         directory.remove()
     }
@@ -176,7 +172,6 @@ package final class GnomeSession {
         export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$XDG_RUNTIME_DIR/system_bus_socket"
         gsettings set org.gnome.shell disable-user-extensions false
         gsettings set org.gnome.shell enabled-extensions "['test-driver@locd.io', '\(extensionUUID)']"
-        echo $$ > "$XDG_RUNTIME_DIR/shell.pid"
         exec gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800 --wayland-display=wayland-locd
 
         """
