@@ -1,6 +1,6 @@
 // libxcb and its X-Resource extension (libxcb1-dev, libxcb-res0-dev), for locd-agent's X11 desktop source: the
 // active window, its WM_CLASS and state, and the X server's own view of the pid of the client that made it
-// (SEMANTICS L14). timerfd(2), which Swift's Glibc module leaves out, debounces the active window's pass through None.
+// (SEMANTICS L15). timerfd(2), which Swift's Glibc module leaves out, debounces the active window's pass through None.
 #pragma once
 
 #include <xcb/xcb.h>

@@ -6,7 +6,7 @@ extension GnomeShellSource {
     /// A window's name for its app is the first it has of its sandbox's app id (Flatpak, snap: the compositor reads it
     /// from the sandbox, not from the app), its GTK application id, the desktop id GNOME Shell matched it to (without
     /// `.desktop`), and its `WM_CLASS`. Its process is the shell's: the credentials of the Wayland client's socket, or
-    /// X-Resource's for an X client (L15).
+    /// X-Resource's for an X client (L16).
     static func picture(_ text: String) -> DesktopPicture? {
         guard text.utf8.count <= maximumPictureBytes,
             case .success(let value) = JSONValue.parse(

@@ -5,7 +5,7 @@ import JSON
 import Glibc
 #endif
 
-/// GNOME Shell, read through the extension the project ships (`desktop-source@locd.io`, SEMANTICS L15) on a session
+/// GNOME Shell, read through the extension the project ships (`desktop-source@locd.io`, SEMANTICS L16) on a session
 /// bus connection of the source's own: `GetPicture` once, asked of `org.gnome.Shell` without waiting, then each
 /// `PictureChanged` signal from the unique name that owns `org.gnome.Shell`, and from no other sender.
 package final class GnomeShellSource: DesktopSource {
@@ -130,7 +130,7 @@ package final class GnomeShellSource: DesktopSource {
     }
 
     /// A signal: a change of `org.gnome.Shell`'s owner, or a picture, which counts from the shell's unique name alone
-    /// (L15): anyone on the bus may emit it.
+    /// (L16): anyone on the bus may emit it.
     private static let signalled: sd_bus_message_handler_t = { message, context, _ in
         guard let message, let context else { return 0 }
         let inbox = Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue()

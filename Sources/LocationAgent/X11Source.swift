@@ -7,12 +7,12 @@ import Glibc
 /// An X display with an EWMH window manager (Xfce, MATE, Cinnamon, Openbox, any other), read through libxcb without
 /// waiting: `_NET_ACTIVE_WINDOW`, `_NET_CLIENT_LIST` and `_NET_CURRENT_DESKTOP` on the root window, each client
 /// window's `WM_CLASS`, `_NET_WM_STATE` and `_NET_WM_DESKTOP`, and the pid of the client that made the window as the
-/// server knows it (X-Resource), which is the pid that counts (L14).
+/// server knows it (X-Resource), which is the pid that counts (L15).
 ///
 /// Every question is sent without waiting for its answer; the answers come back on the connection, in order, and
 /// ``readable()`` reads those that are there. A picture is given only once every question asked is answered, so that
 /// no picture mixes two moments. The active window passes through None between two windows: a picture with no active
-/// window after one with a focused window waits ``settleTime`` on a timer armed only then (L14), so an idle desktop
+/// window after one with a focused window waits ``settleTime`` on a timer armed only then (L15), so an idle desktop
 /// costs no wake-up. ``descriptor`` is an epoll descriptor holding the connection's and the timer's.
 package final class X11Source: DesktopSource {
     /// What the window manager must have said for a while before the agent believes that no window is active.

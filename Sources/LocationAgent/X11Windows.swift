@@ -1,11 +1,11 @@
 /// What an EWMH desktop's X server said of its windows, put together into a ``DesktopPicture``: no I/O, so that the
-/// rules of L14 are tested without a display. ``X11Source`` asks the server and feeds the answers in.
+/// rules of L15 are tested without a display. ``X11Source`` asks the server and feeds the answers in.
 struct X11Windows: Equatable {
     /// One client window, as far as the server has answered for it.
     struct Window: Equatable {
         /// `WM_CLASS`'s class (its second string).
         var windowClass: String?
-        /// The pid of the client that made the window, as the server knows it (X-Resource); never `_NET_WM_PID` (L14).
+        /// The pid of the client that made the window, as the server knows it (X-Resource); never `_NET_WM_PID` (L15).
         var pid: Int32?
         /// `_NET_WM_STATE` holds `_NET_WM_STATE_HIDDEN`.
         var hidden = false
@@ -56,11 +56,11 @@ struct X11Windows: Equatable {
         order.removeAll { $0 == window }
     }
 
-    /// Whether the display has no active window now: the moment between two windows that L14 waits out.
+    /// Whether the display has no active window now: the moment between two windows that L15 waits out.
     var hasNoActiveWindow: Bool { active == 0 || windows[active] == nil }
 
     /// The picture: every client window, the active one focused; a window is minimised when it is hidden or on a
-    /// workspace that is not shown (L14).
+    /// workspace that is not shown (L15).
     var picture: DesktopPicture {
         DesktopPicture(
             windows: order.compactMap { id in

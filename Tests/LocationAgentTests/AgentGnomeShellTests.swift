@@ -10,13 +10,13 @@ import Glibc
 
 /// locd-agent in a real GNOME Shell 43 session (headless, as an ordinary user, the project's extension enabled beside
 /// another): the focus decides which of the person's apps are in the foreground, through locd's own `Admin` calls
-/// (SEMANTICS L10-L13, L15).
+/// (SEMANTICS L10-L13, L16).
 @Suite("locd-agent reads GNOME Shell", .serialized)
 struct AgentGnomeShellTests {
     private static let runs = GnomeSession.isAvailable && getuid() == 0
 
     @Test(
-        "L15, N7: with GNOME Shell, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
+        "L16, N7: with GNOME Shell, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
         .enabled(if: runs, "needs root, gnome-shell, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
     )
     func stateFollowsFocus() throws {

@@ -10,7 +10,7 @@ import Glibc
 
 /// locd-agent on an X11 desktop with an EWMH window manager (Xvfb and Openbox as an ordinary user, real xterm
 /// windows): the focus decides which of the person's apps are in the foreground, through locd's own `Admin` calls
-/// (SEMANTICS L10-L14).
+/// (SEMANTICS L10-L15).
 @Suite("locd-agent reads an X11 desktop", .serialized)
 struct AgentX11Tests {
     private static let runs = EWMHDesktop.isAvailable && Desktop.isAvailable && getuid() == 0
@@ -69,7 +69,7 @@ struct AgentX11Tests {
     }
 
     @Test(
-        "L14, N7: on X11, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
+        "L15, N7: on X11, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
         .enabled(if: runs, "needs Xvfb, openbox, xterm, xdotool, dunst, dbus-daemon, and root")
     )
     func stateFollowsFocus() throws {
@@ -94,7 +94,7 @@ struct AgentX11Tests {
     }
 
     @Test(
-        "L14: a window that forges _NET_WM_PID to name the app's process does not bring the app to the front",
+        "L15: a window that forges _NET_WM_PID to name the app's process does not bring the app to the front",
         .enabled(if: runs, "needs Xvfb, openbox, xterm, xdotool, dunst, dbus-daemon, and root")
     )
     func forgedPidDoesNotRaise() throws {

@@ -5,7 +5,7 @@ import Testing
 /// The pure halves of the X11 and GNOME Shell sources: what the server's answers and the extension's JSON make.
 @Suite("Desktop pictures from the desktops' answers")
 struct DesktopPictureUnitTests {
-    @Test("L14: the client list is the windows, in order, each once, at most maximumWindows")
+    @Test("L15: the client list is the windows, in order, each once, at most maximumWindows")
     func clientList() {
         var windows = X11Windows()
         #expect(windows.setClientList([7, 3, 7, 0, 5]) == [7, 3, 5])
@@ -15,7 +15,7 @@ struct DesktopPictureUnitTests {
         #expect(windows.order.count == X11Windows.maximumWindows && many.count == X11Windows.maximumWindows - 2)
     }
 
-    @Test("L14: the active window is focused only while the client list holds it; hidden or elsewhere is minimised")
+    @Test("L15: the active window is focused only while the client list holds it; hidden or elsewhere is minimised")
     func picture() {
         var windows = X11Windows()
         _ = windows.setClientList([1, 2, 3])
@@ -39,7 +39,7 @@ struct DesktopPictureUnitTests {
         #expect(windows.order == [2, 3])
     }
 
-    @Test("L15: a window's name is its sandbox's app id, else its GTK id, else its desktop id, else its WM_CLASS")
+    @Test("L16: a window's name is its sandbox's app id, else its GTK id, else its desktop id, else its WM_CLASS")
     func gnomeNames() {
         let text = """
             {"locked":true,"windows":[
@@ -63,7 +63,7 @@ struct DesktopPictureUnitTests {
         )
     }
 
-    @Test("L15: what is not the extension's picture is refused, and so is one beyond the bound")
+    @Test("L16: what is not the extension's picture is refused, and so is one beyond the bound")
     func gnomeRefusals() {
         #expect(GnomeShellSource.picture("") == nil)
         #expect(GnomeShellSource.picture(#"{"windows":[]}"#) == nil, "no locked")

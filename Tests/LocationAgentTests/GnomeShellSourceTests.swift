@@ -15,7 +15,7 @@ struct GnomeShellSourceTests {
     private static let canRun = GnomeSession.isAvailable && getuid() == 0
 
     @Test(
-        "L15: the picture follows the focus, each window named by its GTK application id with the shell's pid",
+        "L16: the picture follows the focus, each window named by its GTK application id with the shell's pid",
         .enabled(if: canRun, "needs root, gnome-shell, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
     )
     func followsTheFocus() throws {
@@ -47,7 +47,7 @@ struct GnomeShellSourceTests {
     }
 
     @Test(
-        "L15: a PictureChanged from any sender but the owner of org.gnome.Shell changes nothing",
+        "L16: a PictureChanged from any sender but the owner of org.gnome.Shell changes nothing",
         .enabled(if: canRun, "needs root, gnome-shell, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
     )
     func forgedSignalIsIgnored() throws {

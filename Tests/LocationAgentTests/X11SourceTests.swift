@@ -16,7 +16,7 @@ struct X11SourceTests {
     private static let person: UInt32 = 61_041
 
     @Test(
-        "L14: the picture follows the active window, named by its WM_CLASS class and the pid the X server knows",
+        "L15: the picture follows the active window, named by its WM_CLASS class and the pid the X server knows",
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func followsTheActiveWindow() throws {
@@ -34,7 +34,7 @@ struct X11SourceTests {
             #expect(reader.focused?.pid == terminal.process.process.processIdentifier)
             #expect(reader.pictures.last?.windows.filter(\.focused).count == 1)
         }
-        // L14: between two windows the active window passes through None, which no picture shows.
+        // L15: between two windows the active window passes through None, which no picture shows.
         #expect(reader.pictures.allSatisfy { $0.windows.contains(where: \.focused) })
         // An idle desktop wakes nobody: half a second of the descriptor's silence.
         let wakeUps = reader.wakeUps
@@ -43,7 +43,7 @@ struct X11SourceTests {
     }
 
     @Test(
-        "L14: a window whose _NET_WM_PID names another process is known by the pid of the client that made it",
+        "L15: a window whose _NET_WM_PID names another process is known by the pid of the client that made it",
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func forgedPidIsIgnored() throws {
@@ -66,7 +66,7 @@ struct X11SourceTests {
     }
 
     @Test(
-        "L14: a minimised window is minimized in the picture, and is not once it is shown again",
+        "L15: a minimised window is minimized in the picture, and is not once it is shown again",
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func minimisedWindow() throws {
@@ -90,7 +90,7 @@ struct X11SourceTests {
     }
 
     @Test(
-        "L14: once the last window closes, the picture shows no window after the active window stayed None",
+        "L15: once the last window closes, the picture shows no window after the active window stayed None",
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func lastWindowCloses() throws {
@@ -105,7 +105,7 @@ struct X11SourceTests {
     }
 
     @Test(
-        "L14: a display with no EWMH window manager is said plainly, and the source leaves it cleanly",
+        "L15: a display with no EWMH window manager is said plainly, and the source leaves it cleanly",
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func noWindowManager() throws {
@@ -119,7 +119,7 @@ struct X11SourceTests {
         }
     }
 
-    @Test("L14: a display nobody serves is said plainly")
+    @Test("L15: a display nobody serves is said plainly")
     func noDisplay() {
         #expect(throws: DesktopSourceFailure.self) { try X11Source(display: ":4093") }
     }

@@ -1,4 +1,4 @@
-/* locd's desktop source in GNOME Shell 43 (legacy imports; SEMANTICS L15).
+/* locd's desktop source in GNOME Shell 43 (legacy imports; SEMANTICS L16).
  *
  * Exports /io/locd/DesktopSource (io.locd.DesktopSource1) on the shell's own session bus connection, the one that owns
  * org.gnome.Shell, which is the only sender locd-agent believes: GetPicture() answers the picture now, and
