@@ -1,6 +1,6 @@
 /// One window as the desktop describes it, in the desktop's own terms.
 package struct DesktopWindow: Sendable, Equatable {
-    /// What the desktop names the window's app: a Wayland `app_id`, an X11 `WM_CLASS` class, a GTK application id or
+    /// What the desktop names the window's app: a Wayland `app_id`, an X `WM_CLASS` class, a GTK application id or
     /// a desktop id (without `.desktop`); `nil` when it names none.
     package var appID: String?
     /// The window's process, where the desktop knows it.

@@ -10,6 +10,7 @@ extension Notification {
     static let optionLabels: KeyValuePairs<String, String> = [
         "allowOnce": "Allow Once",
         "allowWhileUsing": "Allow While Using App",
+        "allowAlways": "Always Allow",
         "allow": "Allow",
         "keepWhileUsing": "Keep Only While Using",
         "changeToAlways": "Change to Always Allow",

@@ -9,7 +9,7 @@ import TOMLKit
 /// `NSLocationTemporaryUsageDescriptionDictionary` (table of purpose key → reason),
 /// `NSLocationDefaultAccuracyReduced`, `CLRequireExplicitServiceSession` (or its synonym
 /// `NSLocationRequireExplicitServiceSession`), `UIBackgroundModes` (`"location"` allows background activity
-/// sessions), `identity` (required in a file: `"executable"`, `"uid"` or `"any"`, M4), `executables` (absolute
+/// sessions), `LSBackgroundOnly` (no window: asks for Always, L14), `identity` (required in a file: `"executable"`, `"uid"` or `"any"`, M4), `executables` (absolute
 /// paths) and `users` (names or uids). A parse error, a missing `id` or `identity`, or a value of the wrong type
 /// rejects the file; an unknown key is a warning, because Info.plist files carry many keys. No input traps.
 package enum ManifestParser {
@@ -33,7 +33,7 @@ package enum ManifestParser {
     static let knownKeys: Set<String> = [
         idKey, Manifest.whenInUseKey, Manifest.alwaysKey, Manifest.temporaryKey, accuracyReducedKey,
         explicitSessionKey, explicitSessionSynonym, backgroundModesKey, identityKey, executablesKey, usersKey,
-        Manifest.legacyAlwaysKey,
+        Manifest.legacyAlwaysKey, Manifest.backgroundOnlyKey,
     ]
 
     /// The app id a manifest at `file` must declare: its name without the directory and `.toml`.
@@ -112,6 +112,17 @@ package enum ManifestParser {
             try document.array([backgroundModesKey], expected: "an array of strings") { $0.string }
         }
         let legacyAlways = collect { () throws(ConfigurationIssue) in try document.string([Manifest.legacyAlwaysKey]) }
+        let backgroundOnly = collect { () throws(ConfigurationIssue) in try document.bool([Manifest.backgroundOnlyKey])
+        }
+        if backgroundOnly == true, always == nil {
+            errors.append(
+                document.issue(
+                    [Manifest.backgroundOnlyKey],
+                    "an app with no window is never in front and asks for Always: add \(Manifest.alwaysKey), "
+                        + "saying why it needs location without a window (SEMANTICS L14)"
+                )
+            )
+        }
         if legacyAlways != nil {
             warnings.append(
                 document.issue(
@@ -139,6 +150,7 @@ package enum ManifestParser {
             executables: executables ?? [],
             users: users ?? []
         )
+        manifest.backgroundOnly = backgroundOnly ?? false
         warnings += identityWarnings(manifest, document)
         if resolvingExecutables && manifest.identity == .executable {
             let resolution = resolve(manifest.executables, document)

@@ -19,6 +19,8 @@ package enum Action: Sendable {
     case nobodyToAsk(AppKey)
     /// The app said it is in the foreground and its desktop says it is not: logged once per app and desktop (L11).
     case overruled(AppKey, desktop: String)
+    /// An app with no window had a While Using record, carried over to Always: logged (L14).
+    case carriedOver(AppKey)
 }
 
 /// The parameters of a reply.

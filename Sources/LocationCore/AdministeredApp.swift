@@ -19,20 +19,27 @@ package struct AdministeredApp: Hashable, Codable, Sendable {
     }
 
     /// `record` of the app of `user` (`nil`: the installed entry of no user) as the rules read it.
-    /// - Parameter verified: whether locd verifies the app's identity against its process (a manifest with
-    ///   `identity = "executable"`): only then does `authorized` grant anything (G32).
-    func overlaid(_ record: AuthorizationRecord, user: UInt32?, verified: Bool) -> AuthorizationRecord {
+    /// - Parameters:
+    ///   - verified: whether locd verifies the app's identity against its process (a manifest with
+    ///     `identity = "executable"`): only then does `authorized` grant anything (G32).
+    ///   - windowless: the app has no window (L14): the grant reads as Always, since it is never in use.
+    func overlaid(
+        _ record: AuthorizationRecord,
+        user: UInt32?,
+        verified: Bool,
+        windowless: Bool = false
+    ) -> AuthorizationRecord {
         var record = record
         if let users, let user, !users.contains(user) {
             record.status = .restricted
             return record
         }
         if authorized && verified && record.status == .notDetermined {
-            record.status = .authorizedWhenInUse
+            record.status = windowless ? .authorizedAlways : .authorizedWhenInUse
             record.provisional = false
             record.oneTime = false
             // The record's accuracy stays: full, unless the person turned Precise Location off for the app.
-            record.alwaysDecision = .declined
+            record.alwaysDecision = windowless ? .granted : .declined
         }
         return record
     }

@@ -52,6 +52,8 @@ struct Declarations {
     var whenInUse = false
     var always = false
     var optedOut = false
+    /// No window: never in front, asks for Always (L14).
+    var backgroundOnly = false
 
     init(_ manifest: Manifest?) {
         guard let manifest else { return }
@@ -60,6 +62,7 @@ struct Declarations {
         whenInUse = manifest.whenInUseUsageDescription != nil
         always = manifest.alwaysAndWhenInUseUsageDescription != nil
         optedOut = manifest.requireExplicitServiceSession
+        backgroundOnly = manifest.backgroundOnly
     }
 
     /// Whether a session of `requirement` without a purpose key passes S2 (``Manifest/missingDescription(for:)``).

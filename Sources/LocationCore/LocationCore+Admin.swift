@@ -133,6 +133,9 @@ extension LocationCore {
         guard !configuration.restrictedApps.contains(appID) else {
             return reply(call, .authorization(authorizationView(app)))
         }
+        if setting == .whileUsing && apps[app].declares.backgroundOnly {
+            return fail(call, Self.windowlessRefusal(appID))
+        }
         if key.user != nil, let policy = policies[appID] {
             if let setting, !policy.allows(setting) {
                 return fail(call, .permissionDenied(reason: Self.policyRefusal(appID, policy)))
@@ -258,6 +261,7 @@ extension LocationCore {
                 evaluatePrompts(app)
             }
         }
+        carryOverWindowless()  // L14
         everythingDirty = true
     }
 }

@@ -17,7 +17,8 @@ extension LocationCore {
         guard servicesEnabled(for: app) else { return }
         let record = effectiveRecord(app)
         let state = apps[app].state
-        let foreground = state == .foreground
+        // L14: an app with no window is asked while it runs, as it never comes to the foreground.
+        let foreground = state == .foreground || (state == .background && apps[app].declares.backgroundOnly)
         // Most calls end here: no rule below can raise for this state and record.
         guard
             (foreground && (record.status == .notDetermined || record.status.isAuthorized))
@@ -170,7 +171,8 @@ extension LocationCore {
         let state = apps[app].state
         let p4 = state == .background && prompt.key == .alwaysUpgrade && effectiveRecord(app).provisional
         // P12: the re-confirmation is about background use, so it is shown in the background.
-        if state == .foreground || p4 || prompt.key == .alwaysReconfirm {
+        let windowless = state == .background && apps[app].declares.backgroundOnly  // L14
+        if state == .foreground || p4 || windowless || prompt.key == .alwaysReconfirm {
             activate(head)
         }
     }
@@ -318,6 +320,13 @@ extension LocationCore {
             } else {
                 apps[app].suppressed.insert(prompt.key)  // P7: declined
             }
+        case .allowAlways:
+            let chosen = view.accuracyToggle ? (accuracy ?? view.defaultAccuracy) : view.defaultAccuracy
+            record.accuracy = chosen == .full ? .fullAccuracy : .reducedAccuracy
+            record.status = .authorizedAlways  // L14
+            record.provisional = false
+            record.oneTime = false
+            record.alwaysDecision = .granted
         case .changeToAlways:
             record.status = .authorizedAlways  // P5
             record.provisional = false
@@ -357,6 +366,9 @@ extension LocationCore {
         let options: [PromptAnswer]
         let description: String
         switch prompt.key {
+        case .authorization where manifest.backgroundOnly:
+            options = [.allowAlways, .deny]  // L14
+            description = manifest.alwaysAndWhenInUseUsageDescription ?? manifest.whenInUseUsageDescription ?? ""
         case .authorization:
             options = [.allowWhileUsing, .allowOnce, .deny]
             description = manifest.whenInUseUsageDescription ?? ""

@@ -25,6 +25,7 @@ extension LocationCore {
         // F20, H8: every user's apps and sessions count against the user again.
         recountOwners()
         recountSessions()
+        restoredRecordsUnchecked = true
         for app in apps.ordered {
             // F18: a stored app with nothing left to keep is forgotten, from the store too, at the first event.
             if apps[app].state == .notRunning && !isKeptByManifest(app) { idleApps.append(app) }

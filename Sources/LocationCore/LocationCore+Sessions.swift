@@ -4,9 +4,11 @@ extension LocationCore {
         _ call: CallID,
         app: Int,
         kind: SessionKind,
-        requirement: Requirement,
+        requirement asked: Requirement,
         purposeKey: String?
     ) {
+        // L14: an app with no window is never in use; what it asks for While Using it needs Always.
+        let requirement: Requirement = apps[app].declares.backgroundOnly && asked == .whenInUse ? .always : asked
         if purposeKey != nil || !apps[app].declares.allow(requirement) || apps[app].buttonGrant,
             let failure = apps[app].declarationFailure(for: requirement, purposeKey: purposeKey)
         {

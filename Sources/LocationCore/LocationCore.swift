@@ -36,6 +36,8 @@ package struct LocationCore {
     /// Each app's monitored conditions (U4), and which app and monitor each `MonitorEvents` stream shows.
     var conditions: [Int: MonitorConditions] = [:]
     var monitorStreams: [CallID: (app: Int, monitor: String)] = [:]
+    /// Whether the records restored from a store are still to be checked for L14's carry-over.
+    var restoredRecordsUnchecked = false
     /// Each user's desktop source and its latest report (L11).
     var desktops: [UInt32: DesktopReport] = [:]
 
@@ -110,6 +112,11 @@ package struct LocationCore {
     /// Handles one event at `now` and returns what the shell must do, persistence first.
     package mutating func handle(_ event: Event, at now: Instant) -> [Action] {
         begin(at: now)
+        if restoredRecordsUnchecked {
+            // L14: records a store kept are checked against the manifests at the first event after the restore.
+            restoredRecordsUnchecked = false
+            carryOverWindowless()
+        }
         switch event {
         case .connected(let client, let pid, let uid, let administrator):
             clients[client] = ClientEntry(pid: pid, uid: uid, administrator: administrator)
@@ -314,7 +321,12 @@ package struct LocationCore {
 
     /// The record as the rules read it, with the restricted overlay (A1) and the administrator's grant (G32).
     func effectiveRecord(_ app: AppRuntime) -> AuthorizationRecord {
-        administered(app.record.overlaid(restricted: isRestricted(app.appID)), app.appID, user: app.user) {
+        administered(
+            app.record.overlaid(restricted: isRestricted(app.appID)),
+            app.appID,
+            user: app.user,
+            windowless: app.declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(app.manifest)
         }
     }
@@ -324,7 +336,12 @@ package struct LocationCore {
             configuration.restrictedApps.isEmpty
             ? apps[app].record
             : apps[app].record.overlaid(restricted: configuration.restrictedApps.contains(apps[app].appID))
-        return administered(record, apps[app].appID, user: apps[app].user) {
+        return administered(
+            record,
+            apps[app].appID,
+            user: apps[app].user,
+            windowless: apps[app].declares.backgroundOnly
+        ) {
             AdministeredApp.verifies(apps[app].manifest)
         }
     }
@@ -335,12 +352,13 @@ package struct LocationCore {
         _ record: AuthorizationRecord,
         _ appID: String,
         user: UInt32?,
+        windowless: Bool,
         verified: () -> Bool
     ) -> AuthorizationRecord {
         guard !configuration.administeredApps.isEmpty, record.status != .restricted,
             let administered = configuration.administeredApps[appID]
         else { return record }
-        return administered.overlaid(record, user: user, verified: verified())
+        return administered.overlaid(record, user: user, verified: verified(), windowless: windowless)
     }
 
     func isRestricted(_ appID: String) -> Bool {

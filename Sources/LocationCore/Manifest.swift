@@ -18,6 +18,8 @@ package struct Manifest: Hashable, Codable, Sendable {
     package var defaultAccuracyReduced: Bool
     package var requireExplicitServiceSession: Bool
     package var backgroundLocation: Bool
+    /// `LSBackgroundOnly`: the app shows no window, so it is never in front and asks for Always (L14).
+    package var backgroundOnly = false
     /// The manifest has the iOS 8 `NSLocationAlwaysUsageDescription`, which no rule reads; S2's errors name it
     /// and the key that replaced it.
     package var legacyAlwaysUsageDescription: Bool
@@ -114,6 +116,8 @@ package struct Manifest: Hashable, Codable, Sendable {
     package static let temporaryKey = "NSLocationTemporaryUsageDescriptionDictionary"
     /// iOS 8's key for Always, replaced by ``alwaysKey`` in iOS 11 (seed 004 lists it; seed 002 uses the new one).
     package static let legacyAlwaysKey = "NSLocationAlwaysUsageDescription"
+    /// Apple's key for an app with no user interface (L14).
+    package static let backgroundOnlyKey = "LSBackgroundOnly"
 
     /// The usage-description key a requirement needs and lacks, if any (S2).
     func missingDescription(for requirement: Requirement) -> String? {

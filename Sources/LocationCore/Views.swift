@@ -91,6 +91,8 @@ package enum PromptAnswer: String, CaseIterable, Codable, Sendable {
     case allow
     case keepAlways
     case changeToWhileUsing
+    /// Always Allow, the authorization prompt's offer for an app with no window (L14).
+    case allowAlways
 }
 
 /// The accuracy choice on an authorization prompt.

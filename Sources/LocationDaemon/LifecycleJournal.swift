@@ -90,6 +90,14 @@ struct LifecycleJournal {
         )
     }
 
+    /// L14: an app with no window had a While Using record, which is Always now.
+    func carriedOver(_ app: AppKey) {
+        let text =
+            "\(app) has no window (LSBackgroundOnly), so it is never in front: its While Using authorization is now "
+            + "Always, as it worked before (L14); locctl auth \(app.appID) never takes it back"
+        logger.notice("\(text)", metadata: Self.fields(of: app))
+    }
+
     /// The journal fields naming a user's app: `LOCD_APP`, and `LOCD_UID` for a user's (H1).
     private static func fields(of app: AppKey) -> Logger.Metadata {
         guard let user = app.user else { return ["locd.app": "\(app.appID)"] }

@@ -347,6 +347,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             case .provider(let running): provider.setRunning(running)
             case .nobodyToAsk(let app): journal.nobodyToAsk(app)
             case .overruled(let app, let desktop): journal.overruled(app, desktop: desktop)
+            case .carriedOver(let app): journal.carriedOver(app)
             default: break
             }
         }
@@ -411,7 +412,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled:
+            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver:
                 break
             }
         }

@@ -95,7 +95,7 @@ final class WriteBehind {
                 batchWrites.append(write)
                 decides = decides || write.isDecision
                 storesSession = storesSession || (answersCall && write.isSession)
-            case .armTimer, .provider, .nobodyToAsk, .overruled: break
+            case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: break
             default: batchMessages.append(action)
             }
         }
@@ -322,7 +322,7 @@ extension Action {
     fileprivate var client: ClientID? {
         switch self {
         case .reply(let call, _), .fail(let call, _), .emit(let call, _), .end(let call, _): call.client
-        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled: nil
+        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: nil
         }
     }
 }

@@ -10,6 +10,8 @@ struct AgentPrompt: Sendable, Equatable {
     let user: UInt32
     /// Whether locd offers full accuracy by default (`defaultAccuracy` full): then the agent is asked for exact.
     let fullByDefault: Bool
+    /// Whether locd's prompt offers Always Allow, as it does for an app with no window (L14): then "authorized" is it.
+    var offersAlways = false
 
     /// The `authorization` prompt of a user's app in `Admin.Prompts`' reply; `nil` for the other kinds (Always
     /// upgrade, temporary full accuracy, Always reconfirmation), which stay for locd's own agents, and for a prompt
@@ -20,6 +22,7 @@ struct AgentPrompt: Sendable, Equatable {
             let user = value["user"]?.intValue.flatMap({ UInt32(exactly: $0) })
         else { return nil }
         self.init(id: id, appID: appID, user: user, fullByDefault: value["defaultAccuracy"]?.stringValue != "reduced")
+        offersAlways = value["options"]?.arrayValue?.contains(.string("allowAlways")) ?? false
     }
 
     init(id: String, appID: String, user: UInt32, fullByDefault: Bool) {
@@ -44,11 +47,12 @@ struct AgentPrompt: Sendable, Equatable {
 
     /// What an agent's `AuthorizeApp` reply answers: authorized at street or exact → allowWhileUsing with full
     /// accuracy; authorized at a lower level → allowWhileUsing reduced; authorized at level 0 (none) or not
-    /// authorized → deny.
-    static func answer(authorized: Bool, allowedLevel: UInt32) -> Answer {
+    /// authorized → deny. A prompt that offers Always Allow instead (an app with no window, L14) is answered
+    /// allowAlways.
+    static func answer(authorized: Bool, allowedLevel: UInt32, always: Bool = false) -> Answer {
         guard authorized, allowedLevel > AccuracyLevel.none else { return Answer(answer: "deny", accuracy: nil) }
         return Answer(
-            answer: "allowWhileUsing",
+            answer: always ? "allowAlways" : "allowWhileUsing",
             accuracy: AccuracyLevel.wantsFullAccuracy(allowedLevel) ? "full" : "reduced"
         )
     }

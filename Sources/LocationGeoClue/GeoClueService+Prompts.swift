@@ -130,7 +130,7 @@ extension GeoClueService {
     /// An agent's reply to `AuthorizeApp`: its answer goes to locd, for the prompt's own user's app (the prompt id
     /// names it); an error leaves the prompt to the user's next agent, or to locd's other agents and its timeout.
     func authorized(_ id: String, by agent: String, _ reply: BusMessage) {
-        guard prompts[id] != nil else { return }
+        guard let pending = prompts[id] else { return }
         let authorized = reply.errorName == nil ? reply.readBool() : nil
         let level = authorized == nil ? nil : reply.readUInt32()
         guard let authorized, let level else {
@@ -146,7 +146,11 @@ extension GeoClueService {
         dropPrompt(id)
         answeredPrompts.append(id)
         if answeredPrompts.count > limits.prompts { answeredPrompts.removeFirst() }
-        let answer = AgentPrompt.answer(authorized: authorized, allowedLevel: level)
+        let answer = AgentPrompt.answer(
+            authorized: authorized,
+            allowedLevel: level,
+            always: pending.prompt.offersAlways
+        )
         let link = promptLink()
         Task { await link.answer(id, answer) }
         askWaitingPrompts()

@@ -222,7 +222,7 @@ public enum LocationInterfaces {
           kind: (authorization, alwaysUpgrade, temporaryFullAccuracy, alwaysReconfirm),
           usageDescription: string,
           purposeKey: ?string,
-          options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing),
+          options: [](allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing, allowAlways),
           defaultAccuracy: (full, reduced),
           accuracyToggle: bool,
           raisedAt: float,
@@ -343,7 +343,7 @@ public enum LocationInterfaces {
         # its first reply is empty, sent once locd counts it (a broker replacing its stream closes the old
         # one after that).
         method Prompts(everyone: ?bool, users: ?[]int) -> (prompt: ?Prompt, withdrawn: ?string)
-        method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing), accuracy: ?(full, reduced)) -> ()
+        method AnswerPrompt(id: string, answer: (allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing, allowAlways), accuracy: ?(full, reduced)) -> ()
         # Every state change, as it happens.
         method Watch() -> (event: Event)
         method Reload() -> ()

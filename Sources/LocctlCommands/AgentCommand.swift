@@ -29,7 +29,8 @@ struct AgentCommand: ParsableCommand {
             --answer OPTION answers every prompt at once, for demos: the option if the prompt offers \
             it, else the closest one it does (allowWhileUsing falls back to allow and keepWhileUsing, \
             deny to keepWhileUsing, changeToAlways to allowWhileUsing and allow; on the prompt that asks whether \
-            to keep Always, granting answers keepAlways and refusing changeToWhileUsing).
+            to keep Always, granting answers keepAlways and refusing changeToWhileUsing; the prompt of an app \
+            with no window offers allowAlways, which every granting option answers).
 
             Example: locctl agent --answer allowWhileUsing --precise off
             """
@@ -75,6 +76,7 @@ struct AgentCommand: ParsableCommand {
     static let optionLabels: [String: String] = [
         "allowWhileUsing": "Allow While Using App",
         "allowOnce": "Allow Once",
+        "allowAlways": "Always Allow",
         "deny": "Don't Allow",
         "keepWhileUsing": "Keep Only While Using",
         "changeToAlways": "Change to Always Allow",

@@ -46,13 +46,14 @@ struct PromptChoice: Equatable, Sendable {
     /// closest in meaning, so that a demo agent set to grant keeps granting and one set to refuse
     /// keeps refusing whatever kind of prompt comes.
     static let fallbacks: [String: [String]] = [
-        "allowWhileUsing": ["allowWhileUsing", "allow", "keepWhileUsing", "keepAlways"],
-        "allowOnce": ["allowOnce", "allow", "keepWhileUsing", "keepAlways"],
-        "changeToAlways": ["changeToAlways", "allowWhileUsing", "allow", "keepAlways"],
-        "allow": ["allow", "allowWhileUsing", "changeToAlways", "keepAlways"],
+        "allowWhileUsing": ["allowWhileUsing", "allow", "keepWhileUsing", "keepAlways", "allowAlways"],
+        "allowOnce": ["allowOnce", "allow", "keepWhileUsing", "keepAlways", "allowAlways"],
+        "changeToAlways": ["changeToAlways", "allowWhileUsing", "allow", "keepAlways", "allowAlways"],
+        "allow": ["allow", "allowWhileUsing", "changeToAlways", "keepAlways", "allowAlways"],
+        "allowAlways": ["allowAlways", "changeToAlways", "keepAlways", "allowWhileUsing", "allow"],
         "keepWhileUsing": ["keepWhileUsing", "allowWhileUsing", "deny", "changeToWhileUsing"],
         "deny": ["deny", "keepWhileUsing", "changeToWhileUsing"],
-        "keepAlways": ["keepAlways", "changeToAlways", "allowWhileUsing", "allow"],
+        "keepAlways": ["keepAlways", "changeToAlways", "allowWhileUsing", "allow", "allowAlways"],
         "changeToWhileUsing": ["changeToWhileUsing", "keepWhileUsing", "deny"],
     ]
 

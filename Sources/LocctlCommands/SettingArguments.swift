@@ -39,4 +39,5 @@ enum Switch: String, CaseIterable, ExpressibleByArgument, Sendable {
 /// The options an agent may be told to give every prompt (`agent --answer`), by their wire names.
 enum AgentAnswer: String, CaseIterable, ExpressibleByArgument, Sendable {
     case allowWhileUsing, allowOnce, deny, keepWhileUsing, changeToAlways, allow, keepAlways, changeToWhileUsing
+    case allowAlways
 }

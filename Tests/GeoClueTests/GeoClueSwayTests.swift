@@ -66,4 +66,57 @@ struct GeoClueSwayTests {
         )
         #expect(eventually { locations() > received }, "its updates come again, with no Start (G16)")
     }
+
+    @Test(
+        "L14: gammastep under its shipped manifest asks for Always, and once allowed keeps receiving, never in front",
+        .enabled(if: runs, "needs sway, foot, Xvfb, dbus-daemon, gammastep, and root to run the person's processes")
+    )
+    func gammastepAsksForAlways() throws {
+        let shipped = try String(
+            contentsOfFile: Repository.root() + "/config/geoclue-apps.d/gammastep.toml",
+            encoding: .utf8
+        )
+        let harness = try GeoClueHarness(manifests: ["gammastep": shipped], backgroundGrace: 0.5)
+        let uid = GeoClueHarness.ordinaryUID
+        let answering = try ScriptProcess(
+            [GeoClueHarness.binary("locctl"), "agent", "--all-users", "--answer", "allowWhileUsing"],
+            environment: ["LOCD_SOCKET": harness.socket],
+            logPath: harness.directory + "/answering.log"
+        )
+        defer { answering.kill9() }
+        // The person's sway and locd-agent: a desktop decides, and gammastep has no window in it.
+        let sway = try SwaySession(uid: uid)
+        try sway.openWindow(appID: "org.example.Notes")
+        let session = try Desktop(display: try XDisplay(), uid: uid)
+        let agent = try session.start(
+            ["/usr/bin/env"] + sway.environment.map { "\($0.key)=\($0.value)" } + [
+                GeoClueHarness.binary("locd-agent"), "--socket", harness.socket,
+            ],
+            log: "agent.log"
+        )
+        let gammastep = try ScriptProcess(
+            harness.unprivileged(uid) + RealGeoClueClient.gammastep.lasting,
+            environment: harness.busEnvironment.merging(["HOME": "/nonexistent"]) { $1 },
+            logPath: harness.directory + "/gammastep.log"
+        )
+        defer { gammastep.kill9() }
+        #expect(
+            eventually { RealGeoClueClient.gammastep.location(in: gammastep.log) != nil },
+            "\(gammastep.log)\n\(answering.log)\n\(agent.log)\n\(harness.locd?.log.suffix(3000) ?? "")\n\(harness.bridge?.log.suffix(3000) ?? "")"
+        )
+        #expect(answering.log.contains("Always Allow"), "its prompt offered Always: \(answering.log)")
+        let record = try GeoClueAgentTests.authorization(harness, "gammastep", of: uid)
+        #expect(record["status"] as? String == "authorizedAlways" && record["provisional"] as? Bool != true)
+        func app() -> [String: Any]? { try? harness.app("gammastep", of: uid) }
+        #expect(eventually { app()?["state"] as? String == "background" && app()?["stateSource"] as? String == "sway" })
+        // Well past the grace, never in front: still using location, as Always allows.
+        let using = {
+            (try? harness.locctl(["status", "--json"]).output.contains("\"gammastep\"")) ?? false
+        }
+        #expect(eventually { app()?["inUse"] as? Bool == false }, "past the grace")
+        #expect(
+            using() && gammastep.process.isRunning,
+            "\((try? harness.locctl(["status", "--json"]).output) ?? "")\n\((try? harness.locctl(["sessions", "--json"]).output) ?? "")"
+        )
+    }
 }

@@ -38,6 +38,17 @@ struct ManifestTests {
 
     // MARK: M1: rejected files name file, line and key
 
+    @Test("L14, M1: LSBackgroundOnly is read, and refused without the Always text that says why")
+    func backgroundOnly() throws {
+        let base = "id = \"com.ex.maps\"\nidentity = \"any\"\nNSLocationWhenInUseUsageDescription = \"Map\"\n"
+        let without = parse(base + "LSBackgroundOnly = true\n")
+        #expect(without.manifest == nil)
+        #expect(without.errors.map(\.description).joined().contains("NSLocationAlwaysAndWhenInUseUsageDescription"))
+        let with = parse(base + "LSBackgroundOnly = true\nNSLocationAlwaysAndWhenInUseUsageDescription = \"All day\"\n")
+        #expect(with.manifest?.backgroundOnly == true && with.warnings.isEmpty)
+        #expect(parse(base).manifest?.backgroundOnly == false)
+    }
+
     @Test("M1: a manifest that does not parse is rejected, naming file, line and the key written there")
     func parseErrorNamesLine() {
         let outcome = parse(

@@ -80,6 +80,13 @@ struct ShippedFilesTests {
             #expect(manifest.identity == .executable, "\(manifest.appID)")
             #expect(manifest.executables == expected[manifest.appID], "\(manifest.appID)")
             #expect(manifest.whenInUseUsageDescription?.isEmpty == false, "\(manifest.appID)")
+            // L14: the programs without a window ask for Always, saying why.
+            let windowless = !["geoclue-where-am-i", "org.gnome.Maps", "org.gnome.Weather"].contains(manifest.appID)
+            #expect(manifest.backgroundOnly == windowless, "\(manifest.appID)")
+            if windowless {
+                let always = manifest.alwaysAndWhenInUseUsageDescription ?? ""
+                #expect(always.contains("window") && always.contains("at any time") || always.contains("all day"))
+            }
         }
     }
 

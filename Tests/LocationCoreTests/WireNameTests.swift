@@ -96,7 +96,7 @@ struct WireNameTests {
             PromptAnswer.self,
             [
                 "allowWhileUsing", "allowOnce", "deny", "keepWhileUsing", "changeToAlways", "allow", "keepAlways",
-                "changeToWhileUsing",
+                "changeToWhileUsing", "allowAlways",
             ]
         )
     }

@@ -145,7 +145,8 @@ final class GeoClueHarness {
         backgroundGrace: Double,
         more: String = ""
     ) throws {
-        for app in Self.apps {
+        // A manifest the test gave (a shipped one) stands instead of the harness's own of the same app.
+        for app in Self.apps where !FileManager.default.fileExists(atPath: "\(directory)/apps.d/\(app).toml") {
             try """
             id = "\(app)"
             identity = "uid"
