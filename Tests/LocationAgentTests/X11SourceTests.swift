@@ -109,10 +109,10 @@ struct X11SourceTests {
         .enabled(if: canRun, "needs root, Xvfb, openbox, xterm, xdotool and xprop (.ci/install-deps --tests)")
     )
     func noWindowManager() throws {
-        let display = try XDisplay()
+        let desktop = try EWMHDesktop(uid: Self.person, windowManager: false)
         for _ in 0..<3 {
             #expect {
-                try X11Source(display: display.name)
+                try X11Source(display: desktop.display)
             } throws: { error in
                 (error as? DesktopSourceFailure)?.description.contains("no EWMH window manager") == true
             }

@@ -21,7 +21,9 @@ package final class EWMHDesktop {
 
     /// Starts Xvfb on the first free display (`-displayfd`) and Openbox on it, and waits until Openbox manages it.
     /// `-noreset`: Xvfb otherwise resets when its last client leaves, and a client that comes meanwhile is refused.
-    package init(uid: UInt32) throws {
+    /// - Parameter windowManager: `false` leaves the display without one: a bare X server, as before a session's
+    ///   window manager starts.
+    package init(uid: UInt32, windowManager: Bool = true) throws {
         self.uid = uid
         directory = try TemporaryDirectory(prefix: "ewmh-desktop")
         chown(directory.path, uid, uid)
@@ -49,6 +51,7 @@ package final class EWMHDesktop {
                 }
             ), server.process.isRunning
         else { throw StandInFailure("Xvfb did not serve \(display): \(server.log)") }
+        guard windowManager else { return }
         let manager = try start(["/usr/bin/openbox"], log: "openbox.log")
         guard
             eventually(
