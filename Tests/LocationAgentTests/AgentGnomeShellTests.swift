@@ -16,7 +16,7 @@ struct AgentGnomeShellTests {
     private static let runs = GnomeSession.isAvailable && getuid() == 0
 
     @Test(
-        "L16, N7: with GNOME Shell, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
+        "L16, N15: with GNOME Shell, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
         .enabled(if: runs, "needs root, gnome-shell, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
     )
     func stateFollowsFocus() throws {

@@ -69,7 +69,7 @@ struct AgentX11Tests {
     }
 
     @Test(
-        "L15, N7: on X11, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
+        "L15, N15: on X11, ListApps's state and inUse follow the focus within 2 s; updates stop and resume",
         .enabled(if: runs, "needs Xvfb, openbox, xterm, xdotool, dunst, dbus-daemon, and root")
     )
     func stateFollowsFocus() throws {
