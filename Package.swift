@@ -227,11 +227,14 @@ let package = Package(
         .target(name: "DesktopEntry"),
         // The person's agent (SEMANTICS §16): locd's prompts as desktop notifications on the session bus, a core that
         // decides and a shell of sd-bus and Varlink.
+        // libxcb and its X-Resource extension for locd-agent's X11 desktop source (SEMANTICS L15); `.ci/install-deps`
+        // installs libxcb1-dev and libxcb-res0-dev.
+        .systemLibrary(name: "CXcb", pkgConfig: "xcb-res", providers: [.apt(["libxcb1-dev", "libxcb-res0-dev"])]),
         .target(
             name: "LocationAgent",
             dependencies: [
-                "AppIdentifiers", "BusVTable", "CSdBus", "DesktopEntry", "DisplayText", "JSON", "ProcessIdentity",
-                "Varlink",
+                "AppIdentifiers", "BusVTable", "CSdBus", "CXcb", "DesktopEntry", "DisplayText", "JSON",
+                "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),

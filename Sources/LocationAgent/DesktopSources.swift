@@ -17,14 +17,19 @@ package enum DesktopSources {
             }
         }
         if current.contains("gnome") {
-            return unreadable("gnome-shell", "reading GNOME Shell needs its locd extension")
+            let address = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+            return Found(name: "gnome-shell") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try GnomeShellSource(address: address)
+            }
         }
         if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
             let name = current.contains("kde") ? "kwin" : "wlroots"
             return unreadable(name, "reading \(name) needs its foreign-toplevel or window-management protocol")
         }
         if let display = environment["DISPLAY"], !display.isEmpty {
-            return unreadable("x11", "reading the X display \(display) needs EWMH's _NET_ACTIVE_WINDOW")
+            return Found(name: "x11") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try X11Source(display: display)
+            }
         }
         return nil
     }
