@@ -51,7 +51,8 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
 # Both benchmarks, in release mode: the core alone, then the real daemon (which runs the locd beside it, and
-# locd-geoclue and locd-bench-trivial for its GeoClue scenario). They are built by release.mk, with the flags and in
+# locd-geoclue and locd-bench-trivial for its GeoClue scenario, locd-agent for its focus scenario). They are built by
+# release.mk, with the flags and in
 # the scratch folder of the Debian packages' build (.build/static-release): what they measure is compiled as what
 # ships, and `make deb` after them compiles only what they did not need.
 bench: bench-build
@@ -68,6 +69,7 @@ bench-build: resolved release-scratch
 	$(RELEASE_BUILD) --product locd-geoclue
 	$(RELEASE_BUILD) --product locd-bench-trivial
 	$(RELEASE_BUILD) --product locd-core-bench
+	$(RELEASE_BUILD) --product locd-agent
 
 # Every event sequence around the core to depth 7 (2 apps × 3 clients × 2 users), in the release build: about 5·10⁶
 # transitions, each checked against the rules, in under a minute on 2 cores and 1.3 GiB (docs/PERFORMANCE.md, "Every

@@ -26,6 +26,10 @@ struct BenchSizes {
     /// The fairness scenario: nobody's connections pipelining without reading, and root's Admin.Status calls meanwhile.
     var fairnessConnections = 250
     var fairnessSamples = 50
+    /// The focus scenario: foot windows in sway, focus moves among them, and the idle desktop's seconds.
+    var focusWindows = 3
+    var focusMoves = 300
+    var focusIdleSeconds = 10.0
 
     static let full = BenchSizes()
 
@@ -48,6 +52,9 @@ struct BenchSizes {
         geoclueRounds: 1,
         geoclueSeconds: 0.5,
         fairnessConnections: 250,
-        fairnessSamples: 10
+        fairnessSamples: 10,
+        focusWindows: 2,
+        focusMoves: 20,
+        focusIdleSeconds: 2.0
     )
 }

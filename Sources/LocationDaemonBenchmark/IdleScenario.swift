@@ -39,7 +39,7 @@ struct IdleScenario {
 
     /// Reads the counters until they have not moved for ``quietSeconds``; the seconds that took, or nil
     /// when ``settleLimit`` passed first.
-    private func settle(_ stats: ProcessStats) throws -> Double? {
+    func settle(_ stats: ProcessStats) throws -> Double? {
         let start = Clock.now
         var last = try stats.contextSwitches()
         var quietSince = start

@@ -13,7 +13,7 @@ struct LocdBench: ParsableCommand {
         commandName: "locd-bench",
         abstract: "Load benchmark of locd: churn against an echo server, fan-out, deadlines, memory, start-up, "
             + "durable decisions, idle wake-ups, GeoClue2 churn through locd-geoclue and the administrator under another "
-            + "user's flood, in one table."
+            + "user's flood, focus changes on a real sway through locd-agent, in one table."
     )
 
     @Flag(
@@ -112,5 +112,5 @@ struct LocdBench: ParsableCommand {
 
 /// The scenarios `--only` can pick.
 enum Scenario: String, CaseIterable, ExpressibleByArgument {
-    case startup, idle, churn, sustained, fanout, durable, deadlines, geoclue, fairness
+    case startup, idle, churn, sustained, fanout, durable, deadlines, geoclue, fairness, focus
 }

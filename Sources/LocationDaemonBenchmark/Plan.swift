@@ -23,6 +23,7 @@ struct Plan {
         if selected.contains(.deadlines) { attempt("deadlines", { try deadlines(report) }) }
         if selected.contains(.geoclue) { attempt("geoclue", { try geoclue(report) }) }
         if selected.contains(.fairness) { attempt("fairness", { try fairness(report) }) }
+        if selected.contains(.focus) { attempt("focus", { try focus(report) }) }
         return failures
     }
 

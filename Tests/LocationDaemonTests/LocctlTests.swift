@@ -224,6 +224,10 @@ struct LocctlTests {
         #expect(detail.output.contains("Requirement: always\n"))
         #expect(detail.output.contains("      State: lingering\n"))
         #expect(detail.output.range(of: #"Lingering: ends in [1-4]\d\.\d s"#, options: .regularExpression) != nil)
+        // L13: beside the diagnostic, the app's state and who decided it (no desktop here: the app's own word).
+        let limited = try locctl(["session", pending], daemon)
+        #expect(limited.output.contains("authorizationRequestInProgress"), "\(limited.output)")
+        #expect(limited.output.contains("  App state: foreground, the app's own word\n"), "\(limited.output)")
 
         let json = try locctl(["session", id, "--json"], daemon)
         let session = try #require(JSONValue.parse(Array(json.output.utf8)))

@@ -19,6 +19,38 @@ struct DesktopSourceRenderingTests {
         #expect(table.contains("foreground ") && !table.contains("foreground (app)"), "\(table)")
     }
 
+    @Test("L13: locctl session shows its app's state beside the diagnostic, and which desktop decided it")
+    func sessionNamesTheDesktop() throws {
+        func session(_ id: String, user: Int64) -> JSONValue {
+            .object([
+                "id": .string(id), "appId": .string("com.ex.maps"), "kind": .string("explicit"),
+                "authorization": .string("whenInUse"), "state": .string("limited"), "user": .int(user),
+                "diagnostic": .object(["flags": .array([.string("insufficientlyInUse")]), "mask": .int(16)]),
+            ])
+        }
+        func app(user: Int64, state: String, source: String) -> JSONValue {
+            .object([
+                "appId": .string("com.ex.maps"), "user": .int(user), "state": .string(state),
+                "stateSource": .string(source),
+            ])
+        }
+        let sessions: JSONObject = ["sessions": .array([session("s1-1", user: 61_011), session("s1-2", user: 61_012)])]
+        // The same app id is two users' apps (H1): each session shows its own user's.
+        let apps: JSONObject = [
+            "apps": .array([
+                app(user: 61_012, state: "foreground", source: "app"),
+                app(user: 61_011, state: "background", source: "sw\u{1b}[2Jay"),
+            ])
+        ]
+        let alice = try #require(SessionCommand.output("s1-1", sessions: sessions, apps: apps, json: false))
+        #expect(alice.contains("App state: background, decided by sw"), "\(alice)")
+        #expect(alice.contains("insufficientlyInUse") && !alice.contains("\u{1b}"), "I16: \(alice)")
+        let bob = try #require(SessionCommand.output("s1-2", sessions: sessions, apps: apps, json: false))
+        #expect(bob.contains("App state: foreground, the app's own word\n"), "\(bob)")
+        let json = try #require(SessionCommand.output("s1-1", sessions: sessions, apps: apps, json: true))
+        #expect(!json.contains("App state") && !json.contains("stateSource"), "--json is the Session object")
+    }
+
     @Test("L13, N15: locctl status shows each desktop source, and says plainly why one cannot be read")
     func statusShowsTheSources() {
         let status: JSONValue = .object([
