@@ -129,4 +129,99 @@ struct WlrootsSourceTests {
                     (new,) = struct.unpack("=I", msg[8:12])
                     c.sendall(struct.pack("=III", new, 12 << 16, 0) + struct.pack("=III", 1, (12 << 16) | 1, new))
         """
+
+    /// A stand-in compositor that offers the manager and names `count` toplevels of an `app_id` `length` characters
+    /// long, then, with `close`, hangs up; and the source reading it.
+    private static func standIn(
+        count: Int,
+        length: Int,
+        close: Bool
+    ) throws -> (TemporaryDirectory, ScriptProcess, DesktopPictureReader) {
+        let directory = try TemporaryDirectory(prefix: "wayland")
+        let path = directory.at("wayland-9")
+        let compositor = try ScriptProcess(
+            ["/usr/bin/python3", "-c", toplevelCompositor, path, "\(count)", "\(length)", close ? "close" : "stay"],
+            logPath: directory.at("compositor.log")
+        )
+        guard compositor.waitFor("ready") else { throw StandInFailure("no stand-in compositor: \(compositor.log)") }
+        return (directory, compositor, DesktopPictureReader(try WlrootsSource(displayName: path, phone: false)))
+    }
+
+    @Test(
+        "L17: a compositor naming more than 4,096 windows is refused as unreadable; an app_id is cut at 255 characters",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3")
+    )
+    func boundedToplevels() throws {
+        let (directory, compositor, reader) = try Self.standIn(count: 3, length: 1000, close: false)
+        defer {
+            compositor.kill9()
+            directory.remove()
+        }
+        #expect(try reader.waitFor { $0.windows.count == 3 }, "\(compositor.log)")
+        #expect(reader.pictures.last?.windows.allSatisfy { $0.appID?.count == 255 } == true)
+        let (floodDirectory, flood, floodReader) = try Self.standIn(count: 4097, length: 8, close: false)
+        defer {
+            flood.kill9()
+            floodDirectory.remove()
+        }
+        #expect {
+            _ = try floodReader.waitFor { _ in false }
+        } throws: { error in
+            (error as? DesktopSourceFailure)?.description.contains("more than 4096 windows") == true
+        }
+    }
+
+    @Test(
+        "L17, N15: a compositor that hangs up ends the source, saying the session ended",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3")
+    )
+    func compositorHangsUp() throws {
+        let (directory, compositor, reader) = try Self.standIn(count: 1, length: 8, close: true)
+        defer {
+            compositor.kill9()
+            directory.remove()
+        }
+        #expect {
+            _ = try reader.waitFor { _ in false }
+        } throws: { error in
+            (error as? DesktopSourceFailure)?.description.contains("closed the connection") == true
+        }
+        #expect(reader.pictures.last?.windows.map(\.appID) == ["aaaaaaaa"], "what came before the end was read")
+    }
+
+    /// A Wayland compositor that offers `zwlr_foreign_toplevel_manager_v1` and, once bound, names argv[2] activated
+    /// toplevels whose `app_id` is argv[3] letters, before answering the sync that follows; argv[4] `close` hangs up.
+    private static let toplevelCompositor = """
+        import socket, struct, sys
+        path, count, length, close = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "close"
+        def msg(obj, op, payload=b""): return struct.pack("=II", obj, ((8 + len(payload)) << 16) | op) + payload
+        def pad(b): return b + b"\\0" * (-len(b) % 4)
+        def string(text): b = text.encode() + b"\\0"; return struct.pack("=I", len(b)) + pad(b)
+        s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(1); print("ready", flush=True)
+        c, _ = s.accept(); buf = b""; registry = manager = None; sent = False
+        while True:
+            data = c.recv(65536)
+            if not data: break
+            buf += data
+            while len(buf) >= 8:
+                obj, word = struct.unpack("=II", buf[:8]); size, op = word >> 16, word & 0xffff
+                if size < 8 or len(buf) < size: break
+                m, buf = buf[:size], buf[size:]
+                if obj == 1 and op == 1:
+                    (registry,) = struct.unpack("=I", m[8:12])
+                    c.sendall(msg(registry, 0, struct.pack("=I", 1) + string("zwlr_foreign_toplevel_manager_v1") + struct.pack("=I", 3)))
+                elif obj == registry and op == 0:
+                    (n,) = struct.unpack("=I", m[12:16]); off = 16 + n + (-n % 4)
+                    manager = struct.unpack("=I", m[off + 4:off + 8])[0]
+                elif obj == 1 and op == 0:
+                    (new,) = struct.unpack("=I", m[8:12])
+                    if manager is not None and not sent:
+                        sent = True
+                        for i in range(count):
+                            h = 0xff000000 + i
+                            c.sendall(msg(manager, 0, struct.pack("=I", h)) + msg(h, 1, string("a" * length))
+                                + msg(h, 4, struct.pack("=II", 4, 2)) + msg(h, 5))
+                    c.sendall(msg(new, 0, struct.pack("=I", 0)) + msg(1, 1, struct.pack("=I", new)))
+                    if sent and close: c.close(); sys.exit(0)
+        """
 }
