@@ -12,14 +12,16 @@ final class WlrootsSource: DesktopSource {
     let name = "wlroots"
     let descriptor: Int32
     private let display: OpaquePointer
+    private let displayName: String
     private let toplevels: WlrootsToplevels
     private let listeners: WlrootsListeners
 
     /// The highest version of the protocol this source speaks.
     private static let version: UInt32 = 3
 
-    /// Connects to the compositor at `displayName` (`WAYLAND_DISPLAY`), finds its globals (one round trip, at
-    /// start), and binds the foreign-toplevel manager. `phone` (Phosh): only the activated toplevel is on screen.
+    /// Connects to the compositor at `displayName` (`WAYLAND_DISPLAY`) and asks for its globals, without waiting:
+    /// ``readable()`` binds the foreign-toplevel manager once they came. `phone` (Phosh): only the activated
+    /// toplevel is on screen.
     init(displayName: String, phone: Bool) throws(DesktopSourceFailure) {
         guard let display = wl_display_connect(displayName) else {
             throw DesktopSourceFailure(
@@ -29,20 +31,30 @@ final class WlrootsSource: DesktopSource {
         }
         // Every property is set from here on, so a throw below runs deinit, which disconnects.
         self.display = display
+        self.displayName = displayName
         descriptor = wl_display_get_fd(display)
         toplevels = WlrootsToplevels(phone: phone)
         listeners = WlrootsListeners()
         toplevels.listeners = listeners
-        let data = Unmanaged.passUnretained(toplevels).toOpaque()
         guard let registry = wl_display_get_registry(display) else {
             throw DesktopSourceFailure("the Wayland compositor at \(displayName) gave no registry")
         }
         toplevels.registry = registry
-        wl_registry_add_listener(registry, listeners.registry, data)
-        guard wl_display_roundtrip(display) >= 0 else {
-            throw DesktopSourceFailure("the Wayland compositor at \(displayName) closed the connection at start")
-        }
-        guard let global = toplevels.managerGlobal else {
+        wl_registry_add_listener(registry, listeners.registry, Unmanaged.passUnretained(toplevels).toOpaque())
+        // The compositor names its globals, then answers this.
+        sync()
+        if wl_display_flush(display) < 0 && errno != EAGAIN { throw broken() }
+    }
+
+    /// Asks the compositor to answer once it has sent all before: the globals, then the toplevels it had.
+    private func sync() {
+        let callback = wl_display_sync(display)
+        wl_callback_add_listener(callback, listeners.sync, Unmanaged.passUnretained(toplevels).toOpaque())
+    }
+
+    /// The globals came: binds the manager, or says that the compositor has none.
+    private func bindManager() throws(DesktopSourceFailure) {
+        guard let global = toplevels.managerGlobal, let registry = toplevels.registry else {
             throw DesktopSourceFailure(
                 "the Wayland compositor at \(displayName) does not offer zwlr_foreign_toplevel_manager_v1 "
                     + "(wlr foreign-toplevel management), the protocol that says which window is active"
@@ -50,11 +62,13 @@ final class WlrootsSource: DesktopSource {
         }
         let manager = locd_bind_toplevel_manager(registry, global.name, min(global.version, Self.version))
         toplevels.manager = manager
-        zwlr_foreign_toplevel_manager_v1_add_listener(manager, listeners.manager, data)
+        zwlr_foreign_toplevel_manager_v1_add_listener(
+            manager,
+            listeners.manager,
+            Unmanaged.passUnretained(toplevels).toOpaque()
+        )
         // The compositor sends the toplevels it has, then answers this: the first picture, even of no window.
-        let callback = wl_display_sync(display)
-        wl_callback_add_listener(callback, listeners.sync, data)
-        _ = wl_display_flush(display)
+        sync()
     }
 
     deinit {
@@ -70,6 +84,7 @@ final class WlrootsSource: DesktopSource {
         // The socket is ready (the agent polled it): libwayland reads it with MSG_DONTWAIT.
         guard wl_display_read_events(display) >= 0 else { throw broken() }
         guard wl_display_dispatch_pending(display) >= 0 else { throw broken() }
+        if toplevels.syncs >= 1 && toplevels.manager == nil && toplevels.failure == nil { try bindManager() }
         if wl_display_flush(display) < 0 && errno != EAGAIN { throw broken() }
         if let failure = toplevels.failure { throw failure }
         return toplevels.takePicture()
@@ -103,7 +118,9 @@ final class WlrootsToplevels {
     private(set) var failure: DesktopSourceFailure?
     private var handles: [OpaquePointer: Toplevel] = [:]
     private var created = 0
-    private var synced = false
+    /// How many of the source's syncs the compositor answered: the first after the globals, the second after the
+    /// toplevels it had when the manager was bound.
+    private(set) var syncs = 0
     private var changed = true
     private var last: DesktopPicture?
     /// A compositor that names more toplevels than this is not read: a bound on what it makes the agent keep.
@@ -174,11 +191,11 @@ final class WlrootsToplevels {
         failure = DesktopSourceFailure("the compositor stopped telling its windows (foreign-toplevel finished)")
     }
 
-    func syncDone() { synced = true }
+    func syncDone() { syncs += 1 }
 
     /// The picture, once the first toplevels came, when it differs from the last one given.
     func takePicture() -> DesktopPicture? {
-        guard synced, changed else { return nil }
+        guard syncs >= 2, changed else { return nil }
         changed = false
         let windows = handles.values.sorted { $0.order < $1.order }.map { toplevel in
             DesktopWindow(

@@ -81,12 +81,39 @@ struct WlrootsSourceTests {
         )
         defer { compositor.kill9() }
         #expect(compositor.waitFor("ready"), "\(compositor.log)")
+        let reader = DesktopPictureReader(try WlrootsSource(displayName: path, phone: false))
         #expect {
-            try WlrootsSource(displayName: path, phone: false)
+            _ = try reader.waitFor { _ in false }
         } throws: { error in
             let text = (error as? DesktopSourceFailure)?.description ?? ""
             return text.contains("zwlr_foreign_toplevel_manager_v1") && text.contains(path)
         }
+    }
+
+    @Test("N15, L17: a compositor that never answers does not hold the source's start: nothing is waited for")
+    func silentCompositorDoesNotBlock() throws {
+        let directory = try TemporaryDirectory(prefix: "wayland")
+        defer { directory.remove() }
+        let path = directory.at("wayland-silent")
+        // A socket that listens and never accepts: the connection is made, and nothing is ever answered.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(listener, 4) == 0)
+        let started = ContinuousClock.now
+        let reader = DesktopPictureReader(try WlrootsSource(displayName: path, phone: false))
+        #expect(ContinuousClock.now - started < .seconds(1), "the source's start waited for the compositor")
+        try reader.readOnce(milliseconds: 200)
+        #expect(reader.pictures.isEmpty && reader.wakeUps == 0)
     }
 
     @Test(
