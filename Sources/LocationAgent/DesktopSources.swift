@@ -7,7 +7,8 @@ package enum DesktopSources {
     }
 
     /// The desktop the environment names, checked in order: `SWAYSOCK` (sway), `XDG_CURRENT_DESKTOP` naming GNOME
-    /// (GNOME Shell), `WAYLAND_DISPLAY` (another wlroots compositor, or KWin), `DISPLAY` alone (the X Window System);
+    /// (GNOME Shell, but not Phosh's `Phosh:GNOME`), `WAYLAND_DISPLAY` (KWin, or any other compositor read as
+    /// wlroots: its foreign-toplevel protocol, L17), `DISPLAY` alone (the X Window System);
     /// `nil` where none is (a terminal, ssh): then apps keep their own word (L11).
     package static func detect(environment: [String: String]) -> Found? {
         let current = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
@@ -16,15 +17,20 @@ package enum DesktopSources {
                 try SwaySource(socketPath: socket)
             }
         }
-        if current.contains("gnome") {
+        let phone = current.contains("phosh")
+        if current.contains("gnome"), !phone {
             let address = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
             return Found(name: "gnome-shell") { () throws(DesktopSourceFailure) -> any DesktopSource in
                 try GnomeShellSource(address: address)
             }
         }
         if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
-            let name = current.contains("kde") ? "kwin" : "wlroots"
-            return unreadable(name, "reading \(name) needs its foreign-toplevel or window-management protocol")
+            if current.contains("kde") {
+                return unreadable("kwin", "reading kwin needs its window-management protocol")
+            }
+            return Found(name: "wlroots") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try WlrootsSource(displayName: display, phone: phone)
+            }
         }
         if let display = environment["DISPLAY"], !display.isEmpty {
             return Found(name: "x11") { () throws(DesktopSourceFailure) -> any DesktopSource in

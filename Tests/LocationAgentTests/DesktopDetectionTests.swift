@@ -14,6 +14,8 @@ struct DesktopDetectionTests {
         #expect(name(["XDG_CURRENT_DESKTOP": "ubuntu:GNOME", "WAYLAND_DISPLAY": "wayland-0"]) == "gnome-shell")
         #expect(name(["XDG_CURRENT_DESKTOP": "KDE", "WAYLAND_DISPLAY": "wayland-0"]) == "kwin")
         #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "phosh:GNOME-Mobile"]) == "wlroots")
+        #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "Phosh:GNOME"]) == "wlroots", "L17")
+        #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "labwc:wlroots"]) == "wlroots")
         #expect(name(["DISPLAY": ":0"]) == "x11")
         #expect(name(["TERM": "xterm", "SSH_CONNECTION": "10.0.0.1 22 10.0.0.2 22"]) == nil, "ssh: no desktop")
         #expect(name(["SWAYSOCK": "", "DISPLAY": ""]) == nil, "empty variables name nothing")

@@ -24,9 +24,10 @@ command -v debootstrap >/dev/null || skip "debootstrap is not installed"
 # and in apt's cache the packages that `apt install geoclue-2.0` takes again.
 # debootstrap takes no alternative of a dependency: dbus-user-session is dconf-service's session bus (GeoClue's
 # libsoup needs glib-networking, which needs gsettings, which needs dconf). Its downloads are kept in $cache/debs.
-# libxcb1 and libxcb-res0 are what the locd package itself needs beyond them (locd-agent reads an X11 desktop through
-# them, SEMANTICS L15), which the container, with no network, could not fetch.
-packages=systemd,systemd-sysv,dbus,dbus-user-session,geoclue-2.0,geoclue-2-demo,gpsd,python3,util-linux,libxcb1,libxcb-res0
+# libxcb1, libxcb-res0 and libwayland-client0 are what the locd package itself needs beyond them (locd-agent reads an
+# X11 desktop and a wlroots compositor through them, SEMANTICS L15, L17), which the container, with no network, could
+# not fetch.
+packages=systemd,systemd-sysv,dbus,dbus-user-session,geoclue-2.0,geoclue-2-demo,gpsd,python3,util-linux,libxcb1,libxcb-res0,libwayland-client0
 cache=/var/cache/locd-deb-test
 root_tar=$cache/bookworm-$(echo "$packages" | md5sum | cut -c1-8).tar
 if [ ! -f "$root_tar" ]; then
