@@ -33,7 +33,7 @@ struct GeoClueGnomeShellTests {
         _ = try session.openWindow("test.allowed")
         _ = try session.openWindow("org.example.Notes")
         let log = session.directory.at("client.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         chown(log, uid, uid)
         let client = try session.start(
             ["/usr/bin/env"] + harness.busEnvironment.map { "\($0.key)=\($0.value)" } + [

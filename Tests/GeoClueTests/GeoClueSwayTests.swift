@@ -23,7 +23,7 @@ struct GeoClueSwayTests {
         _ = harness.unprivileged(uid)  // opens the harness's directory, so that the person's client reaches the bus
         let sway = try SwaySession(uid: uid)
         let log = sway.directory.at("client.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         chown(log, uid, uid)
         // The client's process descends from the window's: a GeoClue program run in a terminal window.
         let client = [

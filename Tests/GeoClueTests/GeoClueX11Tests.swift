@@ -24,7 +24,7 @@ struct GeoClueX11Tests {
         _ = harness.unprivileged(uid)  // opens the harness's directory, so that the person's client reaches the bus
         let desktop = try EWMHDesktop(uid: uid)
         let log = desktop.directory.at("client.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         chown(log, uid, uid)
         // The client's process descends from the terminal's: a GeoClue program run in an xterm whose X class names
         // no app of locd, so that only the process ties the window to the client's app.
