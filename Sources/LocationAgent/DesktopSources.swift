@@ -7,7 +7,8 @@ package enum DesktopSources {
     }
 
     /// The desktop the environment names, checked in order: `SWAYSOCK` (sway), `XDG_CURRENT_DESKTOP` naming GNOME
-    /// (GNOME Shell), `WAYLAND_DISPLAY` (another wlroots compositor, or KWin), `DISPLAY` alone (the X Window System);
+    /// (GNOME Shell) or KDE (KWin, L18), `WAYLAND_DISPLAY` (another wlroots compositor), `DISPLAY` alone (the X Window
+    /// System);
     /// `nil` where none is (a terminal, ssh): then apps keep their own word (L11).
     package static func detect(environment: [String: String]) -> Found? {
         let current = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
@@ -22,9 +23,15 @@ package enum DesktopSources {
                 try GnomeShellSource(address: address)
             }
         }
+        if current.contains("kde") {
+            let address = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+            let script = KWinSource.scriptPath(environment: environment)
+            return Found(name: "kwin") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try KWinSource(address: address, scriptPath: script)
+            }
+        }
         if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
-            let name = current.contains("kde") ? "kwin" : "wlroots"
-            return unreadable(name, "reading \(name) needs its foreign-toplevel or window-management protocol")
+            return unreadable("wlroots", "reading wlroots needs its foreign-toplevel protocol")
         }
         if let display = environment["DISPLAY"], !display.isEmpty {
             return Found(name: "x11") { () throws(DesktopSourceFailure) -> any DesktopSource in
