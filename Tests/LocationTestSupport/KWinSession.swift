@@ -92,10 +92,21 @@ package final class KWinSession {
         ]
     }
 
-    /// Starts `arguments` as the person in the session, its output in `log` of the session's directory.
+    /// Starts `arguments` as the person in the session, with `extra` variables beside the session's, its output in
+    /// `log` of the session's directory.
     @discardableResult
-    package func start(_ arguments: [String], log: String) throws -> ScriptProcess {
-        let process = try ScriptProcess(launcher + arguments, environment: environment, logPath: directory.at(log))
+    package func start(
+        _ arguments: [String],
+        log: String,
+        environment extra: [String: String] = [:]
+    ) throws
+        -> ScriptProcess
+    {
+        let process = try ScriptProcess(
+            launcher + arguments,
+            environment: environment.merging(extra) { $1 },
+            logPath: directory.at(log)
+        )
         processes.append(process)
         return process
     }
@@ -125,6 +136,14 @@ package final class KWinSession {
     /// Minimises the window whose resource class is `appID`.
     package func minimize(_ appID: String) throws {
         try runScript("if (String(w.resourceClass) == \"\(appID)\") { w.minimized = true; }")
+    }
+
+    /// Whether KWin has a script loaded as `plugin`; `nil` when KWin does not answer.
+    package func scriptLoaded(_ plugin: String) -> Bool? {
+        guard let answer = try? gdbus("/Scripting", "org.kde.kwin.Scripting.isScriptLoaded", [plugin]),
+            answer.status == 0
+        else { return nil }
+        return answer.output.contains("true")
     }
 
     /// Loads, runs and unloads a one-shot script that runs `body` for each window `w`.
