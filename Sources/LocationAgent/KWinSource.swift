@@ -10,6 +10,8 @@ import Glibc
 /// report counts from the unique name that owns `org.kde.KWin` alone; the script is unloaded when the source ends.
 package final class KWinSource: DesktopSource {
     static let kwinName = "org.kde.KWin"
+    /// KWin's screen locker's name, which KWin's own connection owns where it locks the screen.
+    static let lockerName = "org.freedesktop.ScreenSaver"
     static let serviceName = "io.locd.Agent.Desktop"
     static let path = "/io/locd/DesktopSource"
     static let interface = "io.locd.DesktopSource1"
@@ -33,6 +35,8 @@ package final class KWinSource: DesktopSource {
         var runID: Int32?
         var retryRun = false
         var failure: DesktopSourceFailure?
+        /// Whether KWin's screen locker is active, as KWin's own connection said.
+        var locked = false
     }
 
     package let name = "kwin"
@@ -41,6 +45,8 @@ package final class KWinSource: DesktopSource {
     private let scriptPath: String
     private let inbox = Inbox()
     private var reported: DesktopPicture?
+    /// The script's newest picture, whose lock state the screen locker's word replaces.
+    private var newest: DesktopPicture?
     private var loaded = false
 
     /// Connects to the session bus at `address` (the user's own when `nil`), takes ``serviceName``, and loads the
@@ -109,11 +115,15 @@ package final class KWinSource: DesktopSource {
             try load()
         }
         sd_bus_flush(bus)
-        guard let text = inbox.picture else { return nil }
-        inbox.picture = nil
-        guard let picture = GnomeShellSource.picture(text) else {
-            throw DesktopSourceFailure("KWin's script \(Self.pluginName) said what cannot be read")
+        if let text = inbox.picture {
+            inbox.picture = nil
+            guard let picture = GnomeShellSource.picture(text) else {
+                throw DesktopSourceFailure("KWin's script \(Self.pluginName) said what cannot be read")
+            }
+            newest = picture
         }
+        guard var picture = newest else { return nil }
+        picture.locked = inbox.locked
         guard picture != reported else { return nil }
         reported = picture
         return picture
@@ -133,7 +143,9 @@ package final class KWinSource: DesktopSource {
         let rule =
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
             + "member='NameOwnerChanged',arg0='\(Self.kwinName)'"
+        let locker = "type='signal',interface='\(Self.lockerName)',member='ActiveChanged'"
         guard sd_bus_add_match(bus, nil, rule, Self.ownerChanged, context) >= 0,
+            sd_bus_add_match(bus, nil, locker, Self.lockerChanged, context) >= 0,
             sd_bus_add_object(bus, nil, Self.path, Self.called, context) >= 0
         else { throw DesktopSourceFailure("cannot listen on the session bus") }
     }
@@ -151,6 +163,11 @@ package final class KWinSource: DesktopSource {
         ) { message, context, _ in
             guard let message, let context, sd_bus_message_get_error(message) == nil else { return 0 }
             Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue().owner = MessageReader(message).string()
+            return 0
+        }
+        try send(Self.lockerName, "/ScreenSaver", Self.lockerName, "GetActive", []) { message, context, _ in
+            guard let message, let context, sd_bus_message_get_error(message) == nil else { return 0 }
+            KWinSource.lockerSaid(message, Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue())
             return 0
         }
         try send(Self.kwinName, "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [Self.pluginName], nil)
@@ -235,6 +252,23 @@ package final class KWinSource: DesktopSource {
             : answered.map { sd_bus_call_async(bus, nil, message, $0, context, Self.callTimeout) }
                 ?? sd_bus_send(bus, message, nil)
         guard result >= 0 else { throw DesktopSourceFailure("cannot call \(interface).\(member)") }
+    }
+
+    /// The screen locker said whether it is active: believed from KWin's own connection alone (L18).
+    private static func lockerSaid(_ message: OpaquePointer, _ inbox: Inbox) {
+        let sender = sd_bus_message_get_sender(message).map { String(cString: $0) }
+        var active: Int32 = 0
+        guard let sender, sender == inbox.owner, sd_bus_message_read_basic(message, code("b"), &active) > 0 else {
+            return
+        }
+        inbox.locked = active != 0
+    }
+
+    /// `ActiveChanged` of the screen locker, from anyone: ``lockerSaid(_:_:)`` takes KWin's alone.
+    private static let lockerChanged: sd_bus_message_handler_t = { message, context, _ in
+        guard let message, let context else { return 0 }
+        lockerSaid(message, Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue())
+        return 0
     }
 
     /// `org.kde.KWin` changed owner: KWin stopped, or another started.

@@ -75,4 +75,27 @@ struct KWinSourceTests {
         #expect(reader.focused?.appID == "io.locd.TestMaps")
         #expect(!reader.pictures.contains { $0.windows.contains { $0.appID == "io.locd.Liar" } })
     }
+
+    @Test(
+        "L18: the session is locked once KWin's own screen locker says so, and not when another program says it",
+        .enabled(if: canRun, "needs root, kwin-wayland, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
+    )
+    func lockScreen() throws {
+        let session = try KWinSession(lockScreen: true)
+        _ = try session.openWindow("io.locd.TestMaps")
+        let reader = DesktopPictureReader(try KWinSource(address: session.address, scriptPath: session.scriptPath))
+        try session.activate("io.locd.TestMaps")
+        #expect(try reader.waitFor(timeout: 10) { $0.windows.first { $0.focused }?.appID == "io.locd.TestMaps" })
+        #expect(reader.pictures.last?.locked == false)
+        // An app of the person's says the screen locked, on the locker's own path and interface.
+        let emitted = try session.run([
+            "/usr/bin/gdbus", "emit", "--session", "--object-path", "/ScreenSaver", "--signal",
+            "org.freedesktop.ScreenSaver.ActiveChanged", "true",
+        ])
+        #expect(emitted.status == 0, "\(emitted.output)")
+        try reader.readOnce(milliseconds: 500)
+        #expect(!reader.pictures.contains { $0.locked })
+        try session.lock()
+        #expect(try reader.waitFor(timeout: 10) { $0.locked }, "\(session.log)")
+    }
 }

@@ -27,8 +27,9 @@ package final class KWinSession {
     private var processes: [ScriptProcess] = []
     private var scripts = 0
 
-    /// Starts the session and waits until KWin's scripting answers on the session bus.
-    package init() throws {
+    /// Starts the session and waits until KWin's scripting answers on the session bus; with `lockScreen`, KWin's screen
+    /// locker runs too (`org.freedesktop.ScreenSaver`), which `lock()` starts.
+    package init(lockScreen: Bool = false) throws {
         account = try TestAccount(prefix: "locdkw", uids: 61_200...61_299)
         directory = try TemporaryDirectory(prefix: "kwin-session")
         chmod(directory.path, 0o755)
@@ -48,8 +49,8 @@ package final class KWinSession {
             launcher + [
                 "/usr/bin/dbus-run-session", "--config-file=" + directory.at("session.conf"), "--",
                 directory.at("bin/kwin_wayland"), "--virtual", "--width", "1280", "--height", "800", "--socket",
-                "wayland-locd", "--no-lockscreen", "--no-global-shortcuts", "--no-kactivities",
-            ],
+                "wayland-locd", "--no-global-shortcuts", "--no-kactivities",
+            ] + (lockScreen ? [] : ["--no-lockscreen"]),
             environment: environment.merging(["KWIN_COMPOSE": "Q"]) { $1 },
             logPath: directory.at("session.log")
         )
@@ -144,6 +145,15 @@ package final class KWinSession {
             answer.status == 0
         else { return nil }
         return answer.output.contains("true")
+    }
+
+    /// Locks the screen, as a person's shortcut would (KWin's `org.freedesktop.ScreenSaver.Lock`).
+    package func lock() throws {
+        let locked = try run([
+            "/usr/bin/gdbus", "call", "--session", "--dest", "org.freedesktop.ScreenSaver", "--object-path",
+            "/ScreenSaver", "--method", "org.freedesktop.ScreenSaver.Lock",
+        ])
+        guard locked.status == 0 else { throw StandInFailure("Lock failed: \(locked.output)") }
     }
 
     /// Loads, runs and unloads a one-shot script that runs `body` for each window `w`.
