@@ -33,6 +33,10 @@ package final class KWinSource: DesktopSource {
         /// Whether the script is being run at the later versions' path, and whether the first path failed.
         var runningSecond = false
         var runID: Int32?
+        /// Whether the old script's unloading was answered, so the script is loaded now; whether KWin refused to load
+        /// it since one of its name was still there.
+        var loadDue = false
+        var loadRefused = false
         var retryRun = false
         var failure: DesktopSourceFailure?
         /// Whether KWin's screen locker is active, as KWin's own connection said.
@@ -48,6 +52,7 @@ package final class KWinSource: DesktopSource {
     /// The script's newest picture, whose lock state the screen locker's word replaces.
     private var newest: DesktopPicture?
     private var loaded = false
+    private var loadAttempts = 0
 
     /// Connects to the session bus at `address` (the user's own when `nil`), takes ``serviceName``, and loads the
     /// script at `scriptPath` into KWin.
@@ -100,6 +105,14 @@ package final class KWinSource: DesktopSource {
             if result == 0 { break }
         }
         if let failure = inbox.failure { throw failure }
+        if inbox.loadDue {
+            inbox.loadDue = false
+            try loadScript()
+        }
+        if inbox.loadRefused {
+            inbox.loadRefused = false
+            try unloadThenLoad()
+        }
         if let id = inbox.loadedID {
             inbox.loadedID = nil
             try run(id, second: false)
@@ -170,7 +183,30 @@ package final class KWinSource: DesktopSource {
             KWinSource.lockerSaid(message, Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue())
             return 0
         }
-        try send(Self.kwinName, "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [Self.pluginName], nil)
+        loadAttempts = 0
+        try unloadThenLoad()
+        loaded = true
+    }
+
+    /// Unloads a script of the plugin's name, then, once KWin answered (KWin drops an unloaded script after its
+    /// answer), loads the script again.
+    private func unloadThenLoad() throws(DesktopSourceFailure) {
+        loadAttempts += 1
+        guard loadAttempts <= 3 else {
+            throw DesktopSourceFailure("KWin keeps a script named \(Self.pluginName) that it does not unload")
+        }
+        try send(Self.kwinName, "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [Self.pluginName]) {
+            _,
+            context,
+            _ in
+            guard let context else { return 0 }
+            Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue().loadDue = true
+            return 0
+        }
+    }
+
+    /// Loads the script into KWin; its answer gives the id to run, or says a script of that name is still loaded.
+    private func loadScript() throws(DesktopSourceFailure) {
         try send(Self.kwinName, "/Scripting", "org.kde.kwin.Scripting", "loadScript", [scriptPath, Self.pluginName]) {
             message,
             context,
@@ -178,15 +214,15 @@ package final class KWinSource: DesktopSource {
             guard let message, let context else { return 0 }
             let inbox = Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue()
             var id: Int32 = -1
-            if sd_bus_message_get_error(message) == nil, sd_bus_message_read_basic(message, code("i"), &id) > 0, id >= 0
-            {
-                inbox.loadedID = id
-            } else {
+            if sd_bus_message_get_error(message) != nil || sd_bus_message_read_basic(message, code("i"), &id) <= 0 {
                 inbox.failure = DesktopSourceFailure("KWin cannot load locd's script: is it installed?")
+            } else if id < 0 {
+                inbox.loadRefused = true
+            } else {
+                inbox.loadedID = id
             }
             return 0
         }
-        loaded = true
     }
 
     /// Runs the script KWin loaded as `id`: at `/<id>` (KWin 5.27), else at `/Scripting/Script<id>` (later versions).

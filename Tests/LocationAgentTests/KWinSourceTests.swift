@@ -98,4 +98,22 @@ struct KWinSourceTests {
         try session.lock()
         #expect(try reader.waitFor(timeout: 10) { $0.locked }, "\(session.log)")
     }
+
+    @Test(
+        "L18: a script an agent left loaded when it ended without unloading it is replaced, and the picture follows",
+        .enabled(if: canRun, "needs root, kwin-wayland, gdbus and python3-gi's GTK 3 (.ci/install-deps --tests)")
+    )
+    func leftScriptIsReplaced() throws {
+        let session = try KWinSession()
+        _ = try session.openWindow("io.locd.TestMaps")
+        // An agent that was killed left its script loaded in KWin, under the same plugin name.
+        let left = try session.run([
+            "/usr/bin/gdbus", "call", "--session", "--dest", "org.kde.KWin", "--object-path", "/Scripting", "--method",
+            "org.kde.kwin.Scripting.loadScript", session.scriptPath, KWinSource.pluginName,
+        ])
+        #expect(left.status == 0 && session.scriptLoaded(KWinSource.pluginName) == true, "\(left.output)")
+        let reader = DesktopPictureReader(try KWinSource(address: session.address, scriptPath: session.scriptPath))
+        try session.activate("io.locd.TestMaps")
+        #expect(try reader.waitFor(timeout: 10) { $0.windows.first { $0.focused }?.appID == "io.locd.TestMaps" })
+    }
 }
