@@ -214,8 +214,11 @@ package final class KWinSource: DesktopSource {
             guard let message, let context else { return 0 }
             let inbox = Unmanaged<Inbox>.fromOpaque(context).takeUnretainedValue()
             var id: Int32 = -1
-            if sd_bus_message_get_error(message) != nil || sd_bus_message_read_basic(message, code("i"), &id) <= 0 {
-                inbox.failure = DesktopSourceFailure("KWin cannot load locd's script: is it installed?")
+            if let error = sd_bus_message_get_error(message) {
+                let name = error.pointee.name.map { String(cString: $0) } ?? "no answer"
+                inbox.failure = DesktopSourceFailure("KWin did not load locd's script (\(name)): is KWin running?")
+            } else if sd_bus_message_read_basic(message, code("i"), &id) <= 0 {
+                inbox.failure = DesktopSourceFailure("KWin answered loadScript with no id")
             } else if id < 0 {
                 inbox.loadRefused = true
             } else {
