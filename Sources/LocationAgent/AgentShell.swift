@@ -95,6 +95,8 @@ package final class AgentShell {
         if let found = DesktopSources.detect(environment: configuration.environment) {
             desktop = DesktopLink(found: found, socketPath: configuration.socketPath, logger: logger)
         }
+        // The desktop's source ends with the agent: KWin's script is unloaded (L18).
+        defer { desktop = nil }
         while true {
             for signal in try bus.process() { perform(handle(signal)) }
             settings?.afterBus()

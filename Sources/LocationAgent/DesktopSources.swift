@@ -7,8 +7,8 @@ package enum DesktopSources {
     }
 
     /// The desktop the environment names, checked in order: `SWAYSOCK` (sway), `XDG_CURRENT_DESKTOP` naming GNOME
-    /// (GNOME Shell, but not Phosh's `Phosh:GNOME`), `WAYLAND_DISPLAY` (KWin, or any other compositor read as
-    /// wlroots: its foreign-toplevel protocol, L17), `DISPLAY` alone (the X Window System);
+    /// (GNOME Shell, but not Phosh's `Phosh:GNOME`) or KDE (KWin, L18), `WAYLAND_DISPLAY` (any other compositor read
+    /// as wlroots: its foreign-toplevel protocol, L17), `DISPLAY` alone (the X Window System);
     /// `nil` where none is (a terminal, ssh): then apps keep their own word (L11).
     package static func detect(environment: [String: String]) -> Found? {
         let current = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map { $0.lowercased() }
@@ -24,10 +24,14 @@ package enum DesktopSources {
                 try GnomeShellSource(address: address)
             }
         }
-        if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
-            if current.contains("kde") {
-                return unreadable("kwin", "reading kwin needs its window-management protocol")
+        if current.contains("kde") {
+            let address = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+            let script = KWinSource.scriptPath(environment: environment)
+            return Found(name: "kwin") { () throws(DesktopSourceFailure) -> any DesktopSource in
+                try KWinSource(address: address, scriptPath: script)
             }
+        }
+        if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
             return Found(name: "wlroots") { () throws(DesktopSourceFailure) -> any DesktopSource in
                 try WlrootsSource(displayName: display, phone: phone)
             }
@@ -38,12 +42,5 @@ package enum DesktopSources {
             }
         }
         return nil
-    }
-
-    /// A desktop found whose reader this build lacks: said once, plainly, as any other that cannot be read (N15).
-    private static func unreadable(_ name: String, _ why: String) -> Found {
-        Found(name: name) { () throws(DesktopSourceFailure) -> any DesktopSource in
-            throw DesktopSourceFailure("this locd-agent cannot read \(name): \(why), which it does not have")
-        }
     }
 }

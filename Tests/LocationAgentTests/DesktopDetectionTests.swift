@@ -8,11 +8,12 @@ struct DesktopDetectionTests {
         DesktopSources.detect(environment: environment)?.name
     }
 
-    @Test("N15: SWAYSOCK is sway, GNOME in XDG_CURRENT_DESKTOP GNOME Shell, then WAYLAND_DISPLAY, then DISPLAY alone")
+    @Test("N15, L18: SWAYSOCK is sway, GNOME or KDE in XDG_CURRENT_DESKTOP, then WAYLAND_DISPLAY, then DISPLAY alone")
     func detection() {
         #expect(name(["SWAYSOCK": "/run/user/1000/sway-ipc.sock", "WAYLAND_DISPLAY": "wayland-1"]) == "sway")
         #expect(name(["XDG_CURRENT_DESKTOP": "ubuntu:GNOME", "WAYLAND_DISPLAY": "wayland-0"]) == "gnome-shell")
         #expect(name(["XDG_CURRENT_DESKTOP": "KDE", "WAYLAND_DISPLAY": "wayland-0"]) == "kwin")
+        #expect(name(["XDG_CURRENT_DESKTOP": "KDE", "DISPLAY": ":0"]) == "kwin", "L18: KWin on X11 runs scripts too")
         #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "phosh:GNOME-Mobile"]) == "wlroots")
         #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "Phosh:GNOME"]) == "wlroots", "L17")
         #expect(name(["WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "labwc:wlroots"]) == "wlroots")

@@ -144,7 +144,7 @@ package final class GnomeSession {
         }
     }
 
-    private static func busConfiguration(address: String) -> String {
+    package static func busConfiguration(address: String) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
