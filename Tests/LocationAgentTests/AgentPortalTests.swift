@@ -26,7 +26,8 @@ extension AgentSettingsTests {
         #!/bin/bash
         set -e
         root=$(mktemp -d /tmp/flatpak-root.XXXXXX)
-        exec /usr/bin/unshare --user --map-root-user --mount /bin/bash -c '
+        trap 'rmdir "$root"' EXIT
+        /usr/bin/unshare --user --map-root-user --mount /bin/bash -c '
         set -e
         root=$0; app=$1; shift 1
         mount -t tmpfs tmpfs "$root"
