@@ -27,7 +27,7 @@ final class SettingsSync {
     private var streamRetry = 1.0
     private var streamDue: ContinuousClock.Instant?
     private var switchDue: ContinuousClock.Instant?
-    private var lastUseDue = ContinuousClock.now.advanced(by: .seconds(SettingsSyncCore.lastUsedInterval))
+    private var lastUseDue: ContinuousClock.Instant
     private var read: (apps: JSONObject?, status: JSONObject?) = (nil, nil)
     private var storeAbsentSaid = false
     /// Whether locd's last `Status` said the person may administer (I3): their calls then name their own uid.
@@ -38,7 +38,11 @@ final class SettingsSync {
         self.logger = logger
         agreedPath = Self.agreedPath(environment: environment)
         let text = (try? String(contentsOfFile: agreedPath, encoding: .utf8)) ?? ""
-        core = SettingsSyncCore(agreed: AgreedSettings(text: text))
+        core = SettingsSyncCore(
+            agreed: AgreedSettings(text: text),
+            lastUsedInterval: Self.lastUsedInterval(environment: environment)
+        )
+        lastUseDue = .now.advanced(by: .seconds(core.lastUsedInterval))
         store = try PermissionStore(bus: bus)
         locationSwitch = LocationSwitch()
         calls = LocdCalls(socketPath: socketPath)
@@ -50,6 +54,15 @@ final class SettingsSync {
             environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
         return state + "/locd/desktop-settings"
+    }
+
+    /// N9's period of LAST_USED: `LOCD_AGENT_LAST_USED_INTERVAL` seconds (a whole number from 1 to 3600, for
+    /// tests), 60 without it or when it is not one.
+    static func lastUsedInterval(environment: [String: String]) -> Double {
+        guard let text = environment["LOCD_AGENT_LAST_USED_INTERVAL"], let seconds = Int(text),
+            (1...3600).contains(seconds)
+        else { return SettingsSyncCore.defaultLastUsedInterval }
+        return Double(seconds)
     }
 
     /// Opens locd's event stream, reads the store and GNOME's switch, and reads locd.
@@ -95,7 +108,7 @@ final class SettingsSync {
             startSwitch()
         }
         if lastUseDue <= now {
-            lastUseDue = now.advanced(by: .seconds(SettingsSyncCore.lastUsedInterval))
+            lastUseDue = now.advanced(by: .seconds(core.lastUsedInterval))
             perform(core.lastUseDue(now: Self.unixNow))
         }
     }

@@ -142,7 +142,7 @@ extension SettingsSyncCore {
         var actions: [Action] = []
         for app in locd.using.sorted() where Self.isSynced(app) {
             guard let entry = store[app], let grant = DesktopGrant(entry: entry), grant != .never else { continue }
-            let due = lastUseWritten[app].map { now - $0 >= Self.lastUsedInterval } ?? true
+            let due = lastUseWritten[app].map { now - $0 >= lastUsedInterval } ?? true
             guard !previous.contains(app) || due else { continue }
             lastUseWritten[app] = now
             actions.append(.writeStore(app: app, level: entry[0], lastUsed: String(Int64(now))))

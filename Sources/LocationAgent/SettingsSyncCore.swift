@@ -36,8 +36,8 @@ struct SettingsSyncCore {
 
     /// The name locd gives the desktop portal's own app (G21, N11).
     static let portalApp = "xdg-desktop-portal"
-    /// How often an app that goes on using location has its LAST_USED written (N9).
-    static let lastUsedInterval = 60.0
+    /// How often an app that goes on using location has its LAST_USED written by default (N9).
+    static let defaultLastUsedInterval = 60.0
     /// How long after a grant in the store the portal's app, first seen undecided, takes it (N11).
     static let portalWindow = 10.0
 
@@ -61,8 +61,12 @@ struct SettingsSyncCore {
     /// Whether GNOME's `max-accuracy-level` is below exact (N14); `nil` until it is read.
     var capped: Bool?
 
-    init(agreed: AgreedSettings) {
+    /// How often an app that goes on using location has its LAST_USED written (N9), in seconds.
+    let lastUsedInterval: Double
+
+    init(agreed: AgreedSettings, lastUsedInterval: Double = defaultLastUsedInterval) {
         self.agreed = agreed
+        self.lastUsedInterval = lastUsedInterval
     }
 
     /// The agent starts: read locd.

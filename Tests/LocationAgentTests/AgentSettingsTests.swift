@@ -475,3 +475,59 @@ extension AgentSettingsTests {
         withExtendedLifetime(display) {}
     }
 }
+
+extension AgentSettingsTests {
+    @Test(
+        """
+        N9: while an app locates for longer than the period, the store's LAST_USED of it moves forward, its LEVEL \
+        unchanged; another app's entry is untouched
+        """,
+        .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
+    )
+    func lastUseKeptCurrent() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let display = try XDisplay()
+        let alice = try Desktop(display: display, uid: Self.alice, services: Self.services)
+        // The period made 2 s, so that three of them pass within the test (N9: 60 s by default).
+        let agent = try alice.start(
+            [
+                "/usr/bin/env", "LOCD_AGENT_LAST_USED_INTERVAL=2", DaemonProcess.executable("locd-agent"), "--socket",
+                daemon.socketPath, "--verbose",
+            ],
+            log: "agent.log"
+        )
+        let maps = "com.ex.maps"
+        let idle = "com.ex.run"
+        try Self.locctl(alice, daemon, ["auth", maps, "always"])
+        try Self.locctl(alice, daemon, ["auth", idle, "while-using"])
+        #expect(eventually(timeout: 3) { Self.table(alice)[maps]?.first == "EXACT" }, "\(agent.log)")
+        #expect(eventually(timeout: 3) { Self.table(alice)[idle]?.first == "EXACT" }, "\(agent.log)")
+        // An old LAST_USED, as GNOME Settings would keep it, so that each write of the agent shows.
+        try Self.store(alice, "SetPermission", ["location", "true", "location", maps, "['EXACT', '1000']"])
+        let idleEntry = Self.table(alice)[idle]
+        let app = try alice.start(
+            [DaemonProcess.executable("locd-example"), "--socket", daemon.socketPath, "--app", maps],
+            log: "maps.log"
+        )
+        func using() -> Bool {
+            let status = try? daemon.connect().call("io.locd.Admin.Status")["status"]
+            return status?["appsUsingLocation"]?.arrayValue?.contains(.string(maps)) ?? false
+        }
+        #expect(eventually(timeout: 10) { using() }, "\(app.log)")
+        func lastUsed() -> Int? { Self.table(alice)[maps].flatMap { $0.count == 2 ? Int($0[1]) : nil } }
+        // Written when it starts…
+        #expect(eventually(timeout: 5) { (lastUsed() ?? 0) > 1000 }, "\(agent.log)")
+        let first = try #require(lastUsed())
+        #expect(Self.isRecent(String(first)))
+        // …and again while it goes on, each later than the one before.
+        #expect(eventually(timeout: 8) { (lastUsed() ?? 0) > first }, "\(agent.log)")
+        let second = try #require(lastUsed())
+        #expect(eventually(timeout: 8) { (lastUsed() ?? 0) > second }, "\(agent.log)")
+        #expect(using(), "\(app.log)")
+        #expect(Self.table(alice)[maps]?.first == "EXACT")
+        #expect(Self.label(maps, of: Self.alice, daemon) == "always")
+        #expect(Self.table(alice)[idle] == idleEntry)
+        withExtendedLifetime(display) {}
+    }
+}
