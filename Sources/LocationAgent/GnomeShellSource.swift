@@ -37,21 +37,7 @@ package final class GnomeShellSource: DesktopSource {
     /// the shell for its picture.
     /// - Throws: ``DesktopSourceFailure`` when the session bus cannot be reached.
     package init(address: String? = nil) throws(DesktopSourceFailure) {
-        var opened: OpaquePointer?
-        var result: Int32
-        if let address {
-            result = sd_bus_new(&opened)
-            if result >= 0 { result = sd_bus_set_address(opened, address) }
-            if result >= 0 { result = sd_bus_set_bus_client(opened, 1) }
-            if result >= 0 { result = sd_bus_start(opened) }
-        } else {
-            result = sd_bus_open_user(&opened)
-        }
-        guard result >= 0, let opened else {
-            if let opened { sd_bus_unref(opened) }
-            throw DesktopSourceFailure("cannot connect to the session bus: \(String(cString: strerror(-result)))")
-        }
-        bus = opened
+        bus = try DesktopBus.open(address: address)
         let context = Unmanaged.passUnretained(inbox).toOpaque()
         let rules = [
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"

@@ -58,21 +58,7 @@ package final class KWinSource: DesktopSource {
     /// script at `scriptPath` into KWin.
     /// - Throws: ``DesktopSourceFailure`` when the bus, the name, KWin or the script cannot be had.
     package init(address: String? = nil, scriptPath: String) throws(DesktopSourceFailure) {
-        var opened: OpaquePointer?
-        var result: Int32
-        if let address {
-            result = sd_bus_new(&opened)
-            if result >= 0 { result = sd_bus_set_address(opened, address) }
-            if result >= 0 { result = sd_bus_set_bus_client(opened, 1) }
-            if result >= 0 { result = sd_bus_start(opened) }
-        } else {
-            result = sd_bus_open_user(&opened)
-        }
-        guard result >= 0, let opened else {
-            if let opened { sd_bus_unref(opened) }
-            throw DesktopSourceFailure("cannot connect to the session bus: \(String(cString: strerror(-result)))")
-        }
-        bus = opened
+        bus = try DesktopBus.open(address: address)
         self.scriptPath = scriptPath
         do {
             try listen()
