@@ -190,10 +190,7 @@ extension AgentSettingsTests {
 
 extension AgentSettingsTests {
     @Test(
-        """
-        N13: a second user who writes an app id of the first user's into their own store changes only their own app; \
-        the first user's store and records are untouched
-        """,
+        "N13: a second user who writes the first user's app id into their own store changes only their own app",
         .enabled(if: isAvailable, "needs root, dbus-daemon, xdg-permission-store and dconf")
     )
     func anotherUsersStore() throws {
