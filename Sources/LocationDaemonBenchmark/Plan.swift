@@ -194,8 +194,8 @@ struct Plan {
                 display: String(format: "%.2f", ratio),
                 value: ratio,
                 unit: "ratio",
-                target: "≥ 0.5",
-                met: ratio >= 0.5
+                target: "≥ 0.75",
+                met: ratio >= 0.75
             )
         )
     }
