@@ -13,47 +13,34 @@ package final class SwaySession {
     package static let isAvailable = ["/usr/bin/sway", "/usr/bin/swaymsg", "/usr/bin/foot"]
         .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-    package let uid: UInt32
-    package let directory: TemporaryDirectory
+    package let launcher: SessionLauncher
+    package var uid: UInt32 { launcher.uid }
+    package var directory: TemporaryDirectory { launcher.directory }
     /// `XDG_RUNTIME_DIR` of the session, where sway makes its sockets.
-    package let runtime: String
+    package var runtime: String { launcher.runtime }
     /// sway's IPC socket (`SWAYSOCK`) and Wayland display (`WAYLAND_DISPLAY`).
     package private(set) var socket = ""
     package private(set) var display = ""
-    private var processes: [ScriptProcess] = []
 
     /// Starts sway as `uid` and waits until its IPC socket and Wayland display are there.
     package init(uid: UInt32) throws {
-        self.uid = uid
-        directory = try TemporaryDirectory(prefix: "sway")
-        chown(directory.path, uid, uid)
-        chmod(directory.path, 0o755)
-        runtime = directory.at("run")
-        mkdir(runtime, 0o700)
-        chown(runtime, uid, uid)
-        let config = try directory.write(
+        launcher = try SessionLauncher(uid: uid, prefix: "sway")
+        let config = try launcher.directory.write(
             "config",
             "output HEADLESS-1 resolution 1280x800\nxwayland disable\ndefault_border none\nworkspace_layout tabbed\n"
         )
         chmod(config, 0o644)
         let sway = try start(["/usr/bin/sway", "-c", config], log: "sway.log")
-        var found: (String, String)?
+        display = try launcher.waitForDisplay(of: sway, named: "sway")
+        let runtime = launcher.runtime
+        var ipc: String?
         _ = eventually(timeout: 20, every: 0.02) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []
-            if let ipc = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }),
-                let wayland = names.first(where: { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") })
-            {
-                found = (runtime + "/" + ipc, wayland)
-            }
-            return found != nil || !sway.process.isRunning
+            ipc = names.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }
+            return ipc != nil || !sway.process.isRunning
         }
-        guard let found else { throw StandInFailure("sway did not start: \(sway.log)") }
-        (socket, display) = found
-    }
-
-    deinit {
-        for process in processes.reversed() { process.kill9() }
-        directory.remove()
+        guard let ipc else { throw StandInFailure("sway made no IPC socket: \(sway.log)") }
+        socket = runtime + "/" + ipc
     }
 
     /// The session's environment as a program in it sees it: the runtime directory, sway's socket and display.
@@ -73,16 +60,7 @@ package final class SwaySession {
     ) throws
         -> ScriptProcess
     {
-        var variables = ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path, "XDG_RUNTIME_DIR": runtime]
-        if !socket.isEmpty { variables.merge(environment) { $1 } }
-        variables.merge(["WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]) { $1 }
-        variables.merge(extra) { $1 }
-        let env = ["/usr/bin/env", "-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let launcher =
-            getuid() == uid ? [] : ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"]
-        let process = try ScriptProcess(launcher + env + arguments, logPath: directory.at(log))
-        processes.append(process)
-        return process
+        try launcher.start(arguments, log: log, environment: (socket.isEmpty ? [:] : environment).merging(extra) { $1 })
     }
 
     /// Opens a `foot` window whose Wayland `app_id` is `appID`, running `command` (a shell's `cat` if none), and waits
@@ -106,9 +84,7 @@ package final class SwaySession {
 
     /// Runs `swaymsg` with `arguments` as the session's user, to its end.
     package func message(_ arguments: [String]) throws {
-        let launcher =
-            getuid() == uid ? [] : ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"]
-        let run = try ChildProcess(launcher + ["/usr/bin/swaymsg", "-s", socket] + arguments)
+        let run = try ChildProcess(launcher.asUser + ["/usr/bin/swaymsg", "-s", socket] + arguments)
         guard run.status == 0 else { throw StandInFailure("swaymsg \(arguments) failed: \(run.output)") }
     }
 
@@ -122,9 +98,8 @@ package final class SwaySession {
 
     /// The windows sway has: app id, pid and focus.
     package func windows() -> [(appID: String?, pid: Int32?, focused: Bool)] {
-        let launcher =
-            getuid() == uid ? [] : ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"]
-        guard let run = try? ChildProcess(launcher + ["/usr/bin/swaymsg", "-s", socket, "-r", "-t", "get_tree"]),
+        guard
+            let run = try? ChildProcess(launcher.asUser + ["/usr/bin/swaymsg", "-s", socket, "-r", "-t", "get_tree"]),
             let tree = JSONValue.parse(Array(run.output.utf8))
         else { return [] }
         var found: [(appID: String?, pid: Int32?, focused: Bool)] = []
