@@ -53,8 +53,8 @@ package enum StreamMessage: Hashable, Sendable {
     case agentCounted
     case event(AdminEvent)
     /// The session a `CreateSession` or `ResumeSession` called with `more` made or took back, sent as soon as it is
-    /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core never
-    /// produces it: the shell's write-behind sends it ahead of the reply it holds.
+    /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core puts it just
+    /// before that reply, only when the event writes no decision; it waits for no write of its own event.
     case decided(SessionView)
 }
 

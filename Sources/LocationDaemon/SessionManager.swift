@@ -133,10 +133,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[connection.id, default: [:]][serial] = monitor
         }
-        // R11: with `more`, a session's decision goes out before the session is stored, the final reply after.
         run(
             .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
-            early: call.more && decoded.makesSession,
             name: call.interface == "io.locd.Admin" ? call.method : ""
         )
     }
@@ -219,14 +217,13 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     // MARK: Running the core
 
     /// Hands one event to the core and carries out what it returns.
-    /// - Parameter early: whether a call's session goes out ahead of the reply that waits for it to be stored (R11).
     /// - Parameter name: the call's Varlink method, which a refusal the core answers is logged under (I6, H4).
-    func run(_ event: Event, early: Bool = false, name: String = "") {
+    func run(_ event: Event, name: String = "") {
         let actions = core.handle(event, at: clock.now())
         if case .call(let call, let method) = event {
             if method.makesApps { logAppLimit(actions, call: call, method: method) }
             if !name.isEmpty { logDenial(actions, call: call, method: name) }
-            perform(actions, answersCall: true, early: early ? call : nil)
+            perform(actions, answersCall: true)
         } else {
             perform(actions, answersCall: false)
         }
@@ -339,7 +336,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Carries out an event's actions: journals its writes, arms the timer, starts or stops the provider, and
     /// hands writes and messages to the write-behind, which sends each message at once or once the writes it
     /// waits for are stored (R1, R2, R10–R12).
-    private func perform(_ actions: [Action], answersCall: Bool, early: CallID? = nil) {
+    private func perform(_ actions: [Action], answersCall: Bool) {
         for action in actions {
             switch action {
             case .persist(let write): journal.record(write)
@@ -351,7 +348,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             default: break
             }
         }
-        writeBehind.add(actions, answersCall: answersCall, early: early)
+        writeBehind.add(actions, answersCall: answersCall)
     }
 
     /// The refusal of a call that may write while `max-pending-writes` writes wait for the store (R13).
@@ -474,14 +471,6 @@ extension Call {
     fileprivate var makesApps: Bool {
         switch self {
         case .hello, .brokeredHello: true
-        default: false
-        }
-    }
-
-    /// Whether the call makes or takes back a session, whose decision a caller with `more` hears first (R11).
-    fileprivate var makesSession: Bool {
-        switch self {
-        case .createSession, .resumeSession: true
         default: false
         }
     }

@@ -82,13 +82,13 @@ final class WriteBehind {
     ///
     /// The event's messages wait for its writes if one is a decision (R1: its reply, and every stream value
     /// that shows it, R12), or a session the event's reply acknowledges (R2: a call's). A session written
-    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait.
-    /// - Parameter early: a `CreateSession` or `ResumeSession` called with `more`: when only its session waits to
-    ///   be stored, the session goes ahead of the held reply as a `continues` reply (R11).
-    func add(_ actions: [Action], answersCall: Bool, early: CallID? = nil) {
+    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait. The
+    /// session the core sends ahead of its reply (``StreamMessage/decided(_:)``) waits for decisions only (R11).
+    func add(_ actions: [Action], answersCall: Bool) {
         let first = batchMessages.count
         var decides = false
         var storesSession = false
+        var decided: Int?
         for action in actions {
             switch action {
             case .persist(let write):
@@ -96,16 +96,16 @@ final class WriteBehind {
                 decides = decides || write.isDecision
                 storesSession = storesSession || (answersCall && write.isSession)
             case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: break
+            case .emit(_, .decided):
+                decided = batchMessages.count
+                batchMessages.append(action)
             default: batchMessages.append(action)
             }
         }
         // Only this event's messages wait for its writes, not those of the turn's other events (R10).
         let waits = decides || storesSession
         batchMessageWaits.append(contentsOf: repeatElement(waits, count: batchMessages.count - first))
-        if let early, storesSession && !decides, let reply = sessionReply(to: early, from: first) {
-            batchMessages.insert(.emit(early, .decided(reply.session)), at: reply.index)
-            batchMessageWaits.insert(false, at: reply.index)
-        }
+        if let decided { batchMessageWaits[decided] = decides }
         // A turn that piles up many writes (a thousand clients gone at once) commits and sends as it goes,
         // so that what each event stamped goes out close to its stamp and later deadlines are not held
         // behind one huge commit. Not while a flush sends: a reply there can start a connection's next
@@ -115,14 +115,6 @@ final class WriteBehind {
         flushScheduled = true
         // A task runs after the loop has handled every read of this turn: one commit for all of them.
         eventLoop.assumeIsolated().execute { [self] in flushBatch() }
-    }
-
-    /// The reply carrying a session to `call` among the turn's messages from `first` on, and where it is.
-    private func sessionReply(to call: CallID, from first: Int) -> (index: Int, session: SessionView)? {
-        for index in first..<batchMessages.count {
-            if case .reply(call, .session(let session)) = batchMessages[index] { return (index, session) }
-        }
-        return nil
     }
 
     /// Hands the turn's writes to the committer, then sends the turn's replies and stream messages, in the

@@ -245,9 +245,8 @@ import Testing
         let call = CallID(client: ClientID(1), serial: 1)
         let session = createdSession(1)
         t.writeBehind.add(
-            [.persist(session.write), .reply(call, .session(session.view))],
-            answersCall: true,
-            early: call
+            [.persist(session.write), .emit(call, .decided(session.view)), .reply(call, .session(session.view))],
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown == ["early 101"])
@@ -275,8 +274,7 @@ import Testing
         let session = createdSession(1)
         t.writeBehind.add(
             [.persist(decision("a")), .persist(session.write), .reply(first, .session(session.view))],
-            answersCall: true,
-            early: first
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown.isEmpty)
@@ -286,14 +284,12 @@ import Testing
         let theirs = createdSession(2)
         let others = createdSession(3, app: "b")
         t.writeBehind.add(
-            [.persist(theirs.write), .reply(second, .session(theirs.view))],
-            answersCall: true,
-            early: second
+            [.persist(theirs.write), .emit(second, .decided(theirs.view)), .reply(second, .session(theirs.view))],
+            answersCall: true
         )
         t.writeBehind.add(
-            [.persist(others.write), .reply(other, .session(others.view))],
-            answersCall: true,
-            early: other
+            [.persist(others.write), .emit(other, .decided(others.view)), .reply(other, .session(others.view))],
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown == ["early 301"])
