@@ -21,6 +21,18 @@ package enum Action: Sendable {
     case overruled(AppKey, desktop: String)
     /// An app with no window had a While Using record, carried over to Always: logged (L14).
     case carriedOver(AppKey)
+    /// A refusal the log tells of as it tells the shell's own (I6): the shell logs it; the call's error answers it.
+    case refused(CallID, Refusal)
+}
+
+/// What the log says of a call the core refused (I6).
+package enum Refusal: Hashable, Sendable {
+    /// H4: a call beyond its caller's reach (another user's apps named, an administrators' method); `uid`: the
+    /// caller's, `nil` when the kernel did not say.
+    case denied(reason: String, uid: UInt32?)
+    /// F20: a `Hello` that would make the app `appID` for `uid`, who has `maximum` apps already (`max-apps-per-uid`);
+    /// `process`: the process a broker said it for, `nil` for a process's own `Hello`.
+    case appLimit(appID: String, uid: UInt32, process: Int32?, maximum: Int)
 }
 
 /// The parameters of a reply.

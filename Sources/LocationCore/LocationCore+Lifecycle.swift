@@ -108,6 +108,14 @@ extension LocationCore {
         // F20, H8: the app this Hello makes is its user's, who may have max-apps-per-uid of them.
         if let user, ownedApps[account(user), default: 0] >= configuration.maxAppsPerUID {
             fail(call, .limitExceeded(limit: "max-apps-per-uid", maximum: configuration.maxAppsPerUID))
+            // I6: a flood of invented app ids is told in the log, two lines per window.
+            let refusal = Refusal.appLimit(
+                appID: appID,
+                uid: user,
+                process: broker?.process,
+                maximum: configuration.maxAppsPerUID
+            )
+            messages.append(.refused(call, refusal))
             return nil
         }
         let app = addApp(key, manifest: standIn)

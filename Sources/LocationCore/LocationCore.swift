@@ -286,6 +286,10 @@ package struct LocationCore {
 
     mutating func fail(_ call: CallID, _ error: LocationError) {
         answer = .fail(call, error)
+        // H4, I6: every call refused for its caller's reach is told in the log.
+        if case .permissionDenied(let reason) = error {
+            messages.append(.refused(call, .denied(reason: reason, uid: clients[call.client]?.uid)))
+        }
     }
 
     /// R11: a session call asked with `more` hears its session at once, ahead of the reply that acknowledges it

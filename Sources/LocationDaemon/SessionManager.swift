@@ -133,10 +133,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[connection.id, default: [:]][serial] = monitor
         }
-        run(
-            .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
-            name: call.interface == "io.locd.Admin" ? call.method : ""
-        )
+        run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded), name: call.method)
     }
 
     /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
@@ -220,53 +217,34 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// - Parameter name: the call's Varlink method, which a refusal the core answers is logged under (I6, H4).
     func run(_ event: Event, name: String = "") {
         let actions = core.handle(event, at: clock.now())
-        if case .call(let call, let method) = event {
-            if method.makesApps { logAppLimit(actions, call: call, method: method) }
-            if !name.isEmpty { logDenial(actions, call: call, method: name) }
-            perform(actions, answersCall: true)
+        if case .call = event {
+            perform(actions, answersCall: true, method: name)
         } else {
             perform(actions, answersCall: false)
         }
     }
 
-    /// H4: a call the core refused for its caller's scope (another user named, an administrators' method) is logged
-    /// as the shell's refusals are (I6): in full once per uid and method per 10 s, then as a count.
-    private func logDenial(_ actions: [Action], call: CallID, method: String) {
-        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
-            case .fail(_, .permissionDenied(let reason)) = action
-        else { return }
-        let peer = connections[call.client.raw]?.credentials
-        let key = RefusalLog.Key(uid: peer?.uid ?? UInt32.max, method: method, app: "")
-        audit(key, "refused \(method): \(reason)", pid: peer?.pid ?? 0, app: "")
-    }
-
-    /// F20: a `Hello` refused at `max-apps-per-uid` is logged as refusals are (I6): in full once per uid per 10 s,
-    /// then as a count, so that a flood of invented app ids writes two lines per window.
-    private func logAppLimit(_ actions: [Action], call: CallID, method: Call) {
-        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
-            case .fail(_, .limitExceeded(let limit, let maximum)) = action, limit == "max-apps-per-uid"
-        else { return }
-        let connection = connections[call.client.raw]
-        let uid: UInt32
-        let appID: String
-        switch method {
-        case .brokeredHello(let app, _, let process, _, let owner):
-            uid = owner ?? UInt32.max
-            appID = "\(app) (process \(process), through a broker)"
-        case .hello(let app, _):
-            uid = connection?.credentials?.uid ?? UInt32.max
-            appID = app
-        default:
-            return
+    /// A call the core refused, logged as the shell's refusals are (I6): in full once per uid and method per 10 s,
+    /// then as a count. A `Hello` refused at `max-apps-per-uid` is counted per uid, not per app (F20), so that a
+    /// flood of invented app ids writes two lines per window.
+    private func log(_ refusal: Refusal, of call: CallID, method: String) {
+        let pid = connections[call.client.raw]?.credentials?.pid ?? 0
+        switch refusal {
+        case .denied(let reason, let uid):
+            let key = RefusalLog.Key(uid: uid ?? UInt32.max, method: method, app: "")
+            audit(key, "refused \(method): \(reason)", pid: pid, app: "")
+        case .appLimit(let appID, let uid, let process, let maximum):
+            let limit = "max-apps-per-uid"
+            let app = process.map { "\(appID) (process \($0), through a broker)" } ?? appID
+            let key = RefusalLog.Key(uid: uid, method: method, app: "", limit: limit)
+            audit(
+                key,
+                "refused \(method) for \(app): uid \(uid) already has \(maximum) apps (\(limit)); "
+                    + "locctl forget --user \(uid) forgets them",
+                pid: pid,
+                app: app
+            )
         }
-        let key = RefusalLog.Key(uid: uid, method: "io.locd.App.Hello", app: "", limit: limit)
-        audit(
-            key,
-            "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
-                + "locctl forget --user \(uid) forgets them",
-            pid: connection?.credentials?.pid ?? 0,
-            app: appID
-        )
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
@@ -336,7 +314,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Carries out an event's actions: journals its writes, arms the timer, starts or stops the provider, and
     /// hands writes and messages to the write-behind, which sends each message at once or once the writes it
     /// waits for are stored (R1, R2, R10–R12).
-    private func perform(_ actions: [Action], answersCall: Bool) {
+    /// - Parameter method: the Varlink method of the call the event is, for the refusals it logs.
+    private func perform(_ actions: [Action], answersCall: Bool, method: String = "") {
         for action in actions {
             switch action {
             case .persist(let write): journal.record(write)
@@ -345,6 +324,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             case .nobodyToAsk(let app): journal.nobodyToAsk(app)
             case .overruled(let app, let desktop): journal.overruled(app, desktop: desktop)
             case .carriedOver(let app): journal.carriedOver(app)
+            case .refused(let call, let refusal): log(refusal, of: call, method: method)
             default: break
             }
         }
@@ -415,7 +395,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver:
+            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused:
                 break
             }
         }
@@ -467,14 +447,6 @@ extension StreamMessage {
 }
 
 extension Call {
-    /// Whether the call may make an app, and so be refused at `max-apps-per-uid` (F20).
-    fileprivate var makesApps: Bool {
-        switch self {
-        case .hello, .brokeredHello: true
-        default: false
-        }
-    }
-
     /// Whether the call only reads: it is answered even while `max-pending-writes` writes wait (R13).
     fileprivate var writesNothing: Bool {
         switch self {

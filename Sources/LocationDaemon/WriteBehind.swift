@@ -95,7 +95,7 @@ final class WriteBehind {
                 batchWrites.append(write)
                 decides = decides || write.isDecision
                 storesSession = storesSession || (answersCall && write.isSession)
-            case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: break
+            case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused: break
             case .emit(_, .decided):
                 decided = batchMessages.count
                 batchMessages.append(action)
@@ -314,7 +314,7 @@ extension Action {
     fileprivate var client: ClientID? {
         switch self {
         case .reply(let call, _), .fail(let call, _), .emit(let call, _), .end(let call, _): call.client
-        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: nil
+        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused: nil
         }
     }
 }
