@@ -61,11 +61,19 @@ struct RefusalTests {
         let own = h.connect(uid: Self.nobody)
         let refused = h.call(own, .hello(appID: "org.invented.b", state: nil))
         #expect(h.error(of: refused) == .limitExceeded(limit: "max-apps-per-uid", maximum: 1))
-        #expect(refusals(h, refused) == [.appLimit(appID: "org.invented.b", uid: Self.nobody, process: nil, maximum: 1)])
+        #expect(
+            refusals(h, refused) == [.appLimit(appID: "org.invented.b", uid: Self.nobody, process: nil, maximum: 1)]
+        )
         let broker = h.connect(pid: 50, uid: 0)
         let brokered = h.call(
             broker,
-            .brokeredHello(appID: "org.invented.c", state: nil, process: 4000, description: "Invented", uid: Self.nobody)
+            .brokeredHello(
+                appID: "org.invented.c",
+                state: nil,
+                process: 4000,
+                description: "Invented",
+                uid: Self.nobody
+            )
         )
         #expect(h.error(of: brokered) == .limitExceeded(limit: "max-apps-per-uid", maximum: 1))
         #expect(
