@@ -21,6 +21,9 @@ package enum Action: Sendable {
     case overruled(AppKey, desktop: String)
     /// An app with no window had a While Using record, carried over to Always: logged (L14).
     case carriedOver(AppKey)
+    /// The connection speaks for this user's app from now on (`nil`: for none, after `Goodbye` or once its app is
+    /// forgotten): while a decision of that app is not stored, what goes to the connection waits for it (R12).
+    case speaksFor(ClientID, AppKey?)
     /// A refusal the log tells of as it tells the shell's own (I6): the shell logs it; the call's error answers it.
     case refused(CallID, Refusal)
 }

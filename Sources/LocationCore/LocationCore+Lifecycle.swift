@@ -25,7 +25,7 @@ extension LocationCore {
                 "a call is dispatched only for a client the core holds (dispatch adds one it never saw)"
             )
         }
-        clients[client]?.app = app
+        bind(client, to: app)
         // I8: a broker's connection speaks for the process it named; Goodbye ends that process's clients only.
         if let broker {
             clients[client]?.pid = broker.process
@@ -144,7 +144,7 @@ extension LocationCore {
             }
             clients[client]?.streams = []
             for stream in open { closeStream(stream, final: true) }
-            clients[client]?.app = nil
+            bind(client, to: nil)
             apps[app].clients.removeAll { $0 == client }
             apps[app].requests.removeAll { $0.client == client }
         }

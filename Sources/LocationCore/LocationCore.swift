@@ -305,6 +305,13 @@ package struct LocationCore {
         if storesSession { persisted.append(.emit(call, .decided(session))) }
     }
 
+    /// Binds a connection to an app, or to none, and tells the shell, which holds what goes to it while a decision of
+    /// that app is not stored (R12).
+    mutating func bind(_ client: ClientID, to app: Int?) {
+        clients[client]?.app = app
+        messages.append(.speaksFor(client, app.map { apps[$0].key }))
+    }
+
     mutating func persist(_ write: Persist) {
         // The buffer leaves with each event's actions: room for the answer and the timer avoids regrowing it.
         if persisted.capacity == 0 { persisted.reserveCapacity(4) }
@@ -399,11 +406,6 @@ package struct LocationCore {
     }
 
     func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
-
-    /// The user's app `client` said `Hello` for, if it did (H1).
-    package func app(of client: ClientID) -> AppKey? {
-        clients[client]?.app.map { apps[$0].key }
-    }
 
     /// The stored (not overlaid) record of an app, as the store holds it.
     package func storedRecord(_ key: AppKey) -> AuthorizationRecord? { apps.handle(key).map { apps[$0].record } }

@@ -395,7 +395,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused:
+            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .speaksFor, .refused:
                 break
             }
         }
@@ -403,10 +403,6 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
 
     func close(_ client: UInt64) {
         connections[client]?.close()
-    }
-
-    func app(of client: ClientID) -> AppKey? {
-        core.app(of: client)
     }
 
     func storeHealthChanged(healthy: Bool) {

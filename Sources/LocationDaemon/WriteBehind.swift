@@ -2,15 +2,13 @@ import LocationCore
 import Logging
 import NIOCore
 
-/// What the write-behind asks of the session manager: to send messages, to close a connection, the app a
-/// connection speaks for, and to tell the core when the store fails or recovers.
+/// What the write-behind asks of the session manager: to send messages, to close a connection, and to tell the core
+/// when the store fails or recovers.
 protocol WriteBehindDelegate: AnyObject {
     /// Sends replies and stream messages that wait for nothing (any more), in order.
     func send(_ messages: [Action])
     /// Closes a connection that let more than `max-held-messages` pile up (R13).
     func close(_ client: UInt64)
-    /// The app a connection speaks for, if it said `Hello`: its messages wait for that app's decisions (R12).
-    func app(of client: ClientID) -> AppKey?
     /// The store failed, or is writable again (U4: monitors report `persistenceUnavailable`).
     func storeHealthChanged(healthy: Bool)
 }
@@ -41,6 +39,9 @@ final class WriteBehind {
     /// it is, that app's connections see nothing newer than the stored decision (R12).
     private var undurableDecisions: [AppKey: UInt64] = [:]
     private var undurableSwitch: UInt64 = 0
+    /// The app each connection speaks for, as the core said (``Action/speaksFor(_:_:)``): its messages wait for that
+    /// app's decisions (R12). A connection that speaks for none has no entry.
+    private var appsOfConnections: [UInt64: AppKey] = [:]
     /// ``finishCommits()`` calls waiting for the last batch.
     private var drains: [EventLoopPromise<Void>] = []
     private var retry: Scheduled<Void>?
@@ -72,9 +73,10 @@ final class WriteBehind {
     /// Writes not yet stored: those the committer has or that wait for a retry, and those gathered since.
     var pendingWrites: Int { openBatch.writes.count + (committing?.writes.count ?? 0) }
 
-    /// Forgets a closed connection's held messages.
+    /// Forgets a closed connection's held messages and its app.
     func drop(_ client: UInt64) {
         held.drop(client)
+        appsOfConnections.removeValue(forKey: client)
     }
 
     /// Collects an event's writes and messages into the batch of this event-loop turn; other actions are the
@@ -95,6 +97,7 @@ final class WriteBehind {
                 batchWrites.append(write)
                 decides = decides || write.isDecision
                 storesSession = storesSession || (answersCall && write.isSession)
+            case .speaksFor(let client, let app): appsOfConnections[client.raw] = app
             case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused: break
             case .emit(_, .decided):
                 decided = batchMessages.count
@@ -170,7 +173,7 @@ final class WriteBehind {
         for (action, waitsForTurn) in zip(messages, waits) {
             guard let client = action.client else { continue }
             var message = HeldMessage(turn: waitsForTurn ? turn : 0, decision: 0, action: action)
-            if appsWait, let app = delegate?.app(of: client) {
+            if appsWait, let app = appsOfConnections[client.raw] {
                 message.decision = max(undurableDecisions[app] ?? 0, undurableSwitch)
             }
             let waiting = held.count(of: client.raw)
@@ -314,7 +317,7 @@ extension Action {
     fileprivate var client: ClientID? {
         switch self {
         case .reply(let call, _), .fail(let call, _), .emit(let call, _), .end(let call, _): call.client
-        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused: nil
+        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .speaksFor, .refused: nil
         }
     }
 }

@@ -38,16 +38,14 @@ import Testing
         }
     }
 
-    /// The session manager's side: what was sent, closed and reported, and the app of each connection.
+    /// The session manager's side: what was sent, closed and reported.
     final class RecordingDelegate: WriteBehindDelegate {
         var sent: [Action] = []
         var closed: [UInt64] = []
         var health: [Bool] = []
-        var apps: [UInt64: String] = [:]
 
         func send(_ messages: [Action]) { sent.append(contentsOf: messages) }
         func close(_ client: UInt64) { closed.append(client) }
-        func app(of client: ClientID) -> AppKey? { apps[client.raw].map { AppKey.noUser($0) } }
         func storeHealthChanged(healthy: Bool) { health.append(healthy) }
     }
 
@@ -69,6 +67,12 @@ import Testing
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             )
             writeBehind.delegate = delegate
+        }
+
+        /// The app each connection speaks for, as the core says at `Hello`.
+        func speak(_ apps: [UInt64: String]) {
+            let bindings = apps.map { Action.speaksFor(ClientID($0.key), AppKey.noUser($0.value)) }
+            writeBehind.add(bindings, answersCall: true)
         }
 
         /// Each message sent, as "early 101" (a session sent ahead of its held reply, R11) or "reply 101", with
@@ -268,7 +272,7 @@ import Testing
     @Test("R11, R12: a session goes ahead of its reply only when no decision must be stored first")
     func sessionDecidedWaitsForDecisions() {
         let t = Fixture()
-        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        t.speak([1: "a", 2: "a", 3: "b"])
         // The same event writes a decision: nothing goes ahead of it (R1), and no early session at all.
         let first = CallID(client: ClientID(1), serial: 1)
         let session = createdSession(1)
@@ -336,7 +340,7 @@ import Testing
     @Test("R12: while an app's decision is not stored, nothing reaches its connections; other apps' do")
     func undurableDecisionHoldsItsApp() {
         let t = Fixture()
-        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        t.speak([1: "a", 2: "a", 3: "b"])
         t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
         t.loop.run()
         t.writeBehind.add([reply(2, 1), reply(3, 1)], answersCall: true)
