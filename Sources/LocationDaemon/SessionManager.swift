@@ -38,6 +38,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     private var timer: Scheduled<Void>?
     /// Store writes, committed off the loop, and the messages that wait for them (R10–R13).
     private let writeBehind: WriteBehind
+    /// The ranges of subordinate uids as read, with their lines for the log; the core counts by their table (H9).
+    private var subordinateIDs: SubordinateIDs
     /// The uids of subordinate ranges asked of the system for an account of their own, for this configuration (H9).
     private var accountLookup = AccountLookup()
     /// `Admin.Reload` calls waiting for the reload they started to finish.
@@ -45,9 +47,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Starts a reload the way `SIGHUP` does; the daemon sets it and calls ``reloadFinished(refusal:)``.
     var requestReload: (() -> Void)?
 
+    /// - Parameter subordinateIDs: the ranges `core`'s configuration counts by, as read (H9).
     init(
         core: LocationCore,
         manifests: [Manifest],
+        subordinateIDs: SubordinateIDs = SubordinateIDs(),
         adminGroup: String,
         brokers: [Broker] = [],
         store: StateStore?,
@@ -58,6 +62,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         logger: Logger
     ) {
         self.core = core
+        self.subordinateIDs = subordinateIDs
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         self.identity = PeerIdentity(adminGroup: adminGroup, brokers: brokers)
         writeBehind = WriteBehind(
@@ -282,19 +287,28 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     /// Reloaded manifests and settings (M2); the caller has validated them.
-    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String, brokers: [Broker]) {
+    /// - Parameter subordinateIDs: the ranges `configuration` counts by, as read (H9).
+    func reload(
+        manifests: [Manifest],
+        configuration: CoreConfiguration,
+        subordinateIDs: SubordinateIDs,
+        adminGroup: String,
+        brokers: [Broker]
+    ) {
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         identity.adminGroup = adminGroup
         identity.brokers = brokers
         // H9: the system is asked afresh; the accounts found in the old ranges are asked again at once, so that
         // what they hold stays counted as theirs.
         var configuration = configuration
+        self.subordinateIDs = subordinateIDs
         accountLookup = AccountLookup()
         for uid in core.configuration.subordinateIDs.accounts {
-            let (_, found) = accountLookup.counted(uid, in: configuration.subordinateIDs)
+            let (_, found) = accountLookup.counted(uid, in: self.subordinateIDs)
             guard let found else { continue }
+            self.subordinateIDs.addAccount(uid)
             configuration.subordinateIDs.addAccount(uid)
-            logger.warning("\(configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+            logger.warning("\(self.subordinateIDs.overlap(uid: uid, name: nil, found))")
         }
         run(.reload(manifests: manifests, configuration: configuration))
     }
@@ -303,10 +317,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// of the system once per configuration whether it has an account of its own (then it counts as itself, and
     /// that is logged); any other uid costs a binary search of the ranges.
     func countedUID(_ uid: UInt32) -> UInt32 {
-        let (counted, found) = accountLookup.counted(uid, in: core.configuration.subordinateIDs)
+        let (counted, found) = accountLookup.counted(uid, in: subordinateIDs)
         if let found {
+            subordinateIDs.addAccount(uid)
             core.accountFound(uid)
-            logger.warning("\(core.configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+            logger.warning("\(subordinateIDs.overlap(uid: uid, name: nil, found))")
         }
         return counted
     }
