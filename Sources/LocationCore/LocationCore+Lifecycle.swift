@@ -115,7 +115,7 @@ extension LocationCore {
                 process: broker?.process,
                 maximum: configuration.maxAppsPerUID
             )
-            messages.append(.refused(call, refusal))
+            tell(.refused(call, refusal))
             return nil
         }
         let app = addApp(key, manifest: standIn)

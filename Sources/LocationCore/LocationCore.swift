@@ -288,7 +288,7 @@ package struct LocationCore {
         answer = .fail(call, error)
         // H4, I6: every call refused for its caller's reach is told in the log.
         if case .permissionDenied(let reason) = error {
-            messages.append(.refused(call, .denied(reason: reason, uid: clients[call.client]?.uid)))
+            tell(.refused(call, .denied(reason: reason, uid: clients[call.client]?.uid)))
         }
     }
 
@@ -309,13 +309,19 @@ package struct LocationCore {
     /// that app is not stored (R12).
     mutating func bind(_ client: ClientID, to app: Int?) {
         clients[client]?.app = app
-        messages.append(.speaksFor(client, app.map { apps[$0].key }))
+        tell(.speaksFor(client, app.map { apps[$0].key }))
     }
 
     mutating func persist(_ write: Persist) {
+        tell(.persist(write))
+    }
+
+    /// Adds an action for the shell itself (a write, the app of a connection, a refusal to log) to the few that go
+    /// ahead of the answer and the messages; where it stands among them does not matter to the shell.
+    mutating func tell(_ action: Action) {
         // The buffer leaves with each event's actions: room for the answer and the timer avoids regrowing it.
         if persisted.capacity == 0 { persisted.reserveCapacity(4) }
-        persisted.append(.persist(write))
+        persisted.append(action)
     }
 
     mutating func emit(_ stream: CallID, _ message: StreamMessage) {
