@@ -350,6 +350,40 @@ import Testing
         #expect(t.sent == [301, 101, 201])
     }
 
+    @Test("R12, L3: a connection the core says speaks for no app any more, or that closed, waits for no app's decision")
+    func unboundConnectionWaitsForNoApp() {
+        let t = Fixture()
+        t.speak([1: "a", 2: "a"])
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        // Goodbye unbinds connection 2: its next reply does not wait for the app's decision.
+        t.writeBehind.add([.speaksFor(ClientID(2), nil), reply(2, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [201])
+        // A closed connection's held messages, and its app, go with it.
+        t.writeBehind.drop(1)
+        t.queue.runNext()
+        #expect(t.sent == [201])
+    }
+
+    @Test("R11, R1: a decided session the same event's decision must precede waits for that decision")
+    func decidedWaitsForItsEventsDecision() {
+        let t = Fixture()
+        let call = CallID(client: ClientID(1), serial: 1)
+        let session = createdSession(1)
+        t.writeBehind.add(
+            [
+                .persist(decision("a")), .persist(session.write), .emit(call, .decided(session.view)),
+                .reply(call, .session(session.view)),
+            ],
+            answersCall: true
+        )
+        t.loop.run()
+        #expect(t.shown.isEmpty)
+        t.queue.runNext()
+        #expect(t.shown == ["early 101", "reply 101"])
+    }
+
     @Test("R13: a connection that lets more than max-held-messages wait for the store is closed, its messages dropped")
     func heldMessagesAreBounded() {
         let t = Fixture(maxHeldMessages: 2)
