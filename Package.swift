@@ -46,8 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // Pure session rules: imports nothing but the standard library and SubordinateRanges' table (no I/O).
-        .target(name: "LocationCore", dependencies: ["SubordinateRanges"]),
+        // Pure session rules: imports nothing but the standard library; the shells give it /etc/subuid as a table.
+        .target(name: "LocationCore"),
         // The ranges of subordinate uids (/etc/subuid) as a table of disjoint intervals, its reader, and which uids in
         // them have accounts of their own (SEMANTICS H9): shared by locd and locd-geoclue; Glibc only.
         .target(name: "SubordinateRanges"),
@@ -367,7 +367,7 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: [
-                "AppIdentifiers", "LocationCore", "LocationTestSupport", "SubordinateRanges",
+                "AppIdentifiers", "LocationCore", "LocationTestSupport",
                 daemonOnly("PropertyBased", "swift-property-based"),
             ]
         ),

@@ -1,3 +1,4 @@
+import LocationCore
 import SubordinateRanges
 
 extension DaemonConfiguration {
@@ -19,5 +20,15 @@ extension DaemonConfiguration {
         (subordinateIDs, subordinateIDsSkipped) = read(file)
         guard !subordinateIDs.isEmpty else { return }
         subordinateIDsOverlaps = subordinateIDs.admit(accounts())
+    }
+}
+
+extension DelegatedUIDs {
+    /// The table the rule core counts by (H9): the intervals of `ids` and the accounts found in them.
+    package init(_ ids: SubordinateIDs) {
+        self.init(
+            ids.intervals.map { Interval(first: $0.first, last: $0.last, owner: $0.owner) },
+            accounts: ids.accounts
+        )
     }
 }

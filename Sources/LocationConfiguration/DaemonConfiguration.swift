@@ -90,7 +90,7 @@ package struct DaemonConfiguration: Hashable, Sendable {
             unknownBrokeredApps: unknownBrokeredApps,
             restrictedApps: Set(restrictedApps),
             administeredApps: administeredApps.reduce(into: [:]) { $0[$1.id] = $1.app },
-            subordinateIDs: subordinateIDs
+            subordinateIDs: DelegatedUIDs(subordinateIDs)
         )
     }
 

@@ -21,6 +21,21 @@ package enum Action: Sendable {
     case overruled(AppKey, desktop: String)
     /// An app with no window had a While Using record, carried over to Always: logged (L14).
     case carriedOver(AppKey)
+    /// The connection speaks for this user's app from now on (`nil`: for none, after `Goodbye` or once its app is
+    /// forgotten): while a decision of that app is not stored, what goes to the connection waits for it (R12).
+    case speaksFor(ClientID, AppKey?)
+    /// A refusal the log tells of as it tells the shell's own (I6): the shell logs it; the call's error answers it.
+    case refused(CallID, Refusal)
+}
+
+/// What the log says of a call the core refused (I6).
+package enum Refusal: Hashable, Sendable {
+    /// H4: a call beyond its caller's reach (another user's apps named, an administrators' method); `uid`: the
+    /// caller's, `nil` when the kernel did not say.
+    case denied(reason: String, uid: UInt32?)
+    /// F20: a `Hello` that would make the app `appID` for `uid`, who has `maximum` apps already (`max-apps-per-uid`);
+    /// `process`: the process a broker said it for, `nil` for a process's own `Hello`.
+    case appLimit(appID: String, uid: UInt32, process: Int32?, maximum: Int)
 }
 
 /// The parameters of a reply.
@@ -53,8 +68,8 @@ package enum StreamMessage: Hashable, Sendable {
     case agentCounted
     case event(AdminEvent)
     /// The session a `CreateSession` or `ResumeSession` called with `more` made or took back, sent as soon as it is
-    /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core never
-    /// produces it: the shell's write-behind sends it ahead of the reply it holds.
+    /// decided, before it is stored; the call's final reply, once it is, acknowledges it (R11). The core puts it just
+    /// before that reply, only when the event writes no decision; it waits for no write of its own event.
     case decided(SessionView)
 }
 

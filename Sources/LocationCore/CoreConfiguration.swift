@@ -1,5 +1,3 @@
-import SubordinateRanges
-
 /// The parts of the daemon configuration (SEMANTICS §11) that the rules read.
 package struct CoreConfiguration: Hashable, Codable, Sendable {
     /// `[lifecycle] background-grace`, default 10 s (L2).
@@ -37,7 +35,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
     /// `[[administered-app]]` by app id, default none (G32).
     package var administeredApps: [String: AdministeredApp]
     /// The ranges of `[limits] subordinate-uids` (`/etc/subuid`): whom each per-uid bound counts a uid against (H9).
-    package var subordinateIDs: SubordinateIDs
+    package var subordinateIDs: DelegatedUIDs
 
     package init(
         backgroundGrace: Span = .seconds(10),
@@ -56,7 +54,7 @@ package struct CoreConfiguration: Hashable, Codable, Sendable {
         unknownBrokeredApps: UnknownBrokeredApps = .ask,
         restrictedApps: Set<String> = [],
         administeredApps: [String: AdministeredApp] = [:],
-        subordinateIDs: SubordinateIDs = SubordinateIDs()
+        subordinateIDs: DelegatedUIDs = DelegatedUIDs()
     ) {
         self.backgroundGrace = backgroundGrace
         self.relaunchWindow = relaunchWindow

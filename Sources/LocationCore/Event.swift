@@ -35,8 +35,11 @@ package enum Call: Sendable {
     case watchAuthorization
     case requestAuthorization(RequestLevel)
     case requestTemporaryFullAccuracy(purposeKey: String)
-    case createSession(Requirement, purposeKey: String?)
-    case resumeSession(String)
+    /// `more`: the caller asked with `more`, so it hears the session as soon as it is decided, before it is stored
+    /// (R11).
+    case createSession(Requirement, purposeKey: String?, more: Bool = false)
+    /// `more`: as for ``createSession(_:purposeKey:more:)`` (R11).
+    case resumeSession(String, more: Bool = false)
     case invalidateSession(String)
     case listSessions
     case sessionDiagnostics(String)

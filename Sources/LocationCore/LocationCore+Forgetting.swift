@@ -85,7 +85,7 @@ extension LocationCore {
         for stream in streamsOfApp { closeStream(stream, final: true) }
         for client in apps[app].clients {
             // The connection stays open, bound to nothing: its next io.locd.App call answers HelloRequired.
-            clients[client]?.app = nil
+            bind(client, to: nil)
         }
         apps[app].clients.removeAll()
         apps[app].requests.removeAll()

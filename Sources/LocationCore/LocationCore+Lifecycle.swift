@@ -25,7 +25,7 @@ extension LocationCore {
                 "a call is dispatched only for a client the core holds (dispatch adds one it never saw)"
             )
         }
-        clients[client]?.app = app
+        bind(client, to: app)
         // I8: a broker's connection speaks for the process it named; Goodbye ends that process's clients only.
         if let broker {
             clients[client]?.pid = broker.process
@@ -108,6 +108,14 @@ extension LocationCore {
         // F20, H8: the app this Hello makes is its user's, who may have max-apps-per-uid of them.
         if let user, ownedApps[account(user), default: 0] >= configuration.maxAppsPerUID {
             fail(call, .limitExceeded(limit: "max-apps-per-uid", maximum: configuration.maxAppsPerUID))
+            // I6: a flood of invented app ids is told in the log, two lines per window.
+            let refusal = Refusal.appLimit(
+                appID: appID,
+                uid: user,
+                process: broker?.process,
+                maximum: configuration.maxAppsPerUID
+            )
+            tell(.refused(call, refusal))
             return nil
         }
         let app = addApp(key, manifest: standIn)
@@ -136,7 +144,7 @@ extension LocationCore {
             }
             clients[client]?.streams = []
             for stream in open { closeStream(stream, final: true) }
-            clients[client]?.app = nil
+            bind(client, to: nil)
             apps[app].clients.removeAll { $0 == client }
             apps[app].requests.removeAll { $0.client == client }
         }

@@ -1,5 +1,3 @@
-import SubordinateRanges
-
 // People: whose apps a caller reaches, the administrator's settings for every user, and each user's own switch
 // (SEMANTICS §15).
 

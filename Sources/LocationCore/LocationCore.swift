@@ -67,6 +67,8 @@ package struct LocationCore {
     var persisted: [Action] = []
     var messages: [Action] = []
     var answer: Action?
+    /// Whether the call asked with `more` for its session as soon as it is decided (R11).
+    var decisionFirst = false
     /// Handles of the apps marked ``AppRuntime/isDirty``, and a second buffer to swap with while flushing.
     var dirtyApps: [Int] = []
     var flushingApps: [Int] = []
@@ -147,6 +149,7 @@ package struct LocationCore {
         if !persisted.isEmpty { persisted.removeAll(keepingCapacity: true) }
         if !messages.isEmpty { messages.removeAll(keepingCapacity: true) }
         answer = nil
+        decisionFirst = false
         fixArrived = false
         eventNumber &+= 1
         processDueDeadlines(since: previous)
@@ -164,7 +167,10 @@ package struct LocationCore {
         if fixArrived { deliverFix() }
         if !idleApps.isEmpty { forgetIdleApps() }
         var actions: [Action] = []
-        if let answer = answer.take() { persisted.append(answer) }
+        if let answer = answer.take() {
+            if decisionFirst { sendDecisionFirst(answer) }
+            persisted.append(answer)
+        }
         if messages.isEmpty {
             swap(&actions, &persisted)
         } else {
@@ -208,9 +214,12 @@ package struct LocationCore {
         case .watchAuthorization: watchAuthorization(call, app: app)
         case .requestAuthorization(let level): requestAuthorization(call, app: app, level: level)
         case .requestTemporaryFullAccuracy(let key): requestTemporaryFullAccuracy(call, app: app, purposeKey: key)
-        case .createSession(let requirement, let key):
+        case .createSession(let requirement, let key, let more):
+            decisionFirst = more
             createSession(call, app: app, kind: .explicit, requirement: requirement, purposeKey: key)
-        case .resumeSession(let id): resumeSession(call, app: app, id: id)
+        case .resumeSession(let id, let more):
+            decisionFirst = more
+            resumeSession(call, app: app, id: id)
         case .invalidateSession(let id): invalidateSession(call, app: app, id: id)
         case .listSessions: reply(call, .sessions(sessionViews(of: app)))
         case .sessionDiagnostics(let id): sessionDiagnostics(call, app: app, id: id)
@@ -277,12 +286,42 @@ package struct LocationCore {
 
     mutating func fail(_ call: CallID, _ error: LocationError) {
         answer = .fail(call, error)
+        // H4, I6: every call refused for its caller's reach is told in the log.
+        if case .permissionDenied(let reason) = error {
+            tell(.refused(call, .denied(reason: reason, uid: clients[call.client]?.uid)))
+        }
+    }
+
+    /// R11: a session call asked with `more` hears its session at once, ahead of the reply that acknowledges it
+    /// once stored, when the session is the only thing its reply waits for. Not when the event writes a decision
+    /// too: then nothing goes out before that is stored (R1), and the final reply alone tells it.
+    private mutating func sendDecisionFirst(_ answer: Action) {
+        guard case .reply(let call, .session(let session)) = answer else { return }
+        var storesSession = false
+        for case .persist(let write) in persisted {
+            if write.isDecision { return }
+            if case .session = write { storesSession = true }
+        }
+        if storesSession { persisted.append(.emit(call, .decided(session))) }
+    }
+
+    /// Binds a connection to an app, or to none, and tells the shell, which holds what goes to it while a decision of
+    /// that app is not stored (R12).
+    mutating func bind(_ client: ClientID, to app: Int?) {
+        clients[client]?.app = app
+        tell(.speaksFor(client, app.map { apps[$0].key }))
     }
 
     mutating func persist(_ write: Persist) {
+        tell(.persist(write))
+    }
+
+    /// Adds an action for the shell itself (a write, the app of a connection, a refusal to log) to the few that go
+    /// ahead of the answer and the messages; where it stands among them does not matter to the shell.
+    mutating func tell(_ action: Action) {
         // The buffer leaves with each event's actions: room for the answer and the timer avoids regrowing it.
         if persisted.capacity == 0 { persisted.reserveCapacity(4) }
-        persisted.append(.persist(write))
+        persisted.append(action)
     }
 
     mutating func emit(_ stream: CallID, _ message: StreamMessage) {
@@ -373,11 +412,6 @@ package struct LocationCore {
     }
 
     func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
-
-    /// The user's app `client` said `Hello` for, if it did (H1).
-    package func app(of client: ClientID) -> AppKey? {
-        clients[client]?.app.map { apps[$0].key }
-    }
 
     /// The stored (not overlaid) record of an app, as the store holds it.
     package func storedRecord(_ key: AppKey) -> AuthorizationRecord? { apps.handle(key).map { apps[$0].record } }

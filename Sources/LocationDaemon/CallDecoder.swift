@@ -13,7 +13,7 @@ package enum CallDecoder {
             let decoded: Call
             let interface = call.interface
             switch interface {
-            case "io.locd.App": decoded = try app(call.memberName, reader)
+            case "io.locd.App": decoded = try app(call.memberName, reader, more: call.more)
             case "io.locd.Admin": decoded = try admin(call.memberName, reader)
             default: return .failure(.interfaceNotFound(interface))
             }
@@ -23,7 +23,8 @@ package enum CallDecoder {
         }
     }
 
-    private static func app(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {
+    /// - Parameter more: whether the call asked with `more`: a session call then hears its session first (R11).
+    private static func app(_ name: String, _ p: ParameterReader, more: Bool) throws(VarlinkError) -> Call {
         do {
             switch name {
             case "Hello":
@@ -50,11 +51,12 @@ package enum CallDecoder {
                 try p.only(["authorization", "fullAccuracyPurposeKey"])
                 return .createSession(
                     try p.enumeration("authorization"),
-                    purposeKey: try p.optionalString("fullAccuracyPurposeKey")
+                    purposeKey: try p.optionalString("fullAccuracyPurposeKey"),
+                    more: more
                 )
             case "ResumeSession":
                 try p.only(["id"])
-                return .resumeSession(try p.string("id"))
+                return .resumeSession(try p.string("id"), more: more)
             case "InvalidateSession":
                 try p.only(["id"])
                 return .invalidateSession(try p.string("id"))

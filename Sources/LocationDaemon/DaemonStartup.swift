@@ -90,6 +90,7 @@ struct DaemonStartup {
             let manager = SessionManager(
                 core: core,
                 manifests: manifests,
+                subordinateIDs: configuration.subordinateIDs,
                 adminGroup: configuration.adminGroup,
                 brokers: configuration.brokers,
                 store: StoreAdapter(store),

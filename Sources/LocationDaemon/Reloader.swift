@@ -50,6 +50,7 @@ struct Reloader {
                 running.value.manager.reload(
                     manifests: reloaded,
                     configuration: fresh.core,
+                    subordinateIDs: fresh.subordinateIDs,
                     adminGroup: fresh.adminGroup,
                     brokers: fresh.brokers
                 )

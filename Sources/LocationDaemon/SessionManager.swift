@@ -38,6 +38,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     private var timer: Scheduled<Void>?
     /// Store writes, committed off the loop, and the messages that wait for them (R10–R13).
     private let writeBehind: WriteBehind
+    /// The ranges of subordinate uids as read, with their lines for the log; the core counts by their table (H9).
+    private var subordinateIDs: SubordinateIDs
     /// The uids of subordinate ranges asked of the system for an account of their own, for this configuration (H9).
     private var accountLookup = AccountLookup()
     /// `Admin.Reload` calls waiting for the reload they started to finish.
@@ -45,9 +47,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Starts a reload the way `SIGHUP` does; the daemon sets it and calls ``reloadFinished(refusal:)``.
     var requestReload: (() -> Void)?
 
+    /// - Parameter subordinateIDs: the ranges `core`'s configuration counts by, as read (H9).
     init(
         core: LocationCore,
         manifests: [Manifest],
+        subordinateIDs: SubordinateIDs = SubordinateIDs(),
         adminGroup: String,
         brokers: [Broker] = [],
         store: StateStore?,
@@ -58,6 +62,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         logger: Logger
     ) {
         self.core = core
+        self.subordinateIDs = subordinateIDs
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         self.identity = PeerIdentity(adminGroup: adminGroup, brokers: brokers)
         writeBehind = WriteBehind(
@@ -133,12 +138,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         if case .monitorEvents(let monitor) = decoded {
             monitorNames[connection.id, default: [:]][serial] = monitor
         }
-        // R11: with `more`, a session's decision goes out before the session is stored, the final reply after.
-        run(
-            .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
-            early: call.more && decoded.makesSession,
-            name: call.interface == "io.locd.Admin" ? call.method : ""
-        )
+        run(.call(CallID(client: ClientID(connection.id), serial: serial), decoded), name: call.method)
     }
 
     /// Whether the peer may call `io.locd.Admin` (I3): such peers may also use the connections of `admin-reserve`.
@@ -219,57 +219,37 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     // MARK: Running the core
 
     /// Hands one event to the core and carries out what it returns.
-    /// - Parameter early: whether a call's session goes out ahead of the reply that waits for it to be stored (R11).
     /// - Parameter name: the call's Varlink method, which a refusal the core answers is logged under (I6, H4).
-    func run(_ event: Event, early: Bool = false, name: String = "") {
+    func run(_ event: Event, name: String = "") {
         let actions = core.handle(event, at: clock.now())
-        if case .call(let call, let method) = event {
-            if method.makesApps { logAppLimit(actions, call: call, method: method) }
-            if !name.isEmpty { logDenial(actions, call: call, method: name) }
-            perform(actions, answersCall: true, early: early ? call : nil)
+        if case .call = event {
+            perform(actions, answersCall: true, method: name)
         } else {
             perform(actions, answersCall: false)
         }
     }
 
-    /// H4: a call the core refused for its caller's scope (another user named, an administrators' method) is logged
-    /// as the shell's refusals are (I6): in full once per uid and method per 10 s, then as a count.
-    private func logDenial(_ actions: [Action], call: CallID, method: String) {
-        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
-            case .fail(_, .permissionDenied(let reason)) = action
-        else { return }
-        let peer = connections[call.client.raw]?.credentials
-        let key = RefusalLog.Key(uid: peer?.uid ?? UInt32.max, method: method, app: "")
-        audit(key, "refused \(method): \(reason)", pid: peer?.pid ?? 0, app: "")
-    }
-
-    /// F20: a `Hello` refused at `max-apps-per-uid` is logged as refusals are (I6): in full once per uid per 10 s,
-    /// then as a count, so that a flood of invented app ids writes two lines per window.
-    private func logAppLimit(_ actions: [Action], call: CallID, method: Call) {
-        guard let action = actions.last(where: { if case .fail(call, _) = $0 { true } else { false } }),
-            case .fail(_, .limitExceeded(let limit, let maximum)) = action, limit == "max-apps-per-uid"
-        else { return }
-        let connection = connections[call.client.raw]
-        let uid: UInt32
-        let appID: String
-        switch method {
-        case .brokeredHello(let app, _, let process, _, let owner):
-            uid = owner ?? UInt32.max
-            appID = "\(app) (process \(process), through a broker)"
-        case .hello(let app, _):
-            uid = connection?.credentials?.uid ?? UInt32.max
-            appID = app
-        default:
-            return
+    /// A call the core refused, logged as the shell's refusals are (I6): in full once per uid and method per 10 s,
+    /// then as a count. A `Hello` refused at `max-apps-per-uid` is counted per uid, not per app (F20), so that a
+    /// flood of invented app ids writes two lines per window.
+    private func log(_ refusal: Refusal, of call: CallID, method: String) {
+        let pid = connections[call.client.raw]?.credentials?.pid ?? 0
+        switch refusal {
+        case .denied(let reason, let uid):
+            let key = RefusalLog.Key(uid: uid ?? UInt32.max, method: method, app: "")
+            audit(key, "refused \(method): \(reason)", pid: pid, app: "")
+        case .appLimit(let appID, let uid, let process, let maximum):
+            let limit = "max-apps-per-uid"
+            let app = process.map { "\(appID) (process \($0), through a broker)" } ?? appID
+            let key = RefusalLog.Key(uid: uid, method: method, app: "", limit: limit)
+            audit(
+                key,
+                "refused \(method) for \(app): uid \(uid) already has \(maximum) apps (\(limit)); "
+                    + "locctl forget --user \(uid) forgets them",
+                pid: pid,
+                app: app
+            )
         }
-        let key = RefusalLog.Key(uid: uid, method: "io.locd.App.Hello", app: "", limit: limit)
-        audit(
-            key,
-            "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
-                + "locctl forget --user \(uid) forgets them",
-            pid: connection?.credentials?.pid ?? 0,
-            app: appID
-        )
     }
 
     /// `Admin.Reload`: the shell's business, not the core's, so it is answered here: the reload runs on
@@ -307,19 +287,28 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     /// Reloaded manifests and settings (M2); the caller has validated them.
-    func reload(manifests: [Manifest], configuration: CoreConfiguration, adminGroup: String, brokers: [Broker]) {
+    /// - Parameter subordinateIDs: the ranges `configuration` counts by, as read (H9).
+    func reload(
+        manifests: [Manifest],
+        configuration: CoreConfiguration,
+        subordinateIDs: SubordinateIDs,
+        adminGroup: String,
+        brokers: [Broker]
+    ) {
         self.manifests = Dictionary(manifests.map { ($0.appID, $0) }, uniquingKeysWith: { $1 })
         identity.adminGroup = adminGroup
         identity.brokers = brokers
         // H9: the system is asked afresh; the accounts found in the old ranges are asked again at once, so that
         // what they hold stays counted as theirs.
         var configuration = configuration
+        self.subordinateIDs = subordinateIDs
         accountLookup = AccountLookup()
         for uid in core.configuration.subordinateIDs.accounts {
-            let (_, found) = accountLookup.counted(uid, in: configuration.subordinateIDs)
+            let (_, found) = accountLookup.counted(uid, in: self.subordinateIDs)
             guard let found else { continue }
+            self.subordinateIDs.addAccount(uid)
             configuration.subordinateIDs.addAccount(uid)
-            logger.warning("\(configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+            logger.warning("\(self.subordinateIDs.overlap(uid: uid, name: nil, found))")
         }
         run(.reload(manifests: manifests, configuration: configuration))
     }
@@ -328,10 +317,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// of the system once per configuration whether it has an account of its own (then it counts as itself, and
     /// that is logged); any other uid costs a binary search of the ranges.
     func countedUID(_ uid: UInt32) -> UInt32 {
-        let (counted, found) = accountLookup.counted(uid, in: core.configuration.subordinateIDs)
+        let (counted, found) = accountLookup.counted(uid, in: subordinateIDs)
         if let found {
+            subordinateIDs.addAccount(uid)
             core.accountFound(uid)
-            logger.warning("\(core.configuration.subordinateIDs.overlap(uid: uid, name: nil, found))")
+            logger.warning("\(subordinateIDs.overlap(uid: uid, name: nil, found))")
         }
         return counted
     }
@@ -339,7 +329,8 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     /// Carries out an event's actions: journals its writes, arms the timer, starts or stops the provider, and
     /// hands writes and messages to the write-behind, which sends each message at once or once the writes it
     /// waits for are stored (R1, R2, R10–R12).
-    private func perform(_ actions: [Action], answersCall: Bool, early: CallID? = nil) {
+    /// - Parameter method: the Varlink method of the call the event is, for the refusals it logs.
+    private func perform(_ actions: [Action], answersCall: Bool, method: String = "") {
         for action in actions {
             switch action {
             case .persist(let write): journal.record(write)
@@ -348,10 +339,11 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             case .nobodyToAsk(let app): journal.nobodyToAsk(app)
             case .overruled(let app, let desktop): journal.overruled(app, desktop: desktop)
             case .carriedOver(let app): journal.carriedOver(app)
+            case .refused(let call, let refusal): log(refusal, of: call, method: method)
             default: break
             }
         }
-        writeBehind.add(actions, answersCall: answersCall, early: early)
+        writeBehind.add(actions, answersCall: answersCall)
     }
 
     /// The refusal of a call that may write while `max-pending-writes` writes wait for the store (R13).
@@ -418,7 +410,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
                 }
                 let final = message.map { encoder.parameters(of: $0, monitor: monitorName(call)) } ?? [:]
                 connections[call.client.raw]?.reply(call.serial, final)
-            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver:
+            case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .speaksFor, .refused:
                 break
             }
         }
@@ -426,10 +418,6 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
 
     func close(_ client: UInt64) {
         connections[client]?.close()
-    }
-
-    func app(of client: ClientID) -> AppKey? {
-        core.app(of: client)
     }
 
     func storeHealthChanged(healthy: Bool) {
@@ -470,22 +458,6 @@ extension StreamMessage {
 }
 
 extension Call {
-    /// Whether the call may make an app, and so be refused at `max-apps-per-uid` (F20).
-    fileprivate var makesApps: Bool {
-        switch self {
-        case .hello, .brokeredHello: true
-        default: false
-        }
-    }
-
-    /// Whether the call makes or takes back a session, whose decision a caller with `more` hears first (R11).
-    fileprivate var makesSession: Bool {
-        switch self {
-        case .createSession, .resumeSession: true
-        default: false
-        }
-    }
-
     /// Whether the call only reads: it is answered even while `max-pending-writes` writes wait (R13).
     fileprivate var writesNothing: Bool {
         switch self {

@@ -2,15 +2,13 @@ import LocationCore
 import Logging
 import NIOCore
 
-/// What the write-behind asks of the session manager: to send messages, to close a connection, the app a
-/// connection speaks for, and to tell the core when the store fails or recovers.
+/// What the write-behind asks of the session manager: to send messages, to close a connection, and to tell the core
+/// when the store fails or recovers.
 protocol WriteBehindDelegate: AnyObject {
     /// Sends replies and stream messages that wait for nothing (any more), in order.
     func send(_ messages: [Action])
     /// Closes a connection that let more than `max-held-messages` pile up (R13).
     func close(_ client: UInt64)
-    /// The app a connection speaks for, if it said `Hello`: its messages wait for that app's decisions (R12).
-    func app(of client: ClientID) -> AppKey?
     /// The store failed, or is writable again (U4: monitors report `persistenceUnavailable`).
     func storeHealthChanged(healthy: Bool)
 }
@@ -41,6 +39,9 @@ final class WriteBehind {
     /// it is, that app's connections see nothing newer than the stored decision (R12).
     private var undurableDecisions: [AppKey: UInt64] = [:]
     private var undurableSwitch: UInt64 = 0
+    /// The app each connection speaks for, as the core said (``Action/speaksFor(_:_:)``): its messages wait for that
+    /// app's decisions (R12). A connection that speaks for none has no entry.
+    private var appsOfConnections: [UInt64: AppKey] = [:]
     /// ``finishCommits()`` calls waiting for the last batch.
     private var drains: [EventLoopPromise<Void>] = []
     private var retry: Scheduled<Void>?
@@ -72,9 +73,10 @@ final class WriteBehind {
     /// Writes not yet stored: those the committer has or that wait for a retry, and those gathered since.
     var pendingWrites: Int { openBatch.writes.count + (committing?.writes.count ?? 0) }
 
-    /// Forgets a closed connection's held messages.
+    /// Forgets a closed connection's held messages and its app.
     func drop(_ client: UInt64) {
         held.drop(client)
+        appsOfConnections.removeValue(forKey: client)
     }
 
     /// Collects an event's writes and messages into the batch of this event-loop turn; other actions are the
@@ -82,30 +84,31 @@ final class WriteBehind {
     ///
     /// The event's messages wait for its writes if one is a decision (R1: its reply, and every stream value
     /// that shows it, R12), or a session the event's reply acknowledges (R2: a call's). A session written
-    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait.
-    /// - Parameter early: a `CreateSession` or `ResumeSession` called with `more`: when only its session waits to
-    ///   be stored, the session goes ahead of the held reply as a `continues` reply (R11).
-    func add(_ actions: [Action], answersCall: Bool, early: CallID? = nil) {
+    /// by a disconnect or a deadline acknowledges nothing, and what streams say of it need not wait. The
+    /// session the core sends ahead of its reply (``StreamMessage/decided(_:)``) waits for decisions only (R11).
+    func add(_ actions: [Action], answersCall: Bool) {
         let first = batchMessages.count
         var decides = false
         var storesSession = false
+        var decided: Int?
         for action in actions {
             switch action {
             case .persist(let write):
                 batchWrites.append(write)
                 decides = decides || write.isDecision
                 storesSession = storesSession || (answersCall && write.isSession)
-            case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: break
+            case .speaksFor(let client, let app): appsOfConnections[client.raw] = app
+            case .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .refused: break
+            case .emit(_, .decided):
+                decided = batchMessages.count
+                batchMessages.append(action)
             default: batchMessages.append(action)
             }
         }
         // Only this event's messages wait for its writes, not those of the turn's other events (R10).
         let waits = decides || storesSession
         batchMessageWaits.append(contentsOf: repeatElement(waits, count: batchMessages.count - first))
-        if let early, storesSession && !decides, let reply = sessionReply(to: early, from: first) {
-            batchMessages.insert(.emit(early, .decided(reply.session)), at: reply.index)
-            batchMessageWaits.insert(false, at: reply.index)
-        }
+        if let decided { batchMessageWaits[decided] = decides }
         // A turn that piles up many writes (a thousand clients gone at once) commits and sends as it goes,
         // so that what each event stamped goes out close to its stamp and later deadlines are not held
         // behind one huge commit. Not while a flush sends: a reply there can start a connection's next
@@ -115,14 +118,6 @@ final class WriteBehind {
         flushScheduled = true
         // A task runs after the loop has handled every read of this turn: one commit for all of them.
         eventLoop.assumeIsolated().execute { [self] in flushBatch() }
-    }
-
-    /// The reply carrying a session to `call` among the turn's messages from `first` on, and where it is.
-    private func sessionReply(to call: CallID, from first: Int) -> (index: Int, session: SessionView)? {
-        for index in first..<batchMessages.count {
-            if case .reply(call, .session(let session)) = batchMessages[index] { return (index, session) }
-        }
-        return nil
     }
 
     /// Hands the turn's writes to the committer, then sends the turn's replies and stream messages, in the
@@ -178,7 +173,7 @@ final class WriteBehind {
         for (action, waitsForTurn) in zip(messages, waits) {
             guard let client = action.client else { continue }
             var message = HeldMessage(turn: waitsForTurn ? turn : 0, decision: 0, action: action)
-            if appsWait, let app = delegate?.app(of: client) {
+            if appsWait, let app = appsOfConnections[client.raw] {
                 message.decision = max(undurableDecisions[app] ?? 0, undurableSwitch)
             }
             let waiting = held.count(of: client.raw)
@@ -322,7 +317,7 @@ extension Action {
     fileprivate var client: ClientID? {
         switch self {
         case .reply(let call, _), .fail(let call, _), .emit(let call, _), .end(let call, _): call.client
-        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver: nil
+        case .persist, .armTimer, .provider, .nobodyToAsk, .overruled, .carriedOver, .speaksFor, .refused: nil
         }
     }
 }

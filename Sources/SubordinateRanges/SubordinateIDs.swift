@@ -54,6 +54,12 @@ package struct SubordinateIDs: Hashable, Codable, Sendable {
     /// Whether no range delegates any uid.
     package var isEmpty: Bool { firsts.isEmpty }
 
+    /// The disjoint intervals of the table, ascending, each with the user it is delegated to: what the rule core
+    /// counts by (it takes them as values of its own, and reads no file).
+    package var intervals: [(first: UInt32, last: UInt32, owner: UInt32)] {
+        firsts.indices.map { (firsts[$0], lasts[$0], delegations[$0].owner) }
+    }
+
     /// The range `uid` lies in, if any, whether or not the uid has an account of its own: a binary search.
     package func delegation(of uid: UInt32) -> Delegation? {
         var low = 0

@@ -1,5 +1,4 @@
 import LocationTestSupport
-import SubordinateRanges
 import Testing
 
 @testable import LocationCore
@@ -391,7 +390,7 @@ struct PeopleTests {
     func subordinateUIDsShareTheBounds() {
         let subordinate: UInt32 = 100_001
         var configuration = CoreConfiguration(maxSessionsPerUID: 2, maxAgentsPerUID: 1)
-        configuration.subordinateIDs = SubordinateIDs([.init(start: 100_000, count: 65_536, owner: Self.alice)])
+        configuration.subordinateIDs = DelegatedUIDs([.init(first: 100_000, last: 165_535, owner: Self.alice)])
         var h = Harness(configuration: configuration)
         let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
         let contained = h.launch(Self.maps, user: subordinate, state: .foreground)
@@ -409,7 +408,7 @@ struct PeopleTests {
         #expect(h.status(AppKey(Self.maps, user: subordinate)) == .notDetermined)
         // A reload that delegates nothing counts each uid apart again.
         var apart = configuration
-        apart.subordinateIDs = SubordinateIDs()
+        apart.subordinateIDs = DelegatedUIDs()
         h.send(.reload(manifests: Harness.defaultManifests, configuration: apart))
         #expect(h.create(contained, .noAuthorization) != nil)
 
@@ -430,7 +429,7 @@ struct PeopleTests {
     func accountsInsideRangesCountAsThemselves() {
         let person: UInt32 = 100_002
         var configuration = CoreConfiguration(maxSessionsPerUID: 2)
-        configuration.subordinateIDs = SubordinateIDs([.init(start: 100_000, count: 65_536, owner: Self.alice)])
+        configuration.subordinateIDs = DelegatedUIDs([.init(first: 100_000, last: 165_535, owner: Self.alice)])
         var h = Harness(configuration: configuration)
         let alice = h.launch(Self.maps, user: Self.alice, state: .foreground)
         let theirs = h.launch(Self.maps, user: person, state: .foreground)

@@ -812,6 +812,10 @@ private func same(_ a: Action, _ b: Action) -> Bool {
     case (.persist(let p1), .persist(let p2)): p1 == p2
     case (.armTimer(let t1), .armTimer(let t2)): t1 == t2
     case (.provider(let r1), .provider(let r2)): r1 == r2
+    case (.nobodyToAsk(let a1), .nobodyToAsk(let a2)), (.carriedOver(let a1), .carriedOver(let a2)): a1 == a2
+    case (.overruled(let a1, let d1), .overruled(let a2, let d2)): a1 == a2 && d1 == d2
+    case (.speaksFor(let c1, let a1), .speaksFor(let c2, let a2)): c1 == c2 && a1 == a2
+    case (.refused(let c1, let r1), .refused(let c2, let r2)): c1 == c2 && r1 == r2
     default: false
     }
 }

@@ -38,16 +38,14 @@ import Testing
         }
     }
 
-    /// The session manager's side: what was sent, closed and reported, and the app of each connection.
+    /// The session manager's side: what was sent, closed and reported.
     final class RecordingDelegate: WriteBehindDelegate {
         var sent: [Action] = []
         var closed: [UInt64] = []
         var health: [Bool] = []
-        var apps: [UInt64: String] = [:]
 
         func send(_ messages: [Action]) { sent.append(contentsOf: messages) }
         func close(_ client: UInt64) { closed.append(client) }
-        func app(of client: ClientID) -> AppKey? { apps[client.raw].map { AppKey.noUser($0) } }
         func storeHealthChanged(healthy: Bool) { health.append(healthy) }
     }
 
@@ -69,6 +67,12 @@ import Testing
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
             )
             writeBehind.delegate = delegate
+        }
+
+        /// The app each connection speaks for, as the core says at `Hello`.
+        func speak(_ apps: [UInt64: String]) {
+            let bindings = apps.map { Action.speaksFor(ClientID($0.key), AppKey.noUser($0.value)) }
+            writeBehind.add(bindings, answersCall: true)
         }
 
         /// Each message sent, as "early 101" (a session sent ahead of its held reply, R11) or "reply 101", with
@@ -245,9 +249,8 @@ import Testing
         let call = CallID(client: ClientID(1), serial: 1)
         let session = createdSession(1)
         t.writeBehind.add(
-            [.persist(session.write), .reply(call, .session(session.view))],
-            answersCall: true,
-            early: call
+            [.persist(session.write), .emit(call, .decided(session.view)), .reply(call, .session(session.view))],
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown == ["early 101"])
@@ -269,14 +272,13 @@ import Testing
     @Test("R11, R12: a session goes ahead of its reply only when no decision must be stored first")
     func sessionDecidedWaitsForDecisions() {
         let t = Fixture()
-        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        t.speak([1: "a", 2: "a", 3: "b"])
         // The same event writes a decision: nothing goes ahead of it (R1), and no early session at all.
         let first = CallID(client: ClientID(1), serial: 1)
         let session = createdSession(1)
         t.writeBehind.add(
             [.persist(decision("a")), .persist(session.write), .reply(first, .session(session.view))],
-            answersCall: true,
-            early: first
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown.isEmpty)
@@ -286,14 +288,12 @@ import Testing
         let theirs = createdSession(2)
         let others = createdSession(3, app: "b")
         t.writeBehind.add(
-            [.persist(theirs.write), .reply(second, .session(theirs.view))],
-            answersCall: true,
-            early: second
+            [.persist(theirs.write), .emit(second, .decided(theirs.view)), .reply(second, .session(theirs.view))],
+            answersCall: true
         )
         t.writeBehind.add(
-            [.persist(others.write), .reply(other, .session(others.view))],
-            answersCall: true,
-            early: other
+            [.persist(others.write), .emit(other, .decided(others.view)), .reply(other, .session(others.view))],
+            answersCall: true
         )
         t.loop.run()
         #expect(t.shown == ["early 301"])
@@ -340,7 +340,7 @@ import Testing
     @Test("R12: while an app's decision is not stored, nothing reaches its connections; other apps' do")
     func undurableDecisionHoldsItsApp() {
         let t = Fixture()
-        t.delegate.apps = [1: "a", 2: "a", 3: "b"]
+        t.speak([1: "a", 2: "a", 3: "b"])
         t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
         t.loop.run()
         t.writeBehind.add([reply(2, 1), reply(3, 1)], answersCall: true)
@@ -348,6 +348,40 @@ import Testing
         #expect(t.sent == [301])
         t.queue.runNext()
         #expect(t.sent == [301, 101, 201])
+    }
+
+    @Test("R12, L3: a connection the core says speaks for no app any more, or that closed, waits for no app's decision")
+    func unboundConnectionWaitsForNoApp() {
+        let t = Fixture()
+        t.speak([1: "a", 2: "a"])
+        t.writeBehind.add([.persist(decision("a")), reply(1, 1)], answersCall: true)
+        t.loop.run()
+        // Goodbye unbinds connection 2: its next reply does not wait for the app's decision.
+        t.writeBehind.add([.speaksFor(ClientID(2), nil), reply(2, 1)], answersCall: true)
+        t.loop.run()
+        #expect(t.sent == [201])
+        // A closed connection's held messages, and its app, go with it.
+        t.writeBehind.drop(1)
+        t.queue.runNext()
+        #expect(t.sent == [201])
+    }
+
+    @Test("R11, R1: a decided session the same event's decision must precede waits for that decision")
+    func decidedWaitsForItsEventsDecision() {
+        let t = Fixture()
+        let call = CallID(client: ClientID(1), serial: 1)
+        let session = createdSession(1)
+        t.writeBehind.add(
+            [
+                .persist(decision("a")), .persist(session.write), .emit(call, .decided(session.view)),
+                .reply(call, .session(session.view)),
+            ],
+            answersCall: true
+        )
+        t.loop.run()
+        #expect(t.shown.isEmpty)
+        t.queue.runNext()
+        #expect(t.shown == ["early 101", "reply 101"])
     }
 
     @Test("R13: a connection that lets more than max-held-messages wait for the store is closed, its messages dropped")
