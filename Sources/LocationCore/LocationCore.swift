@@ -380,11 +380,27 @@ package struct LocationCore {
     }
 
     /// The stored (not overlaid) record of an app, as the store holds it.
-    package func storedRecord(_ key: AppKey) -> AuthorizationRecord? { apps.handle(key).map { apps[$0].record } }
+    /// (These views read a field of the app in place: `apps[handle]` would copy the whole runtime first.)
+    package func storedRecord(_ key: AppKey) -> AuthorizationRecord? {
+        apps.handle(key).map { apps.runtimes[$0].record }
+    }
 
     /// The app's lifecycle state and whether it is in use (L2).
     package func appState(_ key: AppKey) -> (state: AppState, inUse: Bool)? {
-        apps.handle(key).map { (apps[$0].state, apps[$0].inUse) }
+        apps.handle(key).map { (apps.runtimes[$0].state, apps.runtimes[$0].inUse) }
+    }
+
+    /// Every app the core holds, in key order, with what ``appState(_:)``, ``storedRecord(_:)`` and
+    /// ``queuedPrompts(of:)`` show of it: one pass over the table instead of a lookup by key for each, for a checker
+    /// that reads every app after every event.
+    package var appViews: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] {
+        apps.ordered.map { handle in
+            (
+                AppKey(apps.runtimes[handle].appID, user: apps.runtimes[handle].user), apps.runtimes[handle].state,
+                apps.runtimes[handle].inUse, apps.runtimes[handle].record,
+                apps.runtimes[handle].queue.compactMap { promptView($0) }
+            )
+        }
     }
 
     /// Ids of every live session, in order.
@@ -406,7 +422,7 @@ package struct LocationCore {
     /// Every pending prompt of an app, head first.
     package func queuedPrompts(of key: AppKey) -> [PromptView] {
         guard let app = apps.handle(key) else { return [] }
-        return apps[app].queue.compactMap { promptView($0) }
+        return apps.runtimes[app].queue.compactMap { promptView($0) }
     }
 
     package var isProviderRunning: Bool { providerRunning }

@@ -13,19 +13,16 @@ struct Successor {
 extension Explorer {
     /// Every transition out of `state` in event order, each checked; stops at the first that breaks a rule.
     func successors(of state: ModelState) -> [Successor] {
-        // One transition value reused: its `after` is the only copy of the state made per event.
-        var transition = Transition(before: state, event: .restart, actions: [], after: state)
+        var transition = Transition(from: state)
         var found: [Successor] = []
         for event in state.enabledEvents {
-            transition.after = transition.before
-            transition.event = event
-            transition.actions = transition.after.apply(event)
+            transition.take(event)
             if let violation = firstViolation(transition) {
                 found.append(Successor(event: event, violation: violation))
                 break
             }
-            let after = transition.after
-            found.append(Successor(event: event, state: after, fingerprint: after.fingerprint))
+            let fingerprint = transition.after.fingerprint(transition.readingAfter)
+            found.append(Successor(event: event, state: transition.after, fingerprint: fingerprint))
         }
         return found
     }
@@ -33,12 +30,10 @@ extension Explorer {
     /// Checks every transition out of `state` and keeps nothing: the successors of the deepest level are never
     /// expanded. Returns how many were checked and the first that breaks a rule.
     func check(successorsOf state: ModelState) -> (transitions: Int, violation: (ModelEvent, Invariant, String)?) {
-        var transition = Transition(before: state, event: .restart, actions: [], after: state)
+        var transition = Transition(from: state)
         var count = 0
         for event in state.enabledEvents {
-            transition.after = transition.before
-            transition.event = event
-            transition.actions = transition.after.apply(event)
+            transition.take(event)
             count += 1
             if let (invariant, problem) = firstViolation(transition) { return (count, (event, invariant, problem)) }
         }
