@@ -58,9 +58,9 @@ struct BreadthFirst {
     var seen: Set<Fingerprint> = []
     /// Each kept state's parent and the event that reached it, for the counterexample's sequence.
     var parents: [(parent: Int32, event: ModelEvent?)] = [(-1, nil)]
-    /// Parents a batch expands: enough to keep both threads busy between merges, few enough that the batch's
-    /// successors (some 27 states each) take little memory.
-    static let batchSize = 256
+    /// Parents a batch expands (``Explorer/batchSize``): by default enough to keep both threads busy between
+    /// merges, few enough that the batch's successors (some 28 states each) take little memory.
+    var batchSize: Int { explorer.batchSize }
 
     init(explorer: Explorer) { self.explorer = explorer }
 
@@ -95,8 +95,8 @@ struct BreadthFirst {
         to level: Int
     ) -> [(node: Int32, state: ModelState)]? {
         var next: [(node: Int32, state: ModelState)] = []
-        for start in stride(from: 0, to: frontier.count, by: Self.batchSize) {
-            let batch = frontier[start..<min(start + Self.batchSize, frontier.count)]
+        for start in stride(from: 0, to: frontier.count, by: batchSize) {
+            let batch = frontier[start..<min(start + batchSize, frontier.count)]
             let found = orderedMap(batch.count, threads: explorer.threads) { [explorer] index in
                 explorer.successors(of: batch[start + index].state)
             }
@@ -124,8 +124,8 @@ struct BreadthFirst {
     private mutating func lastLevels(from frontier: [(node: Int32, state: ModelState)], progress: (Int, Int) -> Void) {
         let depth = explorer.size.depth
         var deeper: Counterexample?
-        for start in stride(from: 0, to: frontier.count, by: Self.batchSize) {
-            let batch = frontier[start..<min(start + Self.batchSize, frontier.count)]
+        for start in stride(from: 0, to: frontier.count, by: batchSize) {
+            let batch = frontier[start..<min(start + batchSize, frontier.count)]
             let found = orderedMap(batch.count, threads: explorer.threads) { [explorer] index in
                 explorer.successors(of: batch[start + index].state)
             }
@@ -154,7 +154,7 @@ struct BreadthFirst {
 
     /// Checks the successors of each state of depth − 1 in `fresh`; the first violation in their order, if any.
     private mutating func checkLast(_ fresh: [(node: Int32, event: ModelEvent, state: ModelState)]) -> Counterexample? {
-        let checked = orderedMap(fresh.count, threads: explorer.threads) { [explorer] index in
+        let checked = orderedMap(fresh.count, threads: explorer.threads, grain: 8) { [explorer] index in
             explorer.check(successorsOf: fresh[index].state)
         }
         for (state, result) in zip(fresh, checked) {

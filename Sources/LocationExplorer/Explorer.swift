@@ -29,13 +29,17 @@ package struct ExplorationReport: Sendable {
 package struct Explorer: Sendable {
     package let size: ExplorerSize
     package let invariants: [Invariant]
-    /// Threads that expand a level's states; the result does not depend on it (``orderedMap(_:threads:_:)``).
+    /// Threads that expand a level's states; the result does not depend on it (``orderedMap(_:threads:grain:_:)``).
     package let threads: Int
+    /// States expanded between two merges (``BreadthFirst``); the states found and the counterexample do not
+    /// depend on it.
+    package let batchSize: Int
 
-    package init(size: ExplorerSize, invariants: [Invariant] = Invariant.all, threads: Int = 1) {
+    package init(size: ExplorerSize, invariants: [Invariant] = Invariant.all, threads: Int = 1, batchSize: Int = 256) {
         self.size = size
         self.invariants = invariants
         self.threads = max(1, threads)
+        self.batchSize = max(1, batchSize)
     }
 
     /// Explores level by level and reports a shortest violation, if there is one (``BreadthFirst``).

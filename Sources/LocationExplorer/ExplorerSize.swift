@@ -19,8 +19,8 @@ package struct ExplorerSize: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The size the test suite explores: 2 apps × 3 clients × 2 users to depth 5, the deepest a debug build
-    /// explores in well under a minute. CI also runs `make explore`, the release build to depth 7
-    /// (docs/PERFORMANCE.md, "Every interleaving", says why not 8).
+    /// explores in well under a minute. CI also runs `make explore`, the release build to depth 8 on both cores
+    /// (docs/PERFORMANCE.md, "Every interleaving").
     package static let continuousIntegration = ExplorerSize(depth: 5)
 
     package var description: String { "\(apps) apps × \(clients) clients × \(users) users, depth \(depth)" }

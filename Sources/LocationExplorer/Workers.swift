@@ -4,10 +4,11 @@ import Synchronization
 /// Runs `body` for every index below `count` on `threads` threads and returns the results in index order, so
 /// that what a caller does with them never depends on which thread took which index or when.
 ///
-/// The threads take indices one at a time from a shared counter: a state with many successors does not hold up
-/// the other thread. `body` only reads what it shares: the explorer's states are plain values (the core holds no
+/// The threads take runs of `grain` indices from a shared counter: a state with many successors does not hold up
+/// the other thread, and neighbouring indices (siblings, which share most of their storage with their parent) go
+/// to the same thread, so the two seldom retain and release the same objects at once. `body` only reads what it shares: the explorer's states are plain values (the core holds no
 /// class), so two threads may read and copy the same state at once, each mutating only its own copies.
-func orderedMap<Result>(_ count: Int, threads: Int, _ body: (Int) -> Result) -> [Result] {
+func orderedMap<Result>(_ count: Int, threads: Int, grain: Int = 1, _ body: (Int) -> Result) -> [Result] {
     guard threads > 1, count > 1 else { return (0..<count).map(body) }
     let slots = Slots<Result>(count)
     let next = Atomic<Int>(0)
@@ -15,9 +16,9 @@ func orderedMap<Result>(_ count: Int, threads: Int, _ body: (Int) -> Result) -> 
         let shared = UncheckedBox(body)
         DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
             while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < count else { return }
-                slots.store(shared.value(index), at: index)
+                let first = next.wrappingAdd(grain, ordering: .relaxed).oldValue
+                guard first < count else { return }
+                for index in first..<min(first + grain, count) { slots.store(shared.value(index), at: index) }
             }
         }
     }
