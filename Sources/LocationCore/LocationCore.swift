@@ -394,13 +394,31 @@ package struct LocationCore {
     /// ``queuedPrompts(of:)`` show of it: one pass over the table instead of a lookup by key for each, for a checker
     /// that reads every app after every event.
     package var appViews: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] {
-        apps.ordered.map { handle in
-            (
-                AppKey(apps.runtimes[handle].appID, user: apps.runtimes[handle].user), apps.runtimes[handle].state,
-                apps.runtimes[handle].inUse, apps.runtimes[handle].record,
-                apps.runtimes[handle].queue.compactMap { promptView($0) }
-            )
+        var views: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] = []
+        views.reserveCapacity(apps.count)
+        for handle in apps.ordered {
+            var queue: [PromptView] = []
+            for id in apps.runtimes[handle].queue {
+                if let prompt = promptView(id) { queue.append(prompt) }
+            }
+            let key = AppKey(apps.runtimes[handle].appID, user: apps.runtimes[handle].user)
+            views.append((key, apps.runtimes[handle].state, apps.runtimes[handle].inUse, apps.runtimes[handle].record, queue))
         }
+        return views
+    }
+
+    /// The view of every live session, in id order: ``sessionIDs`` and ``sessionView(_:)`` without a lookup each.
+    /// (Loops, not closures: a closure here captured a copy of the whole core.)
+    package var sessionViews: [SessionView] {
+        var live: [(id: SessionID, slot: Int)] = []
+        for slot in sessions.slots.indices where sessions.slots[slot].isLive {
+            live.append((sessions.slots[slot].id, slot))
+        }
+        live.sort { $0.id < $1.id }
+        var views: [SessionView] = []
+        views.reserveCapacity(live.count)
+        for session in live { views.append(view(ofSlot: session.slot)) }
+        return views
     }
 
     /// Ids of every live session, in order.

@@ -10,10 +10,7 @@ package struct CoreReading {
 
     /// (The state is borrowed, not copied: an initializer's arguments are otherwise its own.)
     package init(_ state: borrowing ModelState) {
-        var sessions: [SessionView] = []
-        for id in state.core.sessionIDs {
-            if let view = state.core.sessionView(id) { sessions.append(view) }
-        }
+        let sessions = state.core.sessionViews
         // One pass over the core's apps (``LocationCore/appViews``), each matched to its place by key.
         var apps = state.appKeys.map { AppReading(key: $0) }
         for view in state.core.appViews {

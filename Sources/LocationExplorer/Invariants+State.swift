@@ -15,15 +15,10 @@ extension Invariant {
             let held = reading.app(key).map(\.record) ?? transition.after.core.storedRecord(key)
             if held != stored { return "\(key): the store holds \(stored), the core \(String(describing: held))" }
         }
-        // Sorted arrays of ids compared, not sets: the sessions' ids are unique, and so are the prompts'.
-        let live = reading.sessions.filter { $0.kind != .implicit }.map(\.id)
-        let kept = transition.after.store.sessions.map(\.id).sorted()
-        if live != kept { return "sessions \(live) live, \(kept) stored" }
-        let queued = reading.apps.flatMap { $0.queue.map(\.id) }.sorted()
-        let stored = transition.after.store.prompts.map(\.id).sorted()
-        if queued != stored { return "prompts \(queued) queued, \(stored) stored" }
+        if let problem = sessionsAndPromptsKept(transition) { return problem }
         guard case .restart = transition.event else { return nil }
         let core = transition.after.core
+        let live = reading.sessions.filter { $0.kind != .implicit }.map(\.id)
         let restored = Set(live)
         let before = transition.before.store
         for (key, record) in before.records where core.storedRecord(key) != record {
@@ -31,6 +26,27 @@ extension Invariant {
         }
         if Set(before.sessions.map(\.id)) != restored { return "sessions \(live) restored, not all stored" }
         for id in live where core.sessionView(id)?.state != .lingering { return "restored \(id) does not linger" }
+        return nil
+    }
+
+    /// R1: the store holds exactly the core's explicit sessions and queued prompts. Ids are unique on both sides,
+    /// so equal counts and every stored id held mean the same sets; counted in place, as this runs after every
+    /// event.
+    static func sessionsAndPromptsKept(_ transition: Transition) -> String? {
+        let (reading, store) = (transition.readingAfter, transition.after.store)
+        let live = reading.sessions.lazy.filter { $0.kind != .implicit }
+        if live.count != store.sessions.count
+            || !store.sessions.allSatisfy({ stored in live.contains { $0.id == stored.id } })
+        {
+            return "sessions \(live.map(\.id)) live, \(store.sessions.map(\.id).sorted()) stored"
+        }
+        let queued = reading.apps.reduce(0) { $0 + $1.queue.count }
+        if queued != store.prompts.count
+            || !store.prompts.allSatisfy({ stored in reading.apps.contains { $0.queue.contains { $0.id == stored.id } } })
+        {
+            let ids = reading.apps.flatMap { $0.queue.map(\.id) }.sorted()
+            return "prompts \(ids) queued, \(store.prompts.map(\.id).sorted()) stored"
+        }
         return nil
     }
 
@@ -112,7 +128,7 @@ extension Invariant {
         "every armed deadline is eventually re-checked",
         rules: ["L6", "R2"]
     ) { transition in
-        guard let earliest = transition.after.standingDeadlines(transition.readingAfter).min() else { return nil }
+        guard let earliest = transition.after.earliestDeadline(transition.readingAfter) else { return nil }
         let (armed, now) = (transition.after.armed, transition.after.now)
         guard let armed else { return "a deadline stands at \(earliest) and no timer is armed" }
         if armed > earliest { return "the timer is armed at \(armed), after the deadline at \(earliest)" }
@@ -152,19 +168,33 @@ extension ModelState {
     /// each queue's raised head prompt.
     package var standingDeadlines: [Instant] { standingDeadlines(CoreReading(self)) }
 
+    /// The earliest of ``standingDeadlines``, found without collecting them.
+    func earliestDeadline(_ reading: CoreReading) -> Instant? {
+        var earliest: Instant?
+        forEachStandingDeadline(reading) { deadline in earliest = min(earliest ?? deadline, deadline) }
+        return earliest
+    }
+
     /// The deadlines, from a reading of this state's core.
     package func standingDeadlines(_ reading: CoreReading) -> [Instant] {
         var deadlines: [Instant] = []
+        forEachStandingDeadline(reading) { deadlines.append($0) }
+        return deadlines
+    }
+
+    private func forEachStandingDeadline(_ reading: CoreReading, _ body: (Instant) -> Void) {
         for view in reading.sessions where view.state == .lingering {
-            if let deadline = view.deadline { deadlines.append(deadline) }
+            if let deadline = view.deadline { body(deadline) }
         }
-        for app in store.apps { deadlines += [app.graceEnds, app.relaunchEnds].compactMap { $0 } }
+        for app in store.apps {
+            if let graceEnds = app.graceEnds { body(graceEnds) }
+            if let relaunchEnds = app.relaunchEnds { body(relaunchEnds) }
+        }
         for app in reading.apps {
             guard let head = app.queue.first,
                 let raised = store.prompts.first(where: { $0.id == head.id })?.raisedAt
             else { continue }
-            deadlines.append(raised.adding(Self.configuration.promptTimeout))
+            body(raised.adding(Self.configuration.promptTimeout))
         }
-        return deadlines
     }
 }
