@@ -393,7 +393,9 @@ package struct LocationCore {
     /// Every app the core holds, in key order, with what ``appState(_:)``, ``storedRecord(_:)`` and
     /// ``queuedPrompts(of:)`` show of it: one pass over the table instead of a lookup by key for each, for a checker
     /// that reads every app after every event.
-    package var appViews: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] {
+    package var appViews:
+        [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])]
+    {
         var views: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] = []
         views.reserveCapacity(apps.count)
         for handle in apps.ordered {
@@ -402,7 +404,9 @@ package struct LocationCore {
                 if let prompt = promptView(id) { queue.append(prompt) }
             }
             let key = AppKey(apps.runtimes[handle].appID, user: apps.runtimes[handle].user)
-            views.append((key, apps.runtimes[handle].state, apps.runtimes[handle].inUse, apps.runtimes[handle].record, queue))
+            views.append(
+                (key, apps.runtimes[handle].state, apps.runtimes[handle].inUse, apps.runtimes[handle].record, queue)
+            )
         }
         return views
     }

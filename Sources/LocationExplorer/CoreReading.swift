@@ -15,7 +15,13 @@ package struct CoreReading {
         var apps = state.appKeys.map { AppReading(key: $0) }
         for view in state.core.appViews {
             guard let index = state.appKeys.firstIndex(of: view.key) else { continue }
-            apps[index] = AppReading(key: view.key, state: view.state, inUse: view.inUse, record: view.record, queue: view.queue)
+            apps[index] = AppReading(
+                key: view.key,
+                state: view.state,
+                inUse: view.inUse,
+                record: view.record,
+                queue: view.queue
+            )
         }
         self.sessions = sessions
         self.apps = apps

@@ -60,7 +60,12 @@ extension ModelState {
         for user in inverse {
             words.append(store.usersWithServicesOff.contains(keys[user][0].user ?? 0) ? 1 : 0)
             for app in 0..<size.apps {
-                appBlock(reading.app(app, user: user, of: size), reading: reading, owners: canonicalClient, into: &words)
+                appBlock(
+                    reading.app(app, user: user, of: size),
+                    reading: reading,
+                    owners: canonicalClient,
+                    into: &words
+                )
             }
         }
         return words
@@ -102,9 +107,10 @@ extension ModelState {
             ]
         }
         for session in reading.sessions where session.appID == key.appID && session.user == key.user {
-            let owner = store.sessions.first { $0.id == session.id }.flatMap { stored in
-                clients.indices.first { pid(of: $0) == stored.ownerPID }.map { owners[$0] }
-            } ?? -1
+            let owner =
+                store.sessions.first { $0.id == session.id }.flatMap { stored in
+                    clients.indices.first { pid(of: $0) == stored.ownerPID }.map { owners[$0] }
+                } ?? -1
             words += [
                 Int64(SessionKind.allCases.firstIndex(of: session.kind)!),
                 Int64(Requirement.allCases.firstIndex(of: session.requirement)!), session.purposeKey == nil ? 0 : 1,

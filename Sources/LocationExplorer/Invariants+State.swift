@@ -41,9 +41,8 @@ extension Invariant {
             return "sessions \(live.map(\.id)) live, \(store.sessions.map(\.id).sorted()) stored"
         }
         let queued = reading.apps.reduce(0) { $0 + $1.queue.count }
-        if queued != store.prompts.count
-            || !store.prompts.allSatisfy({ stored in reading.apps.contains { $0.queue.contains { $0.id == stored.id } } })
-        {
+        func isQueued(_ id: PromptID) -> Bool { reading.apps.contains { $0.queue.contains { $0.id == id } } }
+        if queued != store.prompts.count || !store.prompts.allSatisfy({ isQueued($0.id) }) {
             let ids = reading.apps.flatMap { $0.queue.map(\.id) }.sorted()
             return "prompts \(ids) queued, \(store.prompts.map(\.id).sorted()) stored"
         }

@@ -9,8 +9,9 @@ struct LocdExplore: ParsableCommand {
         commandName: "locd-explore",
         abstract: "Explore every event sequence of apps, clients and users around locd's core, to a depth.",
         discussion: """
-            Breadth-first, each canonical state once, every invariant checked after every event. Prints the figures \
-            and, if an invariant fails, the shortest event sequence that breaks it (exit status 1).
+            Breadth-first, each canonical state once, every invariant checked after every event, each level \
+            expanded on --threads threads with the same result as on one. Prints the figures and, if an invariant \
+            fails, the shortest event sequence that breaks it (exit status 1).
             """
     )
 
