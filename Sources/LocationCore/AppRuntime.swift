@@ -134,13 +134,20 @@ struct AppRuntime {
     /// an ended session's app by (S3, F9), where a forgotten app's handle may be given again (F18).
     var serial: UInt32 = 0
     var manifest: Manifest? {
-        didSet { declares = Declarations(manifest) }
+        get { sharedManifest?.manifest }
+        set {
+            sharedManifest = newValue.map(SharedManifest.init)
+            declares = Declarations(newValue)
+        }
     }
+    /// The manifest behind one reference: a copy of the runtime (a copy of the app table, a copy of the core) then
+    /// retains one object instead of each of the manifest's strings and lists.
+    private var sharedManifest: SharedManifest?
 
     init(appID: String, user: UInt32?, manifest: Manifest?) {
         self.appID = appID
         self.user = user
-        self.manifest = manifest
+        self.sharedManifest = manifest.map(SharedManifest.init)
         self.declares = Declarations(manifest)
     }
 
@@ -187,4 +194,10 @@ struct AppRuntime {
         }
         return manifest.declarationFailure(for: requirement, purposeKey: purposeKey)
     }
+}
+
+/// A manifest that never changes, shared by every copy of the runtime that holds it.
+final class SharedManifest: Sendable {
+    let manifest: Manifest
+    init(_ manifest: Manifest) { self.manifest = manifest }
 }

@@ -414,11 +414,49 @@ package struct LocationCore {
     func authorizationView(_ app: Int) -> AuthorizationView { AuthorizationView(effectiveRecord(app)) }
 
     /// The stored (not overlaid) record of an app, as the store holds it.
-    package func storedRecord(_ key: AppKey) -> AuthorizationRecord? { apps.handle(key).map { apps[$0].record } }
+    /// (These views read a field of the app in place: `apps[handle]` would copy the whole runtime first.)
+    package func storedRecord(_ key: AppKey) -> AuthorizationRecord? {
+        apps.handle(key).map { apps.runtimes[$0].record }
+    }
 
     /// The app's lifecycle state and whether it is in use (L2).
     package func appState(_ key: AppKey) -> (state: AppState, inUse: Bool)? {
-        apps.handle(key).map { (apps[$0].state, apps[$0].inUse) }
+        apps.handle(key).map { (apps.runtimes[$0].state, apps.runtimes[$0].inUse) }
+    }
+
+    /// Every app the core holds, in key order, with what ``appState(_:)``, ``storedRecord(_:)`` and
+    /// ``queuedPrompts(of:)`` show of it: one pass over the table instead of a lookup by key for each, for a checker
+    /// that reads every app after every event.
+    package var appViews:
+        [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])]
+    {
+        var views: [(key: AppKey, state: AppState, inUse: Bool, record: AuthorizationRecord, queue: [PromptView])] = []
+        views.reserveCapacity(apps.count)
+        for handle in apps.ordered {
+            var queue: [PromptView] = []
+            for id in apps.runtimes[handle].queue {
+                if let prompt = promptView(id) { queue.append(prompt) }
+            }
+            let key = AppKey(apps.runtimes[handle].appID, user: apps.runtimes[handle].user)
+            views.append(
+                (key, apps.runtimes[handle].state, apps.runtimes[handle].inUse, apps.runtimes[handle].record, queue)
+            )
+        }
+        return views
+    }
+
+    /// The view of every live session, in id order: ``sessionIDs`` and ``sessionView(_:)`` without a lookup each.
+    /// (Loops, not closures: a closure here captured a copy of the whole core.)
+    package var sessionViews: [SessionView] {
+        var live: [(id: SessionID, slot: Int)] = []
+        for slot in sessions.slots.indices where sessions.slots[slot].isLive {
+            live.append((sessions.slots[slot].id, slot))
+        }
+        live.sort { $0.id < $1.id }
+        var views: [SessionView] = []
+        views.reserveCapacity(live.count)
+        for session in live { views.append(view(ofSlot: session.slot)) }
+        return views
     }
 
     /// Ids of every live session, in order.
@@ -440,7 +478,7 @@ package struct LocationCore {
     /// Every pending prompt of an app, head first.
     package func queuedPrompts(of key: AppKey) -> [PromptView] {
         guard let app = apps.handle(key) else { return [] }
-        return apps[app].queue.compactMap { promptView($0) }
+        return apps.runtimes[app].queue.compactMap { promptView($0) }
     }
 
     package var isProviderRunning: Bool { providerRunning }

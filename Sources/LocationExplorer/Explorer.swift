@@ -26,56 +26,27 @@ package struct ExplorationReport: Sendable {
 }
 
 /// Breadth-first exploration of every event sequence up to a depth, one visit per canonical state.
-package struct Explorer {
+package struct Explorer: Sendable {
     package let size: ExplorerSize
     package let invariants: [Invariant]
+    /// Threads that expand a level's states; the result does not depend on it (``orderedMap(_:threads:grain:_:)``).
+    package let threads: Int
+    /// States expanded between two merges (``BreadthFirst``); the states found and the counterexample do not
+    /// depend on it.
+    package let batchSize: Int
 
-    package init(size: ExplorerSize, invariants: [Invariant] = Invariant.all) {
+    package init(size: ExplorerSize, invariants: [Invariant] = Invariant.all, threads: Int = 1, batchSize: Int = 256) {
         self.size = size
         self.invariants = invariants
+        self.threads = max(1, threads)
+        self.batchSize = max(1, batchSize)
     }
 
-    /// Explores level by level; stops at the first violation, whose sequence is then a shortest one.
+    /// Explores level by level and reports a shortest violation, if there is one (``BreadthFirst``).
     /// `progress` is told each level's depth and the distinct states so far.
     package func explore(progress: (Int, Int) -> Void = { _, _ in }) -> ExplorationReport {
-        var report = ExplorationReport()
-        let root = ModelState(size: size)
-        var seen: Set<Fingerprint> = [root.fingerprint]
-        // Each visited state's parent and the event that reached it, for the counterexample's sequence.
-        var parents: [(parent: Int32, event: ModelEvent?)] = [(-1, nil)]
-        var frontier: [(node: Int32, state: ModelState)] = [(0, root)]
-        for depth in 1...max(1, size.depth) where size.depth > 0 && !frontier.isEmpty {
-            var next: [(node: Int32, state: ModelState)] = []
-            for (node, state) in frontier {
-                for event in state.enabledEvents {
-                    var after = state
-                    let actions = after.apply(event)
-                    report.statesExplored += 1
-                    let transition = Transition(before: state, event: event, actions: actions, after: after)
-                    if let (invariant, problem) = firstViolation(transition) {
-                        report.counterexample = Counterexample(
-                            invariant: invariant.name,
-                            rules: invariant.rules,
-                            problem: problem,
-                            events: path(to: node, parents) + [event]
-                        )
-                        report.depthReached = depth
-                        report.distinctStates = seen.count
-                        return report
-                    }
-                    // The last level's states are not expanded: their fingerprints would save nothing.
-                    guard depth < size.depth else { continue }
-                    guard seen.insert(after.fingerprint).inserted else { continue }
-                    parents.append((node, event))
-                    next.append((Int32(parents.count - 1), after))
-                }
-            }
-            report.depthReached = depth
-            frontier = next
-            progress(depth, seen.count)
-        }
-        report.distinctStates = seen.count
-        return report
+        var search = BreadthFirst(explorer: self)
+        return search.run(progress: progress)
     }
 
     /// Runs `events` from the empty world and returns the first violation, as a counterexample of that prefix; an
@@ -112,16 +83,6 @@ package struct Explorer {
             if let problem = invariant.check(transition) { return (invariant, problem) }
         }
         return nil
-    }
-
-    private func path(to node: Int32, _ parents: [(parent: Int32, event: ModelEvent?)]) -> [ModelEvent] {
-        var events: [ModelEvent] = []
-        var current = node
-        while current >= 0 {
-            if let event = parents[Int(current)].event { events.append(event) }
-            current = parents[Int(current)].parent
-        }
-        return events.reversed()
     }
 }
 

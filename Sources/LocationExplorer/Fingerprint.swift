@@ -20,16 +20,19 @@ package struct Fingerprint: Hashable, Sendable {
 }
 
 extension ModelState {
-    package var fingerprint: Fingerprint { Fingerprint(canonicalEncoding) }
+    package var fingerprint: Fingerprint { fingerprint(CoreReading(self)) }
+
+    /// The fingerprint, from a reading of this state's core.
+    package func fingerprint(_ reading: CoreReading) -> Fingerprint { Fingerprint(canonicalEncoding(reading)) }
 
     /// The smallest encoding over the permutations of users (all of them for up to three users).
-    package var canonicalEncoding: [Int64] {
-        let core = self.core
-        let sessions = core.sessionIDs.compactMap { core.sessionView($0) }
+    package var canonicalEncoding: [Int64] { canonicalEncoding(CoreReading(self)) }
+
+    func canonicalEncoding(_ reading: CoreReading) -> [Int64] {
         let permutations = size.users <= 3 ? Self.permutations(size.users) : [Array(0..<size.users)]
         var best: [Int64]?
         for order in permutations {
-            let words = encoding(users: order, sessions: sessions, core: core)
+            let words = encoding(users: order, reading: reading)
             if let current = best, !words.lexicographicallyPrecedes(current) { continue }
             best = words
         }
@@ -37,52 +40,52 @@ extension ModelState {
     }
 
     /// The encoding with user `u` renamed `order[u]`.
-    func encoding(users order: [Int], sessions: [SessionView], core: LocationCore) -> [Int64] {
+    func encoding(users order: [Int], reading: CoreReading) -> [Int64] {
         var words: [Int64] = [
             core.locationServicesEnabled ? 1 : 0, core.isProviderRunning ? 1 : 0, core.providerReportsFix ? 1 : 0,
             relative(armed),
         ]
-        let ranks = Dictionary(uniqueKeysWithValues: sessions.enumerated().map { ($0.element.id, Int64($0.offset)) })
+        // Sessions by their rank in id order.
+        let ranks = reading.sessions.map(\.id)
         // Clients by what they hold, so that two processes holding the same are one state whichever is which.
         let blocks = clients.indices.map { client in (client, clientBlock(client, users: order, ranks: ranks)) }
             .sorted { $0.1.lexicographicallyPrecedes($1.1) }
-        var canonicalClient: [Int32: Int64] = [:]
+        // The canonical position of each client, by client number.
+        var canonicalClient = [Int64](repeating: -1, count: clients.count)
         for (position, block) in blocks.enumerated() {
-            canonicalClient[pid(of: block.0)] = Int64(position)
+            canonicalClient[block.0] = Int64(position)
             words += block.1
         }
         let inverse = order.indices.sorted { order[$0] < order[$1] }
         for user in inverse {
             words.append(store.usersWithServicesOff.contains(keys[user][0].user ?? 0) ? 1 : 0)
             for app in 0..<size.apps {
-                let key = appKey(app: app, user: user)
-                appBlock(key, core: core, sessions: sessions, owners: canonicalClient, into: &words)
+                appBlock(
+                    reading.app(app, user: user, of: size),
+                    reading: reading,
+                    owners: canonicalClient,
+                    into: &words
+                )
             }
         }
         return words
     }
 
-    private func clientBlock(_ client: Int, users order: [Int], ranks: [SessionID: Int64]) -> [Int64] {
+    private func clientBlock(_ client: Int, users order: [Int], ranks: [SessionID]) -> [Int64] {
         let slot = clients[client]
         guard slot.isConnected else { return [-1] }
         var words: [Int64] = [Int64(slot.app), Int64(order[slot.user]), slot.stream == nil ? 0 : 1]
-        let held = slot.sessions.compactMap { ranks[$0] }
+        let held = slot.sessions.compactMap { id in ranks.firstIndex(of: id).map(Int64.init) }
         words.append(Int64(held.count))
         words += held
         return words
     }
 
-    private func appBlock(
-        _ key: AppKey,
-        core: LocationCore,
-        sessions: [SessionView],
-        owners: [Int32: Int64],
-        into words: inout [Int64]
-    ) {
-        let state = core.appState(key)
-        words.append(state.map { Int64(AppState.allCases.firstIndex(of: $0.state)!) } ?? -1)
-        words.append(state?.inUse == true ? 1 : 0)
-        if let record = core.storedRecord(key) {
+    private func appBlock(_ app: AppReading, reading: CoreReading, owners: [Int64], into words: inout [Int64]) {
+        let key = app.key
+        words.append(app.state.map { Int64(AppState.allCases.firstIndex(of: $0)!) } ?? -1)
+        words.append(app.inUse ? 1 : 0)
+        if let record = app.record {
             words += [
                 Int64(record.status.code), record.provisional ? 1 : 0, record.oneTime ? 1 : 0,
                 record.accuracy == .fullAccuracy ? 1 : 0, record.temporaryFullAccuracy ? 1 : 0,
@@ -96,16 +99,18 @@ extension ModelState {
         } else {
             words.append(-2)
         }
-        let queue = core.queuedPrompts(of: key)
-        words.append(Int64(queue.count))
-        for prompt in queue {
+        words.append(Int64(app.queue.count))
+        for prompt in app.queue {
             words += [
                 Int64(PromptKind.allCases.firstIndex(of: prompt.kind)!), prompt.purposeKey == nil ? 0 : 1,
                 relative(prompt.raisedAt),
             ]
         }
-        for session in sessions where session.appID == key.appID && session.user == key.user {
-            let owner = store.sessions.first { $0.id == session.id }.flatMap { owners[$0.ownerPID] } ?? -1
+        for session in reading.sessions where session.appID == key.appID && session.user == key.user {
+            let owner =
+                store.sessions.first { $0.id == session.id }.flatMap { stored in
+                    clients.indices.first { pid(of: $0) == stored.ownerPID }.map { owners[$0] }
+                } ?? -1
             words += [
                 Int64(SessionKind.allCases.firstIndex(of: session.kind)!),
                 Int64(Requirement.allCases.firstIndex(of: session.requirement)!), session.purposeKey == nil ? 0 : 1,

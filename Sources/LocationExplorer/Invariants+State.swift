@@ -6,26 +6,46 @@ extension Invariant {
         "nothing persisted is lost by a restart",
         rules: ["R1", "R2", "R3"]
     ) { transition in
-        let (core, store) = (transition.after.core, transition.after.store)
-        if store.locationServicesEnabled != core.locationServicesEnabled {
-            return "the store's switch is \(store.locationServicesEnabled), the core's \(core.locationServicesEnabled)"
+        let reading = transition.readingAfter
+        let servicesOn = transition.after.core.locationServicesEnabled
+        if transition.after.store.locationServicesEnabled != servicesOn {
+            return "the store's switch is \(!servicesOn), the core's \(servicesOn)"
         }
-        for (key, stored) in store.records where core.storedRecord(key) != stored {
-            return "\(key): the store holds \(stored), the core \(String(describing: core.storedRecord(key)))"
+        for (key, stored) in transition.after.store.records {
+            let held = reading.app(key).map(\.record) ?? transition.after.core.storedRecord(key)
+            if held != stored { return "\(key): the store holds \(stored), the core \(String(describing: held))" }
         }
-        let live = Set(core.sessionIDs.filter { core.sessionView($0)?.kind != .implicit })
-        let kept = Set(store.sessions.map(\.id))
-        if live != kept { return "sessions \(live.sorted()) live, \(kept.sorted()) stored" }
-        let queued = Set(transition.after.appKeys.flatMap { core.queuedPrompts(of: $0).map(\.id) })
-        let stored = Set(store.prompts.map(\.id))
-        if queued != stored { return "prompts \(queued.sorted()) queued, \(stored.sorted()) stored" }
+        if let problem = sessionsAndPromptsKept(transition) { return problem }
         guard case .restart = transition.event else { return nil }
+        let core = transition.after.core
+        let live = reading.sessions.filter { $0.kind != .implicit }.map(\.id)
+        let restored = Set(live)
         let before = transition.before.store
         for (key, record) in before.records where core.storedRecord(key) != record {
             return "\(key) had \(record) before the restart, \(String(describing: core.storedRecord(key))) after"
         }
-        if Set(before.sessions.map(\.id)) != live { return "sessions \(live.sorted()) restored, not all stored" }
+        if Set(before.sessions.map(\.id)) != restored { return "sessions \(live) restored, not all stored" }
         for id in live where core.sessionView(id)?.state != .lingering { return "restored \(id) does not linger" }
+        return nil
+    }
+
+    /// R1: the store holds exactly the core's explicit sessions and queued prompts. Ids are unique on both sides,
+    /// so equal counts and every stored id held mean the same sets; counted in place, as this runs after every
+    /// event.
+    static func sessionsAndPromptsKept(_ transition: Transition) -> String? {
+        let (reading, store) = (transition.readingAfter, transition.after.store)
+        let live = reading.sessions.lazy.filter { $0.kind != .implicit }
+        if live.count != store.sessions.count
+            || !store.sessions.allSatisfy({ stored in live.contains { $0.id == stored.id } })
+        {
+            return "sessions \(live.map(\.id)) live, \(store.sessions.map(\.id).sorted()) stored"
+        }
+        let queued = reading.apps.reduce(0) { $0 + $1.queue.count }
+        func isQueued(_ id: PromptID) -> Bool { reading.apps.contains { $0.queue.contains { $0.id == id } } }
+        if queued != store.prompts.count || !store.prompts.allSatisfy({ isQueued($0.id) }) {
+            let ids = reading.apps.flatMap { $0.queue.map(\.id) }.sorted()
+            return "prompts \(ids) queued, \(store.prompts.map(\.id).sorted()) stored"
+        }
         return nil
     }
 
@@ -34,11 +54,10 @@ extension Invariant {
         "diagnostics flags consistent with state",
         rules: ["D1", "D12"]
     ) { transition in
-        let core = transition.after.core
-        for id in core.sessionIDs {
-            guard let view = core.sessionView(id) else { continue }
-            let status = core.authorizationView(AppKey(view.appID, user: view.user)).status
-            if let problem = diagnosticsProblem(view, servicesOn: core.locationServicesEnabled, status: status) {
+        let servicesOn = transition.after.core.locationServicesEnabled
+        for view in transition.readingAfter.sessions {
+            let status = transition.after.core.authorizationView(AppKey(view.appID, user: view.user)).status
+            if let problem = diagnosticsProblem(view, servicesOn: servicesOn, status: status) {
                 return problem
             }
         }
@@ -68,18 +87,17 @@ extension Invariant {
         rules: ["H1"]
     ) { transition in
         guard let actor = transition.actingUser else { return nil }
-        let (before, after) = (transition.before.core, transition.after.core)
-        for user in 0..<transition.after.size.users where user != actor {
-            for app in 0..<transition.after.size.apps {
-                let key = transition.after.appKey(app: app, user: user)
-                if before.storedRecord(key) != after.storedRecord(key) {
-                    return
-                        "user \(actor)'s event changed \(key)'s record to \(String(describing: after.storedRecord(key)))"
+        let size = transition.after.size
+        for user in 0..<size.users where user != actor {
+            for app in 0..<size.apps {
+                let before = transition.readingBefore.app(app, user: user, of: size)
+                let after = transition.readingAfter.app(app, user: user, of: size)
+                let key = after.key
+                if before.record != after.record {
+                    return "user \(actor)'s event changed \(key)'s record to \(String(describing: after.record))"
                 }
-                if before.appState(key)?.state != after.appState(key)?.state {
-                    return "user \(actor)'s event moved \(key)"
-                }
-                if before.queuedPrompts(of: key).map(\.id) != after.queuedPrompts(of: key).map(\.id) {
+                if before.state != after.state { return "user \(actor)'s event moved \(key)" }
+                if before.queue.map(\.id) != after.queue.map(\.id) {
                     return "user \(actor)'s event changed \(key)'s prompts"
                 }
             }
@@ -109,11 +127,11 @@ extension Invariant {
         "every armed deadline is eventually re-checked",
         rules: ["L6", "R2"]
     ) { transition in
-        let state = transition.after
-        guard let earliest = state.standingDeadlines.min() else { return nil }
-        guard let armed = state.armed else { return "a deadline stands at \(earliest) and no timer is armed" }
+        guard let earliest = transition.after.earliestDeadline(transition.readingAfter) else { return nil }
+        let (armed, now) = (transition.after.armed, transition.after.now)
+        guard let armed else { return "a deadline stands at \(earliest) and no timer is armed" }
         if armed > earliest { return "the timer is armed at \(armed), after the deadline at \(earliest)" }
-        if armed <= state.now { return "the timer is armed at \(armed), not after now (\(state.now))" }
+        if armed <= now { return "the timer is armed at \(armed), not after now (\(now))" }
         return nil
     }
 }
@@ -147,21 +165,35 @@ extension Transition {
 extension ModelState {
     /// The deadlines the core shows: lingering sessions, stored grace and relaunch windows, and the timeout of
     /// each queue's raised head prompt.
-    package var standingDeadlines: [Instant] {
-        let core = self.core
+    package var standingDeadlines: [Instant] { standingDeadlines(CoreReading(self)) }
+
+    /// The earliest of ``standingDeadlines``, found without collecting them.
+    func earliestDeadline(_ reading: CoreReading) -> Instant? {
+        var earliest: Instant?
+        forEachStandingDeadline(reading) { deadline in earliest = min(earliest ?? deadline, deadline) }
+        return earliest
+    }
+
+    /// The deadlines, from a reading of this state's core.
+    package func standingDeadlines(_ reading: CoreReading) -> [Instant] {
         var deadlines: [Instant] = []
-        for id in core.sessionIDs {
-            if let view = core.sessionView(id), view.state == .lingering, let deadline = view.deadline {
-                deadlines.append(deadline)
-            }
+        forEachStandingDeadline(reading) { deadlines.append($0) }
+        return deadlines
+    }
+
+    private func forEachStandingDeadline(_ reading: CoreReading, _ body: (Instant) -> Void) {
+        for view in reading.sessions where view.state == .lingering {
+            if let deadline = view.deadline { body(deadline) }
         }
-        for app in store.apps { deadlines += [app.graceEnds, app.relaunchEnds].compactMap { $0 } }
-        for key in appKeys {
-            guard let head = core.queuedPrompts(of: key).first,
+        for app in store.apps {
+            if let graceEnds = app.graceEnds { body(graceEnds) }
+            if let relaunchEnds = app.relaunchEnds { body(relaunchEnds) }
+        }
+        for app in reading.apps {
+            guard let head = app.queue.first,
                 let raised = store.prompts.first(where: { $0.id == head.id })?.raisedAt
             else { continue }
-            deadlines.append(raised.adding(Self.configuration.promptTimeout))
+            body(raised.adding(Self.configuration.promptTimeout))
         }
-        return deadlines
     }
 }

@@ -1,17 +1,38 @@
 import LocationCore
 
-/// One event of an exploration: the state before it, what happened, what the core did, and the state after.
+/// One event of an exploration: the state before it, what happened, what the core did, and the state after, with
+/// what each side's core shows (``CoreReading``), read once for every check.
 package struct Transition {
-    package var before: ModelState
-    package var event: ModelEvent
-    package var actions: [Action]
-    package var after: ModelState
+    package private(set) var before: ModelState
+    package private(set) var event: ModelEvent
+    package private(set) var actions: [Action]
+    package private(set) var after: ModelState
+    package private(set) var readingBefore: CoreReading
+    package private(set) var readingAfter: CoreReading
 
     package init(before: ModelState, event: ModelEvent, actions: [Action], after: ModelState) {
         self.before = before
         self.event = event
         self.actions = actions
         self.after = after
+        readingBefore = CoreReading(before)
+        readingAfter = CoreReading(after)
+    }
+
+    /// A transition out of `state` that has not happened yet; ``take(_:)`` makes it one.
+    init(from state: ModelState) {
+        let reading = CoreReading(state)
+        (before, event, actions, after) = (state, .restart, [], state)
+        (readingBefore, readingAfter) = (reading, reading)
+    }
+
+    /// Becomes the transition from the same state by `event`: a fresh copy of the state before, the event
+    /// applied to it, and its reading. Reusing one value copies the state once per event.
+    mutating func take(_ event: ModelEvent) {
+        after = before
+        self.event = event
+        actions = after.apply(event)
+        readingAfter = CoreReading(after)
     }
 }
 
@@ -98,9 +119,9 @@ extension Invariant {
         "Allow Once and temporary full accuracy end when use ends",
         rules: ["L5", "P2", "P7"]
     ) { transition in
-        let core = transition.after.core
-        for key in transition.after.appKeys {
-            guard let record = core.storedRecord(key), core.appState(key)?.inUse != true else { continue }
+        for app in transition.readingAfter.apps {
+            guard let record = app.record, !app.inUse else { continue }
+            let key = app.key
             if record.oneTime { return "\(key) is not in use and keeps Allow Once" }
             if record.temporaryFullAccuracy { return "\(key) is not in use and keeps temporary full accuracy" }
         }

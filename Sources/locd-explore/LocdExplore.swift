@@ -9,8 +9,9 @@ struct LocdExplore: ParsableCommand {
         commandName: "locd-explore",
         abstract: "Explore every event sequence of apps, clients and users around locd's core, to a depth.",
         discussion: """
-            Breadth-first, each canonical state once, every invariant checked after every event. Prints the figures \
-            and, if an invariant fails, the shortest event sequence that breaks it (exit status 1).
+            Breadth-first, each canonical state once, every invariant checked after every event, each level \
+            expanded on --threads threads with the same result as on one. Prints the figures and, if an invariant \
+            fails, the shortest event sequence that breaks it (exit status 1).
             """
     )
 
@@ -18,15 +19,18 @@ struct LocdExplore: ParsableCommand {
     @Option(help: "Processes that may be connected at once.") var clients = 3
     @Option(help: "Users who run the same apps.") var users = 2
     @Option(help: "Events on the longest sequence.") var depth = 8
+    @Option(help: "Threads that expand each level (default: one per processor); the result does not depend on it.")
+    var threads: Int?
     @Option(help: "Write a counterexample as a Swift Testing regression test to this file.")
     var saveTest: String?
     @Flag(help: "Print each level's distinct states as it is done.") var verbose = false
 
     func run() throws {
         let size = ExplorerSize(apps: apps, clients: clients, users: users, depth: depth)
-        print("exploring \(size)")
+        let threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        print("exploring \(size) on \(threads) thread\(threads == 1 ? "" : "s")")
         let start = Date()
-        let report = Explorer(size: size).explore { level, distinct in
+        let report = Explorer(size: size, threads: threads).explore { level, distinct in
             if verbose { print("  depth \(level): \(distinct) distinct states, \(elapsed(since: start)) s") }
         }
         let seconds = Date().timeIntervalSince(start)
