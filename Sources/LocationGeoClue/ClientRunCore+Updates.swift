@@ -48,7 +48,7 @@ extension ClientRunCore {
     /// The stream's final reply: the session ended, by the run's own end or by locd (U18).
     mutating func updatesEnded() -> [Action] {
         switch phase {
-        case .ending: return finish()
+        case .ending: return streamGone()
         case .awaitingPrompt(let session), .deciding(let session, streamOpen: true):
             phase = .deciding(session: session, streamOpen: false)
             return refuse(.ended(appID))
@@ -63,7 +63,7 @@ extension ClientRunCore {
     /// without the session's end (locd went away: the client keeps its session and waits for locd to come back).
     mutating func updatesFailed(_ trouble: Trouble) -> [Action] {
         switch phase {
-        case .ending: return finish()
+        case .ending: return streamGone()
         case .awaitingPrompt(let session), .deciding(let session, streamOpen: true):
             phase = .deciding(session: session, streamOpen: false)
             return refuse(trouble.refusal)
@@ -75,6 +75,14 @@ extension ClientRunCore {
             return withhold(.locdAway(appID)) + scheduleReconnect(session)
         default: return []
         }
+    }
+
+    /// The stream of a run that ends its session is over: the run is done, its end answered or not (the stream
+    /// ends after locd has carried the end out).
+    private mutating func streamGone() -> [Action] {
+        guard case .ending(let session, _, let endAnswered) = phase else { return [] }
+        phase = .ending(session: session, streamOpen: false, endAnswered: endAnswered)
+        return finish()
     }
 
     /// Tells, once for each reason in a row, that the started client's location is taken away for now.
