@@ -225,8 +225,10 @@ final class ClientRun {
             app.park(link)
             return .updatesEnded
         case .success(let reply):
+            // An error ends the call, not the connection: a stream opened just after its session ended (a `Stop`
+            // that came first) is answered `SessionInvalidated`, and the connection serves the next stream.
             updates = nil
-            link.close()
+            app.park(link)
             return .updatesFailed(trouble(VarlinkError(name: reply.error ?? "", parameters: reply.parameters)))
         case .failure(let failure):
             updates = nil
