@@ -97,9 +97,9 @@ final class ClientRun {
             guard app.claim(id) else {
                 return send(.sessionFailed(.refused(StartRefusal(message: "another client took session \(id)"))))
             }
-            callSession("io.locd.App.ResumeSession", ["id": .string(id)])
+            resumeSession(id)
         case .create: callSession("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
-        case .resume(let id): callSession("io.locd.App.ResumeSession", ["id": .string(id)])
+        case .resume(let id): resumeSession(id)
         case .readAuthorization: readAuthorization()
         case .openUpdates(let session, let accuracy): openUpdates(session, accuracy)
         case .closeUpdates:
@@ -137,6 +137,10 @@ final class ClientRun {
                 send(Self.session(of: reply, app: app.appID))
             }
         }
+    }
+
+    private func resumeSession(_ id: String) {
+        callSession("io.locd.App.ResumeSession", ["id": .string(id)])
     }
 
     /// What a session call's first reply tells the core.
