@@ -7,8 +7,9 @@ import Varlink
 /// the client's `DesktopId` (I12). locd checks the app's manifest against the peer's process, not locd-geoclue; for
 /// an app with no manifest it prompts with the description from the app's `.desktop` file (I11).
 ///
-/// Its streams (updates, and a session's diagnostics while a prompt is pending) each need a connection of their own,
-/// with the same `Hello`; one whose stream locd ended with its final reply (U18) is kept for the next, two at most.
+/// Its streams (each client's updates, which also decide a `Start` whose prompt is pending, G18) each need a
+/// connection of their own, with the same `Hello`; one whose stream locd ended with its final reply (U18) is kept for
+/// the next, two at most.
 ///
 /// Closing it never says `Goodbye`, which would end at once the sessions of every connection speaking for the peer's
 /// process, lingering ones included (SEMANTICS L3, I8). A peer's sessions are ended one by one (`Stop`,

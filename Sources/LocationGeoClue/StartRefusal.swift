@@ -2,7 +2,7 @@ import LocationClient
 
 /// Why locd did not let a client start, as the message of the error `Start` answers: what happened and what to do
 /// about it.
-struct StartRefusal: Error, Sendable {
+struct StartRefusal: Error, Sendable, Equatable {
     var message: String
     /// A bound was reached (G8: the uid's connections to locd, F11), not a decision: the client may try again once
     /// it has let go of some.
@@ -90,6 +90,11 @@ struct StartRefusal: Error, Sendable {
 
     static func ended(_ app: String) -> StartRefusal {
         StartRefusal(message: "locd ended the session of '\(app)' before it decided: start again")
+    }
+
+    /// locd answered with something that is not what its protocol says (`what`).
+    static func unexpectedReply(_ what: String, app: String) -> StartRefusal {
+        from(LocationClientError.unexpectedReply(what), app: app)
     }
 
     /// The refusal a failed call to locd stands for.

@@ -12,7 +12,8 @@ MODE is how it answers AuthorizeApp(desktop_id, req_accuracy_level):
   leave      exits at once, without answering (the agent leaves the bus mid-prompt)
 It prints one JSON object a line: {"registered": true} once AddAgent returned, {"asked": [desktop_id, level]}
 for each AuthorizeApp. A line "max N" on its standard input sets MaxAccuracyLevel to N (with PropertiesChanged);
-the end of its input ends it.
+a line "answer N" answers the calls a silent agent holds, authorized with level N ({"answered": count}); the end of
+its input ends it.
 """
 import json
 import os
@@ -87,6 +88,11 @@ def main(mode, max_level):
             bus.emit_signal(None, PATH, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                             GLib.Variant("(sa{sv}as)", (NAME, {"MaxAccuracyLevel": GLib.Variant("u", state["max"])}, [])))
             out({"max": state["max"]})
+        elif len(words) == 2 and words[0] == "answer":
+            held, state["held"] = state["held"], []
+            for invocation in held:
+                invocation.return_value(GLib.Variant("(bu)", (True, int(words[1]))))
+            out({"answered": len(held)})
         return True
 
     GLib.io_add_watch(GLib.IOChannel.unix_new(0), GLib.IO_IN | GLib.IO_HUP, line)

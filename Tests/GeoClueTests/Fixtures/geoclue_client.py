@@ -24,6 +24,8 @@ Modes (one JSON object per line on stdout):
                          "positions": [[latitude, longitude], ...]}.
   flood APP N            GetClient, Set DesktopId, then N times Start and Stop without waiting for replies:
                          prints how many replies came, by error name ("ok" for success), then exits.
+  cycles APP N           N times, as locd-bench's churn: CreateClient, Set DesktopId, Set RequestedAccuracyLevel 8,
+                         Start, Stop, DeleteClient; prints {"cycles": n}, or the error with "cycles" done.
   create-clients N       CreateClient N times: prints how many were made and the first error.
   hold-clients N         create-clients N, then holds them until stdin closes.
   pending APP...         For each app id: CreateClient, Set DesktopId, then Start without waiting for its reply;
@@ -353,6 +355,25 @@ def main(mode, args):
             bus.call(BUS_NAME, second, CLIENT, "Start", None, None, Gio.DBusCallFlags.NONE, -1, None, None, None)
             call(bus, second, CLIENT, "Stop")
             out({"second": "stopped"})
+        elif mode == "cycles":
+            done = 0
+            try:
+                call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient", GLib.Variant("(o)", (path,)))
+                for _ in range(int(args[1])):
+                    (client,) = call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "CreateClient", None,
+                                     "(o)").unpack()
+                    set_property(bus, client, "DesktopId", GLib.Variant("s", args[0]))
+                    set_property(bus, client, "RequestedAccuracyLevel", GLib.Variant("u", 8))
+                    call(bus, client, CLIENT, "Start")
+                    call(bus, client, CLIENT, "Stop")
+                    call(bus, MANAGER, "org.freedesktop.GeoClue2.Manager", "DeleteClient",
+                         GLib.Variant("(o)", (client,)))
+                    done += 1
+                out({"cycles": done})
+            except GLib.Error as error:
+                failure = error_of(error)
+                failure["cycles"] = done
+                out(failure)
         elif mode == "flood":
             set_property(bus, path, "DesktopId", GLib.Variant("s", args[0]))
             out(flood(bus, path, int(args[1])))
