@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Logging
 
 #if canImport(Glibc)
@@ -136,7 +137,11 @@ final class SettingsSync {
 
     private func openStream() {
         do {
-            stream = try LocdStream(socketPath: socketPath, method: "io.locd.Admin.Watch", name: "the settings' events")
+            stream = try LocdStream(
+                socketPath: socketPath,
+                method: AdminMethod.watch.name,
+                name: "the settings' events"
+            )
             streamRetry = 1
             perform(core.locdChanged())
         } catch {
@@ -204,8 +209,8 @@ final class SettingsSync {
         case .readLocd:
             read = (nil, nil)
             let failure =
-                calls.send("io.locd.Admin.ListApps", [:], tag: .apps)
-                ?? calls.send("io.locd.Admin.Status", [:], tag: .status)
+                calls.send(AdminMethod.listApps.name, [:], tag: .apps)
+                ?? calls.send(AdminMethod.status.name, [:], tag: .status)
             if let failure { readFailed(failure) }
         case .setAuthorization(let app, let setting, let precise):
             var parameters: JSONObject = ["appId": .string(app)]
@@ -213,13 +218,13 @@ final class SettingsSync {
             if let precise { parameters["precise"] = .bool(precise) }
             // H5: an administrator's call naming no user sets the app for every user.
             if administrator { parameters["user"] = .int(Int64(getuid())) }
-            if let failure = calls.send("io.locd.Admin.SetAuthorization", parameters, tag: .authorization(app)) {
+            if let failure = calls.send(AdminMethod.setAuthorization.name, parameters, tag: .authorization(app)) {
                 logger.warning("cannot set \(app) in locd: \(failure)")
                 perform(core.locdSet(app, record: nil, now: Self.unixNow))
             }
         case .setServices(let enabled):
             if let failure = calls.send(
-                "io.locd.Admin.SetLocationServices",
+                AdminMethod.setLocationServices.name,
                 ["enabled": .bool(enabled)],
                 tag: .services
             ) {

@@ -1,3 +1,4 @@
+import LocationProtocol
 import Varlink
 
 /// Why a ``LocationClient`` call failed: one case per `io.locd.App` error of the protocol, the standard Varlink
@@ -39,16 +40,16 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
     /// The Varlink error name, for errors the daemon sent.
     public var varlinkName: String? {
         switch self {
-        case .helloRequired: "io.locd.App.HelloRequired"
-        case .appUnknown: "io.locd.App.AppUnknown"
-        case .noSuchSession: "io.locd.App.NoSuchSession"
-        case .sessionInvalidated: "io.locd.App.SessionInvalidated"
-        case .usageDescriptionMissing: "io.locd.App.UsageDescriptionMissing"
-        case .unknownPurposeKey: "io.locd.App.UnknownPurposeKey"
-        case .limitExceeded: "io.locd.App.LimitExceeded"
-        case .backgroundActivityUnavailable: "io.locd.App.BackgroundActivityUnavailable"
-        case .permissionDenied: "org.varlink.service.PermissionDenied"
-        case .invalidParameter: "org.varlink.service.InvalidParameter"
+        case .helloRequired: WireErrorName.helloRequired.name
+        case .appUnknown: WireErrorName.appUnknown.name
+        case .noSuchSession: WireErrorName.noSuchSession.name
+        case .sessionInvalidated: WireErrorName.sessionInvalidated.name
+        case .usageDescriptionMissing: WireErrorName.usageDescriptionMissing.name
+        case .unknownPurposeKey: WireErrorName.unknownPurposeKey.name
+        case .limitExceeded: WireErrorName.limitExceeded.name
+        case .backgroundActivityUnavailable: WireErrorName.backgroundActivityUnavailable.name
+        case .permissionDenied: WireErrorName.permissionDenied.name
+        case .invalidParameter: WireErrorName.invalidParameter.name
         case .daemonError(let name, _): name
         case .daemonUnavailable, .connectionLost, .closed, .unexpectedReply: nil
         }
@@ -84,24 +85,24 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
         let message = error.parameters["message"]?.stringValue ?? error.name
         func string(_ key: String) -> String { error.parameters[key]?.stringValue ?? "" }
         switch error.name {
-        case "io.locd.App.HelloRequired": self = .helloRequired(message: message)
-        case "io.locd.App.AppUnknown": self = .appUnknown(appID: string("appId"), message: message)
-        case "io.locd.App.NoSuchSession": self = .noSuchSession(id: string("id"), message: message)
-        case "io.locd.App.SessionInvalidated": self = .sessionInvalidated(id: string("id"), message: message)
-        case "io.locd.App.UsageDescriptionMissing":
+        case WireErrorName.helloRequired.name: self = .helloRequired(message: message)
+        case WireErrorName.appUnknown.name: self = .appUnknown(appID: string("appId"), message: message)
+        case WireErrorName.noSuchSession.name: self = .noSuchSession(id: string("id"), message: message)
+        case WireErrorName.sessionInvalidated.name: self = .sessionInvalidated(id: string("id"), message: message)
+        case WireErrorName.usageDescriptionMissing.name:
             self = .usageDescriptionMissing(key: string("key"), message: message)
-        case "io.locd.App.UnknownPurposeKey":
+        case WireErrorName.unknownPurposeKey.name:
             self = .unknownPurposeKey(purposeKey: string("purposeKey"), message: message)
-        case "io.locd.App.LimitExceeded":
+        case WireErrorName.limitExceeded.name:
             self = .limitExceeded(
                 limit: string("limit"),
                 maximum: Int(error.parameters["maximum"]?.intValue ?? 0),
                 message: message
             )
-        case "io.locd.App.BackgroundActivityUnavailable":
+        case WireErrorName.backgroundActivityUnavailable.name:
             self = .backgroundActivityUnavailable(reason: string("reason"), message: message)
-        case "org.varlink.service.PermissionDenied": self = .permissionDenied(message: message)
-        case "org.varlink.service.InvalidParameter":
+        case WireErrorName.permissionDenied.name: self = .permissionDenied(message: message)
+        case WireErrorName.invalidParameter.name:
             self = .invalidParameter(parameter: string("parameter"), message: message)
         default: self = .daemonError(name: error.name, message: message)
         }

@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import Logging
 import NIOCore
 import SubordinateRanges
@@ -85,7 +86,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        if call.method == "io.locd.Admin.Reload" { return reloadCalled(call, serial: serial, on: connection) }
+        if call.method == AdminMethod.reload.name { return reloadCalled(call, serial: serial, on: connection) }
         var decoded: Call
         switch CallDecoder.decode(call) {
         case .failure(let error): return connection.fail(serial, error)
@@ -137,7 +138,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         run(
             .call(CallID(client: ClientID(connection.id), serial: serial), decoded),
             early: call.more && decoded.makesSession,
-            name: call.interface == "io.locd.Admin" ? call.method : ""
+            name: call.interface == InterfaceName.admin ? call.method : ""
         )
     }
 
@@ -262,7 +263,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
         default:
             return
         }
-        let key = RefusalLog.Key(uid: uid, method: "io.locd.App.Hello", app: "", limit: limit)
+        let key = RefusalLog.Key(uid: uid, method: AppMethod.hello.name, app: "", limit: limit)
         audit(
             key,
             "refused io.locd.App.Hello for \(appID): uid \(uid) already has \(maximum) apps (\(limit)); "
@@ -285,7 +286,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             )
         }
         guard let requestReload else {
-            return connection.fail(serial, .methodNotFound("io.locd.Admin.Reload"))
+            return connection.fail(serial, .methodNotFound(AdminMethod.reload.name))
         }
         pendingReloads.append((connection, serial))
         if pendingReloads.count == 1 { requestReload() }
@@ -358,7 +359,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     private var storeBehind: VarlinkError {
         let maximum = writeBehind.limits.maxPendingWrites
         return VarlinkError(
-            name: "io.locd.App.LimitExceeded",
+            name: WireErrorName.limitExceeded.name,
             parameters: [
                 "limit": .string("max-pending-writes"), "maximum": .int(Int64(maximum)),
                 "message": .string(

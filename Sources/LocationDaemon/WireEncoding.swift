@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationWireErrors
 import Varlink
 
 // The core's views as the IDL's types, field for field in IDL order. Enum cases use their raw values,
@@ -238,14 +239,7 @@ private func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
 extension LocationError {
     /// The Varlink error reply: the IDL's parameters plus a `message` that says what to do.
     var varlinkError: VarlinkError {
-        var parameters = JSONObject()
-        for (name, value) in self.parameters {
-            switch value {
-            case .string(let string): parameters[name] = .string(string)
-            case .int(let int): parameters[name] = .int(Int64(int))
-            }
-        }
-        parameters["message"] = .string(message)
-        return VarlinkError(name: varlinkName, parameters: parameters)
+        let wire = wireError
+        return VarlinkError(name: wire.name.rawValue, parameters: wire.parameters(message: message))
     }
 }

@@ -1,3 +1,4 @@
+import LocationProtocol
 import Logging
 import NIOCore
 import Varlink
@@ -7,7 +8,6 @@ import Varlink
 public final class NetworkLocationService: VarlinkServerDelegate {
     /// The most Watches open at once: locd opens one per network provider it has.
     public static let maximumWatches = 8
-    static let interface = "io.locd.NetworkLocation"
 
     private let loop: any EventLoop
     private let client: GeolocateClient
@@ -26,7 +26,9 @@ public final class NetworkLocationService: VarlinkServerDelegate {
     public func opened(_ connection: VarlinkConnection) {}
 
     public func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        guard call.memberName == "Watch" else { return connection.fail(serial, .methodNotFound(call.method)) }
+        guard call.method == NetworkLocationMethod.watch.name else {
+            return connection.fail(serial, .methodNotFound(call.method))
+        }
         guard call.more else { return connection.fail(serial, .expectedMore) }
         let settings: NetworkSettings
         switch NetworkSettings.parse(call.parameters["settings"]) {
@@ -36,7 +38,7 @@ public final class NetworkLocationService: VarlinkServerDelegate {
             return connection.fail(
                 serial,
                 VarlinkError(
-                    name: Self.interface + ".InvalidSettings",
+                    name: WireErrorName.invalidSettings.name,
                     parameters: ["field": .string(invalid.field), "reason": .string(invalid.reason)]
                 )
             )
@@ -48,7 +50,7 @@ public final class NetworkLocationService: VarlinkServerDelegate {
             return connection.fail(
                 serial,
                 VarlinkError(
-                    name: Self.interface + ".LimitExceeded",
+                    name: WireErrorName.networkLimitExceeded.name,
                     parameters: [
                         "limit": .string("watches"), "maximum": .int(Int64(Self.maximumWatches)),
                         "message": .string(message),

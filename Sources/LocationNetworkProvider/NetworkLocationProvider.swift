@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import LocationProviders
 import NIOCore
 import NIOPosix
@@ -26,9 +27,9 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
     private var hasFix = false
 
     /// The method the provider calls.
-    package static let watchMethod = "io.locd.NetworkLocation.Watch"
+    package static let watchMethod = NetworkLocationMethod.watch.name
     /// The error `locd-network` answers settings it cannot use with.
-    package static let invalidSettingsError = "io.locd.NetworkLocation.InvalidSettings"
+    package static let invalidSettingsError = WireErrorName.invalidSettings.name
     /// The largest reply frame read: a reply is one position, a few hundred bytes.
     static let maximumReplyBytes = 64 * 1024
 

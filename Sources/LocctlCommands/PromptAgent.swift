@@ -2,6 +2,7 @@ import ArgumentParser
 import DisplayText
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -54,7 +55,7 @@ struct PromptAgent {
         _ parameters: JSONObject
     ) throws -> VarlinkClient {
         let stream = try connect()
-        try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
+        try stream.send(VarlinkCall(method: AdminMethod.prompts.name, parameters: parameters, more: true))
         return stream
     }
 
@@ -186,11 +187,11 @@ struct PromptAgent {
         var parameters: JSONObject = ["id": .string(id), "answer": .string(choice.answer)]
         if let accuracy = choice.accuracy { parameters["accuracy"] = .string(accuracy) }
         do {
-            try connect().call("io.locd.Admin.AnswerPrompt", parameters)
+            try connect().call(AdminMethod.answerPrompt.name, parameters)
             let accuracy = choice.accuracy.map { $0 == "full" ? " (precise)" : " (approximate)" } ?? ""
             printLine("  answered \(id): \(choice.answer)\(accuracy)")
             finish(prompt)
-        } catch let error as VarlinkError where error.name == "io.locd.Admin.InvalidAnswer" && automatic == nil {
+        } catch let error as VarlinkError where error.name == WireErrorName.invalidAnswer.name && automatic == nil {
             printError(CommandFailure.message(for: error))
             askForAnswer()
         } catch {

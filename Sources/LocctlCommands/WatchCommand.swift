@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ struct WatchCommand: ParsableCommand {
         endOnInterrupt()
         let client = try connection.connect()
         do {
-            try client.send(VarlinkCall(method: "io.locd.Admin.Watch", more: true))
+            try client.send(VarlinkCall(method: AdminMethod.watch.name, more: true))
             let style = Style.standardOutput
             while true {
                 let reply: VarlinkReply
