@@ -417,7 +417,8 @@ let package = Package(
         // The wire's vocabulary against the IDL, its golden messages, and the sources that must name it.
         .testTarget(
             name: "LocationProtocolTests",
-            dependencies: ["JSON", "LocationProtocol", "LocationTestSupport", "Varlink"]
+            dependencies: ["JSON", "LocationProtocol", "LocationTestSupport", "Varlink"],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "LocationDaemonTests",
@@ -456,7 +457,7 @@ let package = Package(
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
         .testTarget(
             name: "LocctlTests",
-            dependencies: ["LocctlCommands", "JSON", "Varlink"],
+            dependencies: ["LocctlCommands", "JSON", "LocationProtocol", "Varlink"],
             exclude: ["Fixtures"]
         ),
         // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and

@@ -51,18 +51,15 @@ extension LocationClient {
     }
 
     private func adopt(_ reply: JSONObject) async throws -> ServiceSession {
-        guard let session = reply["session"], let id = session["id"]?.stringValue else {
-            throw LocationClientError.unexpectedReply("a session reply without a session id")
+        guard let session = WireSession(json: reply["session"]) else {
+            throw LocationClientError.unexpectedReply("a session reply without a session (id, kind, state, diagnostic)")
         }
-        let requirement = session["authorization"]?.stringValue.flatMap(
-            ServiceSession.AuthorizationRequirement.init(rawValue:)
-        )
-        await link.track(id)
+        await link.track(session.id)
         return ServiceSession(
-            id: id,
-            authorization: requirement ?? .none,
-            fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
-            diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
+            id: session.id,
+            authorization: ServiceSession.AuthorizationRequirement(rawValue: session.authorization) ?? .none,
+            fullAccuracyPurposeKey: session.fullAccuracyPurposeKey,
+            diagnosticAtStart: ServiceSession.Diagnostic(flags: DiagnosticFlags(rawValue: session.diagnostic.mask)),
             link: link
         )
     }

@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import LocationWireErrors
 import Varlink
 
@@ -7,22 +8,22 @@ import Varlink
 // which are the wire strings (STYLE habit 3).
 
 extension AuthorizationView {
-    var json: JSONValue {
-        .object([
-            "status": .string(status.rawValue),
-            "accuracy": .string(accuracy.rawValue),
-            "provisional": .bool(provisional),
-            "oneTime": .bool(oneTime),
-            "temporaryFullAccuracy": .bool(temporaryFullAccuracy),
-            "settingsLabel": .string(settingsLabel.rawValue),
-        ])
+    var wire: WireAuthorization {
+        WireAuthorization(
+            status: status.rawValue,
+            accuracy: accuracy.rawValue,
+            provisional: provisional,
+            oneTime: oneTime,
+            temporaryFullAccuracy: temporaryFullAccuracy,
+            settingsLabel: settingsLabel.rawValue
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension DiagnosticMask {
-    var json: JSONValue {
-        .object(["flags": .array(flagNames.map { .string($0) }), "mask": .int(Int64(rawValue))])
-    }
+    var json: JSONValue { WireDiagnostic(mask: Int(rawValue)).json }
 }
 
 extension Fix {
@@ -50,23 +51,22 @@ extension MonitorEventView {
 }
 
 extension SessionView {
-    /// Fields appended in order to one array sized up front: every `CreateSession` reply is one of these,
-    /// and setting them one by one searched the fields so far for each key and grew the array twice.
-    var json: JSONValue {
-        var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(10)
-        fields.append(("id", .string(id.description)))
-        fields.append(("appId", .string(appID)))
-        if let user { fields.append(("user", .int(Int64(user)))) }
-        fields.append(("kind", .string(kind.rawValue)))
-        fields.append(("authorization", .string(requirement.rawValue)))
-        if let purposeKey { fields.append(("fullAccuracyPurposeKey", .string(purposeKey))) }
-        fields.append(("state", .string(state.rawValue)))
-        fields.append(("diagnostic", diagnostic.json))
-        if let deadline { fields.append(("deadline", .int(deadline.nanoseconds))) }
-        if let remaining { fields.append(("remainingSeconds", .double(max(0, remaining.seconds)))) }
-        return .object(JSONObject(fields))
+    var wire: WireSession {
+        WireSession(
+            id: id.description,
+            appId: appID,
+            user: user,
+            kind: kind.rawValue,
+            authorization: requirement.rawValue,
+            fullAccuracyPurposeKey: purposeKey,
+            state: state.rawValue,
+            diagnostic: WireDiagnostic(mask: Int(diagnostic.rawValue)),
+            deadline: deadline?.nanoseconds,
+            remainingSeconds: remaining.map { max(0, $0.seconds) }
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension SessionView {
@@ -128,22 +128,23 @@ extension DiagnosticMask {
 }
 
 extension PromptView {
-    func json(clock: DaemonClock) -> JSONValue {
-        var object: JSONObject = [
-            "id": .string(id.description),
-            "appId": .string(appID),
-            "kind": .string(kind.rawValue),
-            "usageDescription": .string(usageDescription),
-        ]
-        if let purposeKey { object["purposeKey"] = .string(purposeKey) }
-        object["options"] = .array(options.map { .string($0.rawValue) })
-        object["defaultAccuracy"] = .string(defaultAccuracy.rawValue)
-        object["accuracyToggle"] = .bool(accuracyToggle)
-        object["raisedAt"] = .double(clock.unixTime(of: raisedAt))
-        if let user { object["user"] = .int(Int64(user)) }
-        if brokered { object["brokered"] = .bool(true) }
-        return .object(object)
+    func wire(clock: DaemonClock) -> WirePrompt {
+        WirePrompt(
+            id: id.description,
+            appId: appID,
+            kind: kind.rawValue,
+            usageDescription: usageDescription,
+            purposeKey: purposeKey,
+            options: options.map(\.rawValue),
+            defaultAccuracy: defaultAccuracy.rawValue,
+            accuracyToggle: accuracyToggle,
+            raisedAt: clock.unixTime(of: raisedAt),
+            user: user,
+            brokered: brokered
+        )
     }
+
+    func json(clock: DaemonClock) -> JSONValue { wire(clock: clock).json }
 }
 
 extension AppView {
