@@ -128,7 +128,8 @@ extension DiagnosticMask {
 }
 
 extension PromptView {
-    func wire(clock: DaemonClock) -> WirePrompt {
+    /// The prompt of the wire, raised at `raisedAt` (Unix time in seconds).
+    func wire(raisedAt: Double) -> WirePrompt {
         WirePrompt(
             id: id.description,
             appId: appID,
@@ -138,13 +139,13 @@ extension PromptView {
             options: options.map(\.rawValue),
             defaultAccuracy: defaultAccuracy.rawValue,
             accuracyToggle: accuracyToggle,
-            raisedAt: clock.unixTime(of: raisedAt),
+            raisedAt: raisedAt,
             user: user,
             brokered: brokered
         )
     }
 
-    func json(clock: DaemonClock) -> JSONValue { wire(clock: clock).json }
+    func json(clock: DaemonClock) -> JSONValue { wire(raisedAt: clock.unixTime(of: raisedAt)).json }
 }
 
 extension AppView {

@@ -35,27 +35,20 @@ public final class NetworkLocationService: VarlinkServerDelegate {
         case .success(let parsed): settings = parsed
         case .failure(let invalid):
             logger.notice("refusing a Watch: \(invalid.field) \(invalid.reason)")
+            let error = WireError.invalidSettings(field: invalid.field, reason: invalid.reason)
             return connection.fail(
                 serial,
-                VarlinkError(
-                    name: WireErrorName.invalidSettings.name,
-                    parameters: ["field": .string(invalid.field), "reason": .string(invalid.reason)]
-                )
+                VarlinkError(name: error.name.name, parameters: error.parameters(message: nil))
             )
         }
         guard watching.count < Self.maximumWatches else {
             logger.warning("refusing a Watch: \(watching.count) are open, the most locd-network serves")
             let message =
                 "\(Self.maximumWatches) Watches are open, the most locd-network serves: close one you do not use"
+            let error = WireError.networkLimitExceeded(limit: "watches", maximum: Self.maximumWatches)
             return connection.fail(
                 serial,
-                VarlinkError(
-                    name: WireErrorName.networkLimitExceeded.name,
-                    parameters: [
-                        "limit": .string("watches"), "maximum": .int(Int64(Self.maximumWatches)),
-                        "message": .string(message),
-                    ]
-                )
+                VarlinkError(name: error.name.name, parameters: error.parameters(message: message))
             )
         }
         connection.reply(serial, WatchEvent.started, continues: true)

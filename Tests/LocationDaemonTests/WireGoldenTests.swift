@@ -1,0 +1,210 @@
+import JSON
+import LocationProtocol
+import LocationTestSupport
+import Testing
+import Varlink
+
+@testable import LocationCore
+@testable import LocationDaemon
+
+/// locd's own encoders, the pre-encoded frames included, write the golden messages of LocationProtocolTests byte for
+/// byte from the core's views of the same values: what the client, locctl and locd-agent decode is what locd sends.
+@Suite("locd's encoders against the golden messages")
+struct WireGoldenTests {
+    /// The golden messages' text, one string each.
+    private func golden(_ kind: String) throws -> [String] {
+        try WireGolden.messages(kind).map(\.serialized)
+    }
+
+    /// The view with every field as given; the core makes such views from records.
+    private func authorizationView(
+        status: AuthorizationStatus,
+        accuracy: AccuracyAuthorization,
+        provisional: Bool,
+        oneTime: Bool,
+        temporaryFullAccuracy: Bool,
+        settingsLabel: SettingsLabel
+    ) -> AuthorizationView {
+        var view = AuthorizationView(AuthorizationRecord(status: status))
+        (view.status, view.accuracy, view.provisional) = (status, accuracy, provisional)
+        (view.oneTime, view.temporaryFullAccuracy, view.settingsLabel) = (oneTime, temporaryFullAccuracy, settingsLabel)
+        return view
+    }
+
+    @Test("PROTOCOL: AuthorizationView encodes to Authorization.json")
+    func authorization() throws {
+        let views = [
+            authorizationView(
+                status: .authorizedWhenInUse,
+                accuracy: .fullAccuracy,
+                provisional: false,
+                oneTime: false,
+                temporaryFullAccuracy: false,
+                settingsLabel: .whileUsing
+            ),
+            authorizationView(
+                status: .authorizedWhenInUse,
+                accuracy: .reducedAccuracy,
+                provisional: false,
+                oneTime: true,
+                temporaryFullAccuracy: true,
+                settingsLabel: .askNextTime
+            ),
+            authorizationView(
+                status: .notDetermined,
+                accuracy: .fullAccuracy,
+                provisional: false,
+                oneTime: false,
+                temporaryFullAccuracy: false,
+                settingsLabel: .askNextTime
+            ),
+            authorizationView(
+                status: .authorizedAlways,
+                accuracy: .fullAccuracy,
+                provisional: true,
+                oneTime: false,
+                temporaryFullAccuracy: false,
+                settingsLabel: .always
+            ),
+        ]
+        #expect(views.map(\.json.serialized) == (try golden("Authorization")))
+    }
+
+    @Test("PROTOCOL: DiagnosticMask encodes to Diagnostic.json, as a value and written into a frame")
+    func diagnostic() throws {
+        #expect(DiagnosticMask.names == WireDiagnostic.flagNames)
+        let masks: [DiagnosticMask] = [
+            [], [.authorizationDenied, .authorizationDeniedGlobally],
+            [.insufficientlyInUse, .accuracyLimited], DiagnosticMask(rawValue: (1 << 14) - 1),
+        ]
+        let expected = try golden("Diagnostic")
+        #expect(masks.map(\.json.serialized) == expected)
+        let written = masks.map { mask in
+            var bytes: [UInt8] = []
+            mask.write(into: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(written == expected)
+    }
+
+    static let sessions = [
+        SessionView(
+            id: SessionID("s1-2")!,
+            appID: "com.ex.maps",
+            kind: .explicit,
+            requirement: .whenInUse,
+            purposeKey: nil,
+            state: .active,
+            diagnostic: [],
+            deadline: nil,
+            remaining: nil,
+            user: nil
+        ),
+        SessionView(
+            id: SessionID("s7-40")!,
+            appID: "com.ex.run",
+            kind: .implicit,
+            requirement: .always,
+            purposeKey: "Navigation",
+            state: .lingering,
+            diagnostic: [.insufficientlyInUse],
+            deadline: Instant(nanoseconds: 98_765_000_000_000),
+            remaining: Span(nanoseconds: 12_500_000_000),
+            user: 1000
+        ),
+        SessionView(
+            id: SessionID("s3-9")!,
+            appID: "org.example.\"quoted\"\\app",
+            kind: .backgroundActivity,
+            requirement: .noAuthorization,
+            purposeKey: nil,
+            state: .limited,
+            diagnostic: [.authorizationDenied, .authorizationRequestInProgress],
+            deadline: nil,
+            remaining: nil,
+            user: 0
+        ),
+    ]
+
+    @Test("PROTOCOL: SessionView encodes to Session.json, and its pre-encoded reply frame carries the same text")
+    func session() throws {
+        let expected = try golden("Session")
+        #expect(Self.sessions.map(\.json.serialized) == expected)
+        for (view, text) in zip(Self.sessions, expected) {
+            let session = try #require(JSONValue.parse(Array(text.utf8)))
+            for continues in [false, true] {
+                let generic = VarlinkEncodedReply(VarlinkReply(parameters: ["session": session], continues: continues))
+                #expect(view.replyFrame(continues: continues).frame == generic.frame, "\(text)")
+            }
+        }
+    }
+
+    @Test("PROTOCOL: PromptView encodes to Prompt.json")
+    func prompt() throws {
+        let views = [
+            (
+                PromptView(
+                    id: PromptID("p1-1")!,
+                    appID: "com.ex.maps",
+                    kind: .authorization,
+                    usageDescription: "Shows you on the map",
+                    purposeKey: nil,
+                    options: [.allowWhileUsing, .allowOnce, .deny],
+                    defaultAccuracy: .full,
+                    accuracyToggle: true,
+                    raisedAt: Instant(nanoseconds: 0),
+                    user: 0
+                ), 1_763_778_188.5
+            ),
+            (
+                PromptView(
+                    id: PromptID("p1-3")!,
+                    appID: "com.ex.maps",
+                    kind: .temporaryFullAccuracy,
+                    usageDescription: "Turn-by-turn needs your precise location",
+                    purposeKey: "Navigation",
+                    options: [.allow, .deny],
+                    defaultAccuracy: .reduced,
+                    accuracyToggle: false,
+                    raisedAt: Instant(nanoseconds: 0),
+                    user: 1000
+                ), 1_763_778_190
+            ),
+            (
+                PromptView(
+                    id: PromptID("p2-7")!,
+                    appID: "org.gnome.Maps",
+                    kind: .alwaysUpgrade,
+                    usageDescription: "Tracks your trips\n(line two)",
+                    purposeKey: nil,
+                    options: [.keepWhileUsing, .changeToAlways],
+                    defaultAccuracy: .full,
+                    accuracyToggle: false,
+                    raisedAt: Instant(nanoseconds: 0),
+                    user: 65534,
+                    brokered: true
+                ), 1_763_778_191.25
+            ),
+        ]
+        #expect(views.map { $0.0.wire(raisedAt: $0.1).json.serialized } == (try golden("Prompt")))
+    }
+
+    @Test("PROTOCOL: the core's errors are answered as Error.json's replies, name, parameters and message")
+    func errors() throws {
+        let errors: [LocationError] = [
+            .helloRequired, .noSuchSession(id: "s1-9"),
+            .usageDescriptionMissing(key: Manifest.alwaysKey, manifest: "apps.d/com.ex.maps.toml"),
+            .limitExceeded(limit: "max-sessions-per-app", maximum: 64), .invalidAnswer(id: "p1-4", answer: "allow"),
+            .invalidParameter(parameter: "appId", reason: "expected 1 to 255 bytes"),
+            .permissionDenied(reason: "join the locd group to use io.locd.Admin"),
+        ]
+        // io.locd.NetworkLocation's errors are locd-network's; the rest are locd's.
+        let expected = try golden("Error").filter { !$0.contains(InterfaceName.networkLocation) }
+        let written = errors.map { error in
+            var text = ""
+            VarlinkReply(error: error.varlinkError).write(to: &text)
+            return text
+        }
+        #expect(written == expected)
+    }
+}
