@@ -80,30 +80,22 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
         return message
     }
 
-    /// The error a Varlink error reply stands for.
+    /// The error a Varlink error reply stands for: one of the protocol's with its parameters, else any other by name.
     package init(_ error: VarlinkError) {
         let message = error.parameters["message"]?.stringValue ?? error.name
-        func string(_ key: String) -> String { error.parameters[key]?.stringValue ?? "" }
-        switch error.name {
-        case WireErrorName.helloRequired.name: self = .helloRequired(message: message)
-        case WireErrorName.appUnknown.name: self = .appUnknown(appID: string("appId"), message: message)
-        case WireErrorName.noSuchSession.name: self = .noSuchSession(id: string("id"), message: message)
-        case WireErrorName.sessionInvalidated.name: self = .sessionInvalidated(id: string("id"), message: message)
-        case WireErrorName.usageDescriptionMissing.name:
-            self = .usageDescriptionMissing(key: string("key"), message: message)
-        case WireErrorName.unknownPurposeKey.name:
-            self = .unknownPurposeKey(purposeKey: string("purposeKey"), message: message)
-        case WireErrorName.limitExceeded.name:
-            self = .limitExceeded(
-                limit: string("limit"),
-                maximum: Int(error.parameters["maximum"]?.intValue ?? 0),
-                message: message
-            )
-        case WireErrorName.backgroundActivityUnavailable.name:
-            self = .backgroundActivityUnavailable(reason: string("reason"), message: message)
-        case WireErrorName.permissionDenied.name: self = .permissionDenied(message: message)
-        case WireErrorName.invalidParameter.name:
-            self = .invalidParameter(parameter: string("parameter"), message: message)
+        switch WireError(name: error.name, parameters: error.parameters) {
+        case .helloRequired?: self = .helloRequired(message: message)
+        case .appUnknown(let appID)?: self = .appUnknown(appID: appID, message: message)
+        case .noSuchSession(let id)?: self = .noSuchSession(id: id, message: message)
+        case .sessionInvalidated(let id)?: self = .sessionInvalidated(id: id, message: message)
+        case .usageDescriptionMissing(let key)?: self = .usageDescriptionMissing(key: key, message: message)
+        case .unknownPurposeKey(let key)?: self = .unknownPurposeKey(purposeKey: key, message: message)
+        case .limitExceeded(let limit, let maximum)?:
+            self = .limitExceeded(limit: limit, maximum: maximum, message: message)
+        case .backgroundActivityUnavailable(let reason)?:
+            self = .backgroundActivityUnavailable(reason: reason, message: message)
+        case .permissionDenied?: self = .permissionDenied(message: message)
+        case .invalidParameter(let parameter)?: self = .invalidParameter(parameter: parameter, message: message)
         default: self = .daemonError(name: error.name, message: message)
         }
     }

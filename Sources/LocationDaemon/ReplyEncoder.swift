@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import Varlink
 
 /// The core's replies and stream messages as the frames PROTOCOL.md describes, and `Admin.Status`'s
@@ -67,17 +68,19 @@ struct ReplyEncoder {
         case .diagnostic(let mask, let ended):
             return ["diagnostic": mask.json, "ended": .bool(ended)]
         case .update(let mask, let location):
-            var update: JSONObject = [:]
-            if let location { update["location"] = location.json }
-            update["diagnostic"] = mask.json
-            return ["update": .object(update)]
-        case .monitor(let mask):
             return [
-                "event": .object([
-                    "monitor": .string(monitor()), "identifier": .string(""),
-                    "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
-                ])
+                "update": WireUpdate(location: location?.wire, diagnostic: WireDiagnostic(mask: Int(mask.rawValue)))
+                    .json
             ]
+        case .monitor(let mask):
+            let event = WireMonitorEvent(
+                monitor: monitor(),
+                identifier: "",
+                state: "unknown",
+                date: clock.unixNow(),
+                diagnostic: WireDiagnostic(mask: Int(mask.rawValue))
+            )
+            return ["event": event.json]
         case .monitorCondition(let event):
             return ["event": event.json(now: clock.unixNow())]
         case .prompt(let prompt):

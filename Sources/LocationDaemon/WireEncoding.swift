@@ -28,25 +28,32 @@ extension DiagnosticMask {
 
 extension Fix {
     /// The IDL's `Location`; absent optionals are left out, as the IDL's `?` allows.
-    var json: JSONValue {
-        var object: JSONObject = ["latitude": .double(latitude), "longitude": .double(longitude)]
-        if let altitude { object["altitude"] = .double(altitude) }
-        object["horizontalAccuracy"] = .double(horizontalAccuracy)
-        if let verticalAccuracy { object["verticalAccuracy"] = .double(verticalAccuracy) }
-        if let speed { object["speed"] = .double(speed) }
-        if let course { object["course"] = .double(course) }
-        object["timestamp"] = .double(timestamp)
-        return .object(object)
+    var wire: WireLocation {
+        WireLocation(
+            latitude: latitude,
+            longitude: longitude,
+            altitude: altitude,
+            horizontalAccuracy: horizontalAccuracy,
+            verticalAccuracy: verticalAccuracy,
+            speed: speed,
+            course: course,
+            timestamp: timestamp
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension MonitorEventView {
     /// The IDL's `MonitorEvent`; `now` dates an event whose state no fix has set yet.
     func json(now: Double) -> JSONValue {
-        .object([
-            "monitor": .string(monitor), "identifier": .string(identifier), "state": .string(state.rawValue),
-            "date": .double(date ?? now), "diagnostic": diagnostic.json,
-        ])
+        WireMonitorEvent(
+            monitor: monitor,
+            identifier: identifier,
+            state: state.rawValue,
+            date: date ?? now,
+            diagnostic: WireDiagnostic(mask: Int(diagnostic.rawValue))
+        ).json
     }
 }
 

@@ -189,6 +189,50 @@ struct WireGoldenTests {
         #expect(views.map { $0.0.wire(raisedAt: $0.1).json.serialized } == (try golden("Prompt")))
     }
 
+    @Test("PROTOCOL: a LiveUpdates message is Update.json's, with a full, a sparse and no location")
+    func update() throws {
+        let encoder = ReplyEncoder(
+            clock: DaemonClock(),
+            facts: DaemonFacts(version: "9.9.9", pid: 4242, startedAt: DaemonClock().now())
+        )
+        let messages: [StreamMessage] = [
+            .update(
+                [],
+                location: Fix(
+                    latitude: 35.681236,
+                    longitude: 139.767125,
+                    altitude: 40.5,
+                    horizontalAccuracy: 4.8,
+                    verticalAccuracy: 3,
+                    speed: 1.25,
+                    course: 270,
+                    timestamp: 1_700_000_000.5
+                )
+            ),
+            .update(
+                [.accuracyLimited],
+                location: Fix(latitude: 35.68, longitude: 139.77, horizontalAccuracy: 5000, timestamp: 1_700_000_001)
+            ),
+            .update([.insufficientlyInUse, .locationUnavailable], location: nil),
+        ]
+        let written = messages.map { encoder.parameters(of: $0, monitor: "")["update"]?.serialized ?? "" }
+        #expect(written == (try golden("Update")))
+    }
+
+    @Test("PROTOCOL: a condition's MonitorEvent is MonitorEvent.json's, dated by its fix or else now")
+    func monitorEvent() throws {
+        var home = MonitorEventView(monitor: "places", identifier: "home", state: .satisfied, diagnostic: [])
+        home.date = 1_700_000_000
+        let work = MonitorEventView(
+            monitor: "places",
+            identifier: "work",
+            state: .unknown,
+            diagnostic: [.conditionLimitExceeded]
+        )
+        let written = [home.json(now: 0), work.json(now: 1_700_000_123.25)].map(\.serialized)
+        #expect(written == (try golden("MonitorEvent")))
+    }
+
     @Test("PROTOCOL: the core's errors are answered as Error.json's replies, name, parameters and message")
     func errors() throws {
         let errors: [LocationError] = [

@@ -59,6 +59,16 @@ struct GoldenTests {
         try roundTrip("Prompt", decode: { WirePrompt(json: $0) }, encode: \.json)
     }
 
+    @Test("PROTOCOL: Update decodes and encodes to its golden text, with a full, a sparse and no location")
+    func update() throws {
+        try roundTrip("Update", decode: { WireUpdate(json: $0) }, encode: \.json)
+    }
+
+    @Test("PROTOCOL: MonitorEvent decodes and encodes to its golden text")
+    func monitorEvent() throws {
+        try roundTrip("MonitorEvent", decode: { WireMonitorEvent(json: $0) }, encode: \.json)
+    }
+
     @Test("PROTOCOL: an error reply decodes to its WireError and message and encodes to its golden text")
     func errors() throws {
         try roundTrip(
