@@ -266,7 +266,7 @@ final class SettingsSync {
                 read = (nil, nil)
                 readFailed(failure.description)
             case (.authorization(let app), .success(let parameters)):
-                let record = parameters["authorization"].flatMap(Self.app)
+                let record = WireAuthorization(json: parameters["authorization"]).map(Self.app)
                 perform(core.locdSet(app, record: record, now: Self.unixNow))
             case (.authorization(let app), .failure(let failure)):
                 logger.info("locd did not take \(app) from the permission store: \(failure)")
@@ -289,12 +289,9 @@ final class SettingsSync {
     private static func state(apps: JSONObject, status: JSONObject) -> SettingsSyncCore.LocdState {
         var records: [String: SettingsSyncCore.LocdState.App] = [:]
         let administrator = status["status"]?["administrator"]?.boolValue == true
-        for entry in apps["apps"]?.arrayValue ?? [] {
-            guard let id = entry["appId"]?.stringValue, let user = entry["user"]?.intValue,
-                !administrator || user == Int64(getuid()),
-                let record = entry["authorization"].flatMap(app)
-            else { continue }
-            records[id] = record
+        for entry in (apps["apps"]?.arrayValue ?? []).compactMap({ WireAppEntry(json: $0) }) {
+            guard let user = entry.user, !administrator || user == getuid() else { continue }
+            records[entry.appId] = app(entry.authorization)
         }
         let status = status["status"]
         let using = status?["appsUsingLocation"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -304,11 +301,10 @@ final class SettingsSync {
     }
 
     /// The grant of an `Authorization` (N7).
-    private static func app(_ authorization: JSONValue) -> SettingsSyncCore.LocdState.App? {
-        guard let label = authorization["settingsLabel"]?.stringValue else { return nil }
-        let full = authorization["accuracy"]?.stringValue == "fullAccuracy"
+    private static func app(_ authorization: WireAuthorization) -> SettingsSyncCore.LocdState.App {
+        let label = authorization.settingsLabel
         return .init(
-            grant: DesktopGrant(label: label, fullAccuracy: full),
+            grant: DesktopGrant(label: label, fullAccuracy: authorization.accuracy == "fullAccuracy"),
             allowed: label == "whileUsing" || label == "always"
         )
     }

@@ -158,30 +158,26 @@ extension PromptView {
 extension AppView {
     /// `owner` (a uid) or `ownerUnknown` only for an app with no manifest of its own (F20).
     var json: JSONValue {
-        var object: JSONObject = [
-            "appId": .string(appID),
-            "manifest": .string(manifest),
-            "state": .string(state.rawValue),
-            "inUse": .bool(inUse),
-            "usingLocationInBackground": .bool(usingLocationInBackground),
-            "authorization": authorization.json,
-            "clients": .int(Int64(clients)),
-            "sessions": .int(Int64(sessions)),
-        ]
-        switch owner {
-        case .uid(let uid)?: object["owner"] = .int(Int64(uid))
-        case .unknown?: object["ownerUnknown"] = .bool(true)
-        case nil: break
-        }
-        if let user { object["user"] = .int(Int64(user)) }
-        if let policy {
-            var fields: JSONObject = [:]
-            if let setting = policy.setting { fields["setting"] = .string(setting.rawValue) }
-            if let precise = policy.precise { fields["precise"] = .bool(precise) }
-            object["policy"] = .object(fields)
-        }
-        if let stateSource { object["stateSource"] = .string(stateSource) }
-        return .object(object)
+        let owner: WireAppEntry.Owner? =
+            switch self.owner {
+            case .uid(let uid)?: .uid(uid)
+            case .unknown?: .unknown
+            case nil: nil
+            }
+        return WireAppEntry(
+            appId: appID,
+            manifest: manifest,
+            state: state.rawValue,
+            inUse: inUse,
+            usingLocationInBackground: usingLocationInBackground,
+            authorization: authorization.wire,
+            clients: clients,
+            sessions: sessions,
+            owner: owner,
+            user: user,
+            policy: policy.map { WireAppEntry.Policy(setting: $0.setting?.rawValue, precise: $0.precise) },
+            stateSource: stateSource
+        ).json
     }
 }
 
@@ -190,15 +186,14 @@ extension AdminEvent {
     /// 200,000 of these.
     /// - Parameter timestamp: the Unix time of ``at``, ``DaemonClock/unixTime(of:)``.
     func json(timestamp: Double) -> JSONValue {
-        var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(6)
-        fields.append(("kind", .string(kind.rawValue)))
-        if let appID { fields.append(("appId", .string(appID))) }
-        if let user { fields.append(("user", .int(Int64(user)))) }
-        if let sessionID { fields.append(("sessionId", .string(sessionID.description))) }
-        fields.append(("detail", .string(detail)))
-        fields.append(("timestamp", .double(timestamp)))
-        return .object(JSONObject(fields))
+        WireEvent(
+            kind: kind.rawValue,
+            appId: appID,
+            user: user,
+            sessionId: sessionID?.description,
+            detail: detail,
+            timestamp: timestamp
+        ).json
     }
 
     /// The `Watch` reply carrying this event, written straight into its frame: the text of

@@ -233,6 +233,112 @@ struct WireGoldenTests {
         #expect(written == (try golden("MonitorEvent")))
     }
 
+    @Test("PROTOCOL: AppView encodes to AppEntry.json")
+    func appEntry() throws {
+        func authorization(
+            _ status: AuthorizationStatus,
+            _ accuracy: AccuracyAuthorization,
+            _ label: SettingsLabel
+        )
+            -> AuthorizationView
+        {
+            authorizationView(
+                status: status,
+                accuracy: accuracy,
+                provisional: false,
+                oneTime: false,
+                temporaryFullAccuracy: false,
+                settingsLabel: label
+            )
+        }
+        let views = [
+            AppView(
+                appID: "com.ex.maps",
+                manifest: "/etc/locd/apps.d/com.ex.maps.toml",
+                state: .notRunning,
+                inUse: false,
+                usingLocationInBackground: false,
+                authorization: authorization(.notDetermined, .fullAccuracy, .askNextTime),
+                clients: 0,
+                sessions: 0,
+                owner: nil,
+                user: nil
+            ),
+            AppView(
+                appID: "org.gnome.Weather",
+                manifest: "(unknown-brokered-apps)",
+                state: .background,
+                inUse: true,
+                usingLocationInBackground: true,
+                authorization: authorization(.authorizedWhenInUse, .reducedAccuracy, .whileUsing),
+                clients: 2,
+                sessions: 1,
+                owner: .uid(1000),
+                user: 1000,
+                policy: AppPolicy(setting: .whileUsing, precise: false),
+                stateSource: "sway"
+            ),
+            AppView(
+                appID: "com.ex.gone",
+                manifest: "(none)",
+                state: .terminated,
+                inUse: false,
+                usingLocationInBackground: false,
+                authorization: authorization(.denied, .fullAccuracy, .never),
+                clients: 0,
+                sessions: 0,
+                owner: .unknown,
+                user: 65534,
+                policy: AppPolicy(setting: nil, precise: nil)
+            ),
+        ]
+        #expect(views.map(\.json.serialized) == (try golden("AppEntry")))
+    }
+
+    @Test("PROTOCOL: AdminEvent encodes to Event.json, and its pre-encoded Watch frame carries the same text")
+    func event() throws {
+        let events = [
+            (
+                AdminEvent(
+                    kind: .sessionCreated,
+                    appID: "com.ex.maps",
+                    sessionID: SessionID("s1-2"),
+                    detail: "explicit whenInUse",
+                    at: Instant(nanoseconds: 0),
+                    user: 1000
+                ), 1_700_000_000.5
+            ),
+            (
+                AdminEvent(
+                    kind: .servicesChanged,
+                    appID: nil,
+                    sessionID: nil,
+                    detail: "off",
+                    at: Instant(nanoseconds: 0),
+                    user: 1000
+                ), 1_700_000_001
+            ),
+            (
+                AdminEvent(
+                    kind: .promptRaised,
+                    appID: "com.ex.\"odd\"",
+                    sessionID: nil,
+                    detail: "",
+                    at: Instant(nanoseconds: 0),
+                    user: nil
+                ), 1_700_000_002.25
+            ),
+        ]
+        let expected = try golden("Event")
+        #expect(events.map { $0.0.json(timestamp: $0.1).serialized } == expected)
+        for ((event, timestamp), text) in zip(events, expected) {
+            let generic = VarlinkEncodedReply(
+                VarlinkReply(parameters: ["event": try #require(JSONValue.parse(Array(text.utf8)))], continues: true)
+            )
+            #expect(event.frame(timestamp: timestamp).frame == generic.frame, "\(text)")
+        }
+    }
+
     @Test("PROTOCOL: the core's errors are answered as Error.json's replies, name, parameters and message")
     func errors() throws {
         let errors: [LocationError] = [

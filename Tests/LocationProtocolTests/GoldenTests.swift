@@ -69,6 +69,16 @@ struct GoldenTests {
         try roundTrip("MonitorEvent", decode: { WireMonitorEvent(json: $0) }, encode: \.json)
     }
 
+    @Test("PROTOCOL: AppEntry decodes and encodes to its golden text, owner, user, policy and source or not")
+    func appEntry() throws {
+        try roundTrip("AppEntry", decode: { WireAppEntry(json: $0) }, encode: \.json)
+    }
+
+    @Test("PROTOCOL: Event decodes and encodes to its golden text")
+    func event() throws {
+        try roundTrip("Event", decode: { WireEvent(json: $0) }, encode: \.json)
+    }
+
     @Test("PROTOCOL: an error reply decodes to its WireError and message and encodes to its golden text")
     func errors() throws {
         try roundTrip(
