@@ -82,15 +82,16 @@ struct WatchCommand: ParsableCommand {
         timeZone: TimeZone = .current,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
-        let event = event.shownAsText  // I16
-        let time = TimeFormat.clock(event["timestamp"]?.doubleValue ?? .nan, in: timeZone)
-        let kind = event["kind"]?.stringValue ?? "?"
+        // I16: the text escaped before it is read.
+        let event = WireEvent(json: event.shownAsText) ?? WireEvent(kind: "?", detail: "", timestamp: .nan)
+        let time = TimeFormat.clock(event.timestamp, in: timeZone)
+        let kind = event.kind
         let padding = String(repeating: " ", count: max(0, 20 - kind.count))
         // H1: "com.example.maps[alice]", the app of that user.
-        let user = Users.uid(in: event).map { "[\(Users.label($0, name: userName))]" } ?? ""
-        let app = (event["appId"]?.stringValue ?? "-") + user
-        let session = event["sessionId"]?.stringValue ?? "-"
-        let detail = event["detail"]?.stringValue ?? ""
+        let user = event.user.map { "[\(Users.label($0, name: userName))]" } ?? ""
+        let app = (event.appId ?? "-") + user
+        let session = event.sessionId ?? "-"
+        let detail = event.detail
         return "\(style.paint(time, .dim)) \(style.paint(kind, .bold))\(padding) \(app) \(session) \(detail)"
     }
 }
