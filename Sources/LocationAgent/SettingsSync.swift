@@ -279,7 +279,7 @@ final class SettingsSync {
         }
         if let apps = read.apps, let status = read.status {
             read = (nil, nil)
-            administrator = status["status"]?["administrator"]?.boolValue == true
+            administrator = WireDaemonStatus(json: status["status"])?.administrator == true
             perform(core.locdRead(Self.state(apps: apps, status: status), now: Self.unixNow))
         }
     }
@@ -288,15 +288,14 @@ final class SettingsSync {
     /// administrator every user's, of which those of its own uid are the person's.
     private static func state(apps: JSONObject, status: JSONObject) -> SettingsSyncCore.LocdState {
         var records: [String: SettingsSyncCore.LocdState.App] = [:]
-        let administrator = status["status"]?["administrator"]?.boolValue == true
+        let status = WireDaemonStatus(json: status["status"])
+        let administrator = status?.administrator == true
         for entry in (apps["apps"]?.arrayValue ?? []).compactMap({ WireAppEntry(json: $0) }) {
             guard let user = entry.user, !administrator || user == getuid() else { continue }
             records[entry.appId] = app(entry.authorization)
         }
-        let status = status["status"]
-        let using = status?["appsUsingLocation"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let own =
-            status?["administrator"]?.boolValue == true ? nil : status?["locationServicesEnabledForUser"]?.boolValue
+        let using = status?.appsUsingLocation ?? []
+        let own = administrator ? nil : status?.locationServicesEnabledForUser
         return .init(apps: records, using: Set(using), switchOn: own)
     }
 

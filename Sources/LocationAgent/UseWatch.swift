@@ -76,8 +76,9 @@ final class UseWatch {
         if let error = reply.error {
             return [.ended("locd refused Status: \(VarlinkError(name: error, parameters: reply.parameters))")]
         }
-        let status = reply.parameters["status"]
-        func ids(_ key: String) -> [String] { status?[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-        return [.status(using: ids("appsUsingLocation"), background: ids("appsUsingLocationInBackground"))]
+        let status = WireDaemonStatus(json: reply.parameters["status"])
+        return [
+            .status(using: status?.appsUsingLocation ?? [], background: status?.appsUsingLocationInBackground ?? [])
+        ]
     }
 }

@@ -339,6 +339,91 @@ struct WireGoldenTests {
         }
     }
 
+    @Test("H4: Admin.Status is DaemonStatus.json's: an administrator's, and another caller's without the place")
+    func daemonStatus() throws {
+        let encoder = ReplyEncoder(
+            clock: DaemonClock(),
+            facts: DaemonFacts(version: "9.9.9", pid: 4242, startedAt: DaemonClock().now())
+        )
+        let gpsd = WireProviderStatus(
+            name: "gpsd",
+            running: true,
+            hasFix: true,
+            lastFix: 1_700_000_000.5,
+            state: "running",
+            source: "127.0.0.1:2947",
+            lastLatitude: 35.681236,
+            lastLongitude: 139.767125,
+            kind: "gpsd",
+            lastAccuracy: 4.8
+        )
+        let network = WireProviderStatus(
+            name: "network",
+            running: true,
+            hasFix: false,
+            state: "retrying",
+            source: "/run/locd/network.sock",
+            lastError: "locd-network is not running",
+            kind: "network"
+        )
+        var administrator = CoreStatus(
+            locationServicesEnabled: true,
+            apps: 3,
+            clients: 2,
+            sessions: 5,
+            lingeringSessions: 1,
+            pendingPrompts: 0,
+            agents: 1,
+            appsUsingLocation: ["com.ex.maps"],
+            appsUsingLocationInBackground: []
+        )
+        administrator.desktops = [
+            DesktopView(desktop: "sway", user: 1000, reading: true, failure: nil, locked: false),
+            DesktopView(desktop: "x11", user: 1001, reading: false, failure: "no X display", locked: true),
+        ]
+        var other = CoreStatus(
+            locationServicesEnabled: false,
+            apps: 0,
+            clients: 0,
+            sessions: 0,
+            lingeringSessions: 0,
+            pendingPrompts: 2,
+            agents: 0,
+            appsUsingLocation: [],
+            appsUsingLocationInBackground: ["com.ex.run"]
+        )
+        other.locationServicesEnabledForUser = true
+        var stopped = gpsd
+        (stopped.running, stopped.hasFix, stopped.state) = (false, false, "stopped")
+        let written = [
+            encoder.daemonStatus(
+                administrator,
+                provider: gpsd,
+                providers: [gpsd, network],
+                lastFixFrom: "gpsd",
+                storeHealthy: true,
+                calls: 77
+            ),
+            encoder.daemonStatus(
+                other,
+                provider: stopped,
+                providers: [stopped],
+                lastFixFrom: nil,
+                storeHealthy: false,
+                calls: 3
+            ),
+        ]
+        let expected = try WireGolden.messages("DaemonStatus")
+        #expect(written.count == expected.count)
+        for (status, golden) in zip(written, expected) {
+            // The uptime is the clock's: the rest is the golden text.
+            var fields = try #require(status.objectValue)
+            #expect((fields["uptimeSeconds"]?.doubleValue ?? -1) >= 0)
+            fields["uptimeSeconds"] = golden["uptimeSeconds"]
+            #expect(JSONValue.object(fields).serialized == golden.serialized)
+        }
+    }
+
     @Test("PROTOCOL: the core's errors are answered as Error.json's replies, name, parameters and message")
     func errors() throws {
         let errors: [LocationError] = [

@@ -79,6 +79,11 @@ struct GoldenTests {
         try roundTrip("Event", decode: { WireEvent(json: $0) }, encode: \.json)
     }
 
+    @Test("PROTOCOL: DaemonStatus decodes and encodes to its golden text, an administrator's and another caller's")
+    func daemonStatus() throws {
+        try roundTrip("DaemonStatus", decode: { WireDaemonStatus(json: $0) }, encode: \.json)
+    }
+
     @Test("PROTOCOL: an error reply decodes to its WireError and message and encodes to its golden text")
     func errors() throws {
         try roundTrip(
