@@ -1,6 +1,7 @@
+import LocationProtocol
+
 #if canImport(Glibc)
 import Glibc
-import LocationProtocol
 #endif
 
 /// The calls the benchmark sends, as bytes ready for the socket, and the little it reads of replies.
