@@ -135,23 +135,23 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
         guard reply.continues else {
             return scheduleRetry(after: "locd-network at \(socketPath) ended the Watch call")
         }
-        switch reply.parameters["event"]?.stringValue {
-        case "started":
+        switch reply.parameters["event"]?.stringValue.flatMap(WireNetworkEvent.init(rawValue:)) {
+        case .started?:
             connection.resetBackoff()
             change(to: .running, detail: "watching locd-network at \(socketPath)")
-        case "position":
-            guard let fix = reply.parameters["position"].flatMap(Self.fix) else {
+        case .position?:
+            guard let fix = Self.fix(reply.parameters["position"]) else {
                 handler?(.warning("locd-network at \(socketPath) sent a position that is not one; skipped"))
                 return
             }
             if state != .running { change(to: .running, detail: "watching locd-network at \(socketPath)") }
             hasFix = true
             handler?(.fix(fix))
-        case "lost":
+        case .lost?:
             let reason = reply.parameters["reason"]?.stringValue ?? "no reason given"
             hasFix = false
             handler?(.fixLost(reason: "locd-network has no position: \(reason)"))
-        default:
+        case nil:
             let event = reply.parameters["event"].map { $0.serialized } ?? "none"
             handler?(.warning("locd-network at \(socketPath) sent an unknown event \(event); skipped"))
         }
@@ -175,11 +175,14 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
     }
 
     /// A `Position` as a fix: accuracy is the horizontal accuracy; nothing else is known.
-    static func fix(_ position: JSONValue) -> Fix? {
-        guard let latitude = position["latitude"]?.doubleValue, let longitude = position["longitude"]?.doubleValue,
-            let accuracy = position["accuracy"]?.doubleValue, let timestamp = position["timestamp"]?.doubleValue
-        else { return nil }
-        let fix = Fix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: timestamp)
+    static func fix(_ position: JSONValue?) -> Fix? {
+        guard let position = WirePosition(json: position) else { return nil }
+        let fix = Fix(
+            latitude: position.latitude,
+            longitude: position.longitude,
+            horizontalAccuracy: position.accuracy,
+            timestamp: position.timestamp
+        )
         return fix.isOnEarth ? fix : nil
     }
 }

@@ -84,6 +84,11 @@ struct GoldenTests {
         try roundTrip("DaemonStatus", decode: { WireDaemonStatus(json: $0) }, encode: \.json)
     }
 
+    @Test("U6: io.locd.NetworkLocation's Position decodes and encodes to its golden text")
+    func position() throws {
+        try roundTrip("Position", decode: { WirePosition(json: $0) }, encode: \.json)
+    }
+
     @Test("PROTOCOL: an error reply decodes to its WireError and message and encodes to its golden text")
     func errors() throws {
         try roundTrip(
