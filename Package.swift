@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "JSON",
+                "LocationProtocol",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -115,8 +116,11 @@ let package = Package(
         ),
         // pidfd_open(2) for ProcessIdentity: a header only.
         .systemLibrary(name: "CPidfd"),
-        // The IDL texts of io.locd.App and io.locd.Admin; no I/O.
-        .target(name: "LocationProtocol"),
+        // The wire's one vocabulary: the IDL texts, every method and error name, the wire types with their encoding
+        // and decoding; JSON only, so that LocationClient stays NIO-only.
+        .target(name: "LocationProtocol", dependencies: ["JSON"]),
+        // The core's errors as the wire names them (LocationError → WireError): for locd and `locctl simulate`.
+        .target(name: "LocationWireErrors", dependencies: ["LocationCore", "LocationProtocol"]),
         // Where fixes come from (U3): a fixed point, an NMEA file replayed, or gpsd; each bound to an event loop.
         .target(
             name: "LocationProviders",
@@ -134,6 +138,7 @@ let package = Package(
             dependencies: [
                 "JSON",
                 "LocationCore",
+                "LocationProtocol",
                 "LocationProviders",
                 "Varlink",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -152,6 +157,7 @@ let package = Package(
                 "LocationProviders",
                 "LocationNetworkProvider",
                 "LocationStore",
+                "LocationWireErrors",
                 "ProcessIdentity",
                 "SystemdSupport",
                 "Varlink",
@@ -203,7 +209,7 @@ let package = Package(
             name: "LocationGeoClue",
             dependencies: [
                 "AppIdentifiers", "BusVTable", "CEpoll", "CSdBus", "DesktopEntry", "GeoClueConfiguration", "JSON",
-                "LocationClient", "ProcessIdentity", "SubordinateRanges", "Varlink",
+                "LocationClient", "LocationProtocol", "ProcessIdentity", "SubordinateRanges", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -244,7 +250,7 @@ let package = Package(
             dependencies: [
                 "AppIdentifiers", "BusVTable", "CSdBus", "CWaylandClient", "CWlrForeignToplevel", "CXcb",
                 "DesktopEntry", "DisplayText", "JSON",
-                "ProcessIdentity", "Varlink",
+                "LocationProtocol", "ProcessIdentity", "Varlink",
                 daemonOnly("Logging", "swift-log"),
             ]
         ),
@@ -288,7 +294,10 @@ let package = Package(
         // `locctl simulate`: scenarios run through the core in virtual time, with no daemon.
         .target(
             name: "LocationSimulation",
-            dependencies: ["LocationCore", "LocationConfiguration", daemonOnly("TOMLKit", "TOMLKit")]
+            dependencies: [
+                "LocationCore", "LocationConfiguration", "LocationProtocol", "LocationWireErrors",
+                daemonOnly("TOMLKit", "TOMLKit"),
+            ]
         ),
         // locctl's commands, one file each.
         .target(
@@ -297,6 +306,7 @@ let package = Package(
                 "DisplayText",
                 "JSON",
                 "LocationConfiguration",
+                "LocationProtocol",
                 "LocationSimulation",
                 "Varlink",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
@@ -304,8 +314,9 @@ let package = Package(
         ),
         .executableTarget(name: "locctl", dependencies: ["LocctlCommands"]),
         // The Swift client library for apps: async/await, Core Location's shapes, reconnection across restarts. It
-        // and what it uses (JSON, Varlink, CEpoll) depend on SwiftNIO alone, which is what an app resolves.
-        .target(name: "LocationClient", dependencies: ["JSON", "Varlink"]),
+        // and what it uses (JSON, LocationProtocol, Varlink, CEpoll) depend on SwiftNIO alone, which is what an app
+        // resolves.
+        .target(name: "LocationClient", dependencies: ["JSON", "LocationProtocol", "Varlink"]),
         // The README walkthrough's app: a session, its diagnostics and live updates, printed.
         .executableTarget(
             name: "locd-example",
@@ -323,6 +334,7 @@ let package = Package(
             name: "LocationDaemonBenchmark",
             dependencies: [
                 "CEpoll",
+                "LocationProtocol",
                 "Varlink",
                 daemonOnly("ArgumentParser", "swift-argument-parser"),
                 daemonOnly("Histogram", "hdrhistogram-swift"),
@@ -367,8 +379,8 @@ let package = Package(
         .testTarget(
             name: "LocationCoreTests",
             dependencies: [
-                "AppIdentifiers", "LocationCore", "LocationTestSupport",
-                daemonOnly("PropertyBased", "swift-property-based"),
+                "AppIdentifiers", "JSON", "LocationCore", "LocationProtocol", "LocationTestSupport",
+                "LocationWireErrors", daemonOnly("PropertyBased", "swift-property-based"),
             ]
         ),
         .testTarget(
@@ -401,6 +413,12 @@ let package = Package(
                 "locd", "locctl", "locd-example", "LocationClient", "LocationProtocol", "LocationTestSupport", "JSON",
                 "Varlink", "ProcessIdentity",
             ]
+        ),
+        // The wire's vocabulary against the IDL, its golden messages, and the sources that must name it.
+        .testTarget(
+            name: "LocationProtocolTests",
+            dependencies: ["JSON", "LocationProtocol", "LocationTestSupport", "Varlink"],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "LocationDaemonTests",
@@ -439,7 +457,7 @@ let package = Package(
         // locctl's parsing and rendering on fixed Admin replies, against golden files; no daemon.
         .testTarget(
             name: "LocctlTests",
-            dependencies: ["LocctlCommands", "JSON", "Varlink"],
+            dependencies: ["LocctlCommands", "JSON", "LocationProtocol", "Varlink"],
             exclude: ["Fixtures"]
         ),
         // locd-geoclue between a private dbus-daemon and the real locd, driven by gdbus, busctl, Python GI and

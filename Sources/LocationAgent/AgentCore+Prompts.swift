@@ -1,3 +1,5 @@
+import LocationProtocol
+
 /// Prompts and their notifications (SEMANTICS N2, N3, N4).
 extension AgentCore {
     /// locd sent `prompt`, of the app that looks like `app`: one notification (N2), or with a server that cannot ask
@@ -104,7 +106,7 @@ extension AgentCore {
     /// follows (N3); anything else is logged, and the notification stays to be chosen again.
     mutating func answerRefused(_ prompt: String, error: String) -> [Action] {
         _ = answerReplied(prompt)
-        if error == "io.locd.Admin.NoSuchPrompt" {
+        if error == WireErrorName.noSuchPrompt.name {
             return [.log(.info, "prompt \(prompt) was answered too late: it is gone")]
         }
         return [.log(.warning, "cannot answer prompt \(prompt): \(error)")]

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 /// The `AnswerPrompt` calls on their way to locd, each on a connection of its own, sent without waiting (N3): the
@@ -34,7 +35,7 @@ final class AnswerCalls {
         if let accuracy { parameters["accuracy"] = .string(accuracy) }
         do {
             let client = try VarlinkClient(path: socketPath, timeout: 0, nonBlocking: true)
-            try client.send(VarlinkCall(method: "io.locd.Admin.AnswerPrompt", parameters: parameters))
+            try client.send(VarlinkCall(method: AdminMethod.answerPrompt.name, parameters: parameters))
             calls.append(Call(prompt: prompt, client: client))
             return nil
         } catch {

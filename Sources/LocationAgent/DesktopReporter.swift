@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `SetDesktop` on one connection of the agent's own, kept open: locd counts the reports while it stays open (L11).
@@ -41,7 +42,7 @@ final class DesktopReporter {
         guard unsent, !waiting, let newest else { return }
         if client == nil { client = try VarlinkClient(path: socketPath, timeout: 0, nonBlocking: true) }
         do {
-            try client?.send(VarlinkCall(method: "io.locd.Admin.SetDesktop", parameters: newest))
+            try client?.send(VarlinkCall(method: AdminMethod.setDesktop.name, parameters: newest))
         } catch {
             client = nil
             throw error

@@ -1,5 +1,6 @@
 import CSdBus
 import JSON
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 package final class GnomeShellSource: DesktopSource {
     static let shellName = "org.gnome.Shell"
     static let path = "/io/locd/DesktopSource"
-    static let interface = "io.locd.DesktopSource1"
+    static let interface = BusName.desktopSourceInterface
     static let extensionUUID = "desktop-source@locd.io"
     /// The longest picture read: a bound on what the shell's signal costs the agent (RELIABILITY).
     static let maximumPictureBytes = 1 << 20

@@ -1,4 +1,5 @@
 import CSdBus
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +13,9 @@ package final class KWinSource: DesktopSource {
     static let kwinName = "org.kde.KWin"
     /// KWin's screen locker's name, which KWin's own connection owns where it locks the screen.
     static let lockerName = "org.freedesktop.ScreenSaver"
-    static let serviceName = "io.locd.Agent.Desktop"
+    static let serviceName = BusName.agentDesktop
     static let path = "/io/locd/DesktopSource"
-    static let interface = "io.locd.DesktopSource1"
+    static let interface = BusName.desktopSourceInterface
     static let pluginName = "locd-desktop-source"
     /// Where the script is installed, under each of `XDG_DATA_DIRS`.
     static let scriptRelativePath = "locd/kwin/desktop-source.js"

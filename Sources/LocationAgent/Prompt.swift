@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 
 /// A prompt as locd sends it on `io.locd.Admin.Prompts` (PROTOCOL.md's `Prompt`), with what the agent shows of it.
 struct Prompt: Equatable, Sendable {
@@ -40,18 +41,21 @@ struct Prompt: Equatable, Sendable {
 
     /// The prompt of a `prompt` reply; `nil` when it has no id, app or kind, which no answer could then name.
     init?(_ value: JSONValue) {
-        guard let id = value["id"]?.stringValue, let appID = value["appId"]?.stringValue,
-            let kind = value["kind"]?.stringValue
-        else { return nil }
+        guard let wire = WirePrompt(json: value) else { return nil }
+        self.init(wire)
+    }
+
+    /// What the agent shows of a prompt of the protocol.
+    init(_ wire: WirePrompt) {
         self.init(
-            id: id,
-            appID: appID,
-            kind: kind,
-            usageDescription: value["usageDescription"]?.stringValue ?? "",
-            options: value["options"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-            accuracyToggle: value["accuracyToggle"]?.boolValue ?? false,
-            preciseByDefault: value["defaultAccuracy"]?.stringValue != "reduced",
-            brokered: value["brokered"]?.boolValue ?? false
+            id: wire.id,
+            appID: wire.appId,
+            kind: wire.kind,
+            usageDescription: wire.usageDescription,
+            options: wire.options,
+            accuracyToggle: wire.accuracyToggle,
+            preciseByDefault: wire.defaultAccuracy != "reduced",
+            brokered: wire.brokered
         )
     }
 }

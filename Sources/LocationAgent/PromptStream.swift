@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 /// locd's side of the prompts: the `io.locd.Admin.Prompts` stream (the answers are ``AnswerCalls``).
@@ -15,7 +16,7 @@ final class PromptStream {
 
     /// Connects and asks for the prompts.
     init(socketPath: String) throws {
-        stream = try LocdStream(socketPath: socketPath, method: "io.locd.Admin.Prompts", name: "the prompt stream")
+        stream = try LocdStream(socketPath: socketPath, method: AdminMethod.prompts.name, name: "the prompt stream")
     }
 
     var fileDescriptor: Int32 { stream.fileDescriptor }

@@ -1,4 +1,5 @@
 import CSdBus
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +44,7 @@ final class SessionBus {
         var serverOwnerChanged = false
     }
 
-    static let agentName = "io.locd.Agent"
+    static let agentName = BusName.agent
     static let serverName = "org.freedesktop.Notifications"
     private static let serverPath = "/org/freedesktop/Notifications"
     /// GNOME Shell's name: its owner is a GeoClue agent that asks in dialogs of its own (N6).

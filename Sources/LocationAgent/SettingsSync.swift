@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Logging
 
 #if canImport(Glibc)
@@ -136,7 +137,11 @@ final class SettingsSync {
 
     private func openStream() {
         do {
-            stream = try LocdStream(socketPath: socketPath, method: "io.locd.Admin.Watch", name: "the settings' events")
+            stream = try LocdStream(
+                socketPath: socketPath,
+                method: AdminMethod.watch.name,
+                name: "the settings' events"
+            )
             streamRetry = 1
             perform(core.locdChanged())
         } catch {
@@ -204,8 +209,8 @@ final class SettingsSync {
         case .readLocd:
             read = (nil, nil)
             let failure =
-                calls.send("io.locd.Admin.ListApps", [:], tag: .apps)
-                ?? calls.send("io.locd.Admin.Status", [:], tag: .status)
+                calls.send(AdminMethod.listApps.name, [:], tag: .apps)
+                ?? calls.send(AdminMethod.status.name, [:], tag: .status)
             if let failure { readFailed(failure) }
         case .setAuthorization(let app, let setting, let precise):
             var parameters: JSONObject = ["appId": .string(app)]
@@ -213,13 +218,13 @@ final class SettingsSync {
             if let precise { parameters["precise"] = .bool(precise) }
             // H5: an administrator's call naming no user sets the app for every user.
             if administrator { parameters["user"] = .int(Int64(getuid())) }
-            if let failure = calls.send("io.locd.Admin.SetAuthorization", parameters, tag: .authorization(app)) {
+            if let failure = calls.send(AdminMethod.setAuthorization.name, parameters, tag: .authorization(app)) {
                 logger.warning("cannot set \(app) in locd: \(failure)")
                 perform(core.locdSet(app, record: nil, now: Self.unixNow))
             }
         case .setServices(let enabled):
             if let failure = calls.send(
-                "io.locd.Admin.SetLocationServices",
+                AdminMethod.setLocationServices.name,
                 ["enabled": .bool(enabled)],
                 tag: .services
             ) {
@@ -261,7 +266,7 @@ final class SettingsSync {
                 read = (nil, nil)
                 readFailed(failure.description)
             case (.authorization(let app), .success(let parameters)):
-                let record = parameters["authorization"].flatMap(Self.app)
+                let record = WireAuthorization(json: parameters["authorization"]).map(Self.app)
                 perform(core.locdSet(app, record: record, now: Self.unixNow))
             case (.authorization(let app), .failure(let failure)):
                 logger.info("locd did not take \(app) from the permission store: \(failure)")
@@ -274,7 +279,7 @@ final class SettingsSync {
         }
         if let apps = read.apps, let status = read.status {
             read = (nil, nil)
-            administrator = status["status"]?["administrator"]?.boolValue == true
+            administrator = WireDaemonStatus(json: status["status"])?.administrator == true
             perform(core.locdRead(Self.state(apps: apps, status: status), now: Self.unixNow))
         }
     }
@@ -283,27 +288,22 @@ final class SettingsSync {
     /// administrator every user's, of which those of its own uid are the person's.
     private static func state(apps: JSONObject, status: JSONObject) -> SettingsSyncCore.LocdState {
         var records: [String: SettingsSyncCore.LocdState.App] = [:]
-        let administrator = status["status"]?["administrator"]?.boolValue == true
-        for entry in apps["apps"]?.arrayValue ?? [] {
-            guard let id = entry["appId"]?.stringValue, let user = entry["user"]?.intValue,
-                !administrator || user == Int64(getuid()),
-                let record = entry["authorization"].flatMap(app)
-            else { continue }
-            records[id] = record
+        let status = WireDaemonStatus(json: status["status"])
+        let administrator = status?.administrator == true
+        for entry in (apps["apps"]?.arrayValue ?? []).compactMap({ WireAppEntry(json: $0) }) {
+            guard let user = entry.user, !administrator || user == getuid() else { continue }
+            records[entry.appId] = app(entry.authorization)
         }
-        let status = status["status"]
-        let using = status?["appsUsingLocation"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let own =
-            status?["administrator"]?.boolValue == true ? nil : status?["locationServicesEnabledForUser"]?.boolValue
+        let using = status?.appsUsingLocation ?? []
+        let own = administrator ? nil : status?.locationServicesEnabledForUser
         return .init(apps: records, using: Set(using), switchOn: own)
     }
 
     /// The grant of an `Authorization` (N7).
-    private static func app(_ authorization: JSONValue) -> SettingsSyncCore.LocdState.App? {
-        guard let label = authorization["settingsLabel"]?.stringValue else { return nil }
-        let full = authorization["accuracy"]?.stringValue == "fullAccuracy"
+    private static func app(_ authorization: WireAuthorization) -> SettingsSyncCore.LocdState.App {
+        let label = authorization.settingsLabel
         return .init(
-            grant: DesktopGrant(label: label, fullAccuracy: full),
+            grant: DesktopGrant(label: label, fullAccuracy: authorization.accuracy == "fullAccuracy"),
             allowed: label == "whileUsing" || label == "always"
         )
     }

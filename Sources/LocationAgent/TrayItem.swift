@@ -1,5 +1,6 @@
 import BusVTable
 import CSdBus
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -93,7 +94,7 @@ final class TrayItem {
         let writer = MessageWriter(reply)
         switch property {
         case "Category": writer.string("SystemServices")
-        case "Id": writer.string("io.locd.Agent")
+        case "Id": writer.string(BusName.agent)
         case "Title": writer.string(Indicator.TrayLook.title)
         case "Status": writer.string(look.status)
         case "IconName", "AttentionIconName": writer.string(Notification.indicatorIcon)

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 /// locd's side of the indicator (N5): the `io.locd.Admin.Watch` stream of the person's apps' events, and `Status`
@@ -21,7 +22,7 @@ final class UseWatch {
     /// Connects and asks for the events.
     init(socketPath: String) throws {
         self.socketPath = socketPath
-        stream = try LocdStream(socketPath: socketPath, method: "io.locd.Admin.Watch", name: "the event stream")
+        stream = try LocdStream(socketPath: socketPath, method: AdminMethod.watch.name, name: "the event stream")
     }
 
     var streamDescriptor: Int32 { stream.fileDescriptor }
@@ -50,7 +51,7 @@ final class UseWatch {
         let client = try status ?? VarlinkClient(path: socketPath, timeout: 0, nonBlocking: true)
         status = client
         do {
-            try client.send(VarlinkCall(method: "io.locd.Admin.Status", parameters: [:]))
+            try client.send(VarlinkCall(method: AdminMethod.status.name, parameters: [:]))
         } catch {
             status = nil
             throw error
@@ -75,8 +76,9 @@ final class UseWatch {
         if let error = reply.error {
             return [.ended("locd refused Status: \(VarlinkError(name: error, parameters: reply.parameters))")]
         }
-        let status = reply.parameters["status"]
-        func ids(_ key: String) -> [String] { status?[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-        return [.status(using: ids("appsUsingLocation"), background: ids("appsUsingLocationInBackground"))]
+        let status = WireDaemonStatus(json: reply.parameters["status"])
+        return [
+            .status(using: status?.appsUsingLocation ?? [], background: status?.appsUsingLocationInBackground ?? [])
+        ]
     }
 }

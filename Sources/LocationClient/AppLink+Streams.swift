@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 extension AppLink {
@@ -88,7 +89,7 @@ extension AppLink {
         }
         if process == nil {
             do {
-                try await connection.call("io.locd.App.Hello", await helloParameters)
+                try await connection.call(AppMethod.hello.name, await helloParameters)
             } catch {
                 connection.close()
                 await release(connection)

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 /// The app's link to locd: the control connection that carries its calls and owns its sessions, and the
@@ -72,7 +73,7 @@ actor AppLink {
     ) async throws -> (client: VarlinkAsyncClient, reply: JSONObject) {
         try await VarlinkAsyncClient.connect(
             path: socketPath,
-            first: VarlinkCall(method: "io.locd.App.Hello", parameters: hello),
+            first: VarlinkCall(method: AppMethod.hello.name, parameters: hello),
             passing: process.descriptor
         )
     }
@@ -99,7 +100,7 @@ actor AppLink {
         } else {
             connection = try await VarlinkAsyncClient.connect(path: socketPath)
             do {
-                hello = try await connection.call("io.locd.App.Hello", helloParameters)
+                hello = try await connection.call(AppMethod.hello.name, helloParameters)
             } catch {
                 connection.close()
                 throw error
@@ -110,9 +111,10 @@ actor AppLink {
             lingeringAtHello = hello["lingeringSessions"]?.arrayValue?.compactMap(LingeringSession.init(wire:)) ?? []
             for id in liveSessions {
                 do {
-                    try await connection.call("io.locd.App.ResumeSession", ["id": .string(id)])
+                    try await connection.call(AppMethod.resumeSession.name, ["id": .string(id)])
                 } catch let error as VarlinkError
-                    where error.name == "io.locd.App.SessionInvalidated" || error.name == "io.locd.App.NoSuchSession"
+                    where error.name == WireErrorName.sessionInvalidated.name
+                    || error.name == WireErrorName.noSuchSession.name
                 {
                     // Ended while the daemon was away (its relaunch window closed): the app must hear it.
                     forget(id, as: .lost(.sessionInvalidated(id: id, message: LocationClientError(error).message)))
@@ -225,7 +227,7 @@ actor AppLink {
         following?.cancel()
         following = nil
         appState = state
-        try await call("io.locd.App.SetAppState", ["state": .string(state.rawValue)], retry: true)
+        try await call(AppMethod.setAppState.name, ["state": .string(state.rawValue)], retry: true)
     }
 
     /// Reports the terminal's job control for the app, once a second, until the app reports a state itself or the
@@ -245,7 +247,7 @@ actor AppLink {
         guard following != nil, failure == nil else { return false }
         if state != appState {
             appState = state
-            _ = try? await call("io.locd.App.SetAppState", ["state": .string(state.rawValue)], retry: true)
+            _ = try? await call(AppMethod.setAppState.name, ["state": .string(state.rawValue)], retry: true)
         }
         return failure == nil
     }
@@ -266,7 +268,7 @@ actor AppLink {
         guard liveSessions.contains(id) else { return }
         forget(id, as: .ended)
         // A session the daemon no longer has is as ended as the app wants it: nothing to report.
-        _ = try? await call("io.locd.App.InvalidateSession", ["id": .string(id)], retry: true)
+        _ = try? await call(AppMethod.invalidateSession.name, ["id": .string(id)], retry: true)
     }
 
     /// The daemon said the session ended (the final reply of its diagnostics).
@@ -317,7 +319,7 @@ actor AppLink {
     /// A call that any live daemon answers, to tell a dropped stream from a daemon that went away.
     private func connectionProbe(_ connection: VarlinkAsyncClient) async throws {
         do {
-            try await connection.call("io.locd.App.GetAuthorization")
+            try await connection.call(AppMethod.getAuthorization.name)
         } catch is VarlinkError {
             // An error reply is still an answer.
         }
@@ -365,7 +367,7 @@ actor AppLink {
         var goodbyeError: (any Error)?
         if goodbye {
             do {
-                try await call("io.locd.App.Goodbye")
+                try await call(AppMethod.goodbye.name)
             } catch {
                 goodbyeError = error
             }

@@ -1,3 +1,5 @@
+import LocationProtocol
+
 /// The diagnostic bits, one 14-bit mask in Apple's bit order, as locd sends them with sessions, updates and
 /// monitor events.
 ///
@@ -26,12 +28,7 @@ public struct DiagnosticFlags: OptionSet, Sendable, Hashable, CustomStringConver
     public static let authorizationRequestInProgress = DiagnosticFlags(rawValue: 1 << 13)
 
     /// The wire name of each bit, in bit order.
-    public static let names = [
-        "authorizationDenied", "authorizationDeniedGlobally", "authorizationRestricted", "stationary",
-        "insufficientlyInUse", "locationUnavailable", "accuracyLimited", "conditionUnsupported",
-        "conditionLimitExceeded", "persistenceUnavailable", "alwaysAuthorizationDenied", "fullAccuracyDenied",
-        "serviceSessionRequired", "authorizationRequestInProgress",
-    ]
+    public static let names = WireDiagnostic.flagNames
 
     /// The wire names of the bits that are set, in bit order.
     public var names: [String] {

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 /// A session of the app that no process owns: its process closed without `Goodbye`, and it lingers for the daemon's
@@ -18,15 +19,12 @@ public struct LingeringSession: Sendable, Hashable {
 
     /// A `Session` of the protocol; `nil` when it lacks what this type needs.
     package init?(wire value: JSONValue) {
-        guard let id = value["id"]?.stringValue,
-            let kind = value["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
-            let authorization = value["authorization"]?.stringValue.flatMap(
-                ServiceSession.AuthorizationRequirement.init(rawValue:)
-            )
+        guard let wire = WireSession(json: value), let kind = Kind(rawValue: wire.kind),
+            let authorization = ServiceSession.AuthorizationRequirement(rawValue: wire.authorization)
         else { return nil }
-        self.id = id
+        id = wire.id
         self.kind = kind
         self.authorization = authorization
-        fullAccuracyPurposeKey = value["fullAccuracyPurposeKey"]?.stringValue
+        fullAccuracyPurposeKey = wire.fullAccuracyPurposeKey
     }
 }

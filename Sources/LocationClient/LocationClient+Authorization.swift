@@ -1,8 +1,10 @@
+import LocationProtocol
+
 extension LocationClient {
     /// The app's authorization now (`CLLocationManager.authorizationStatus` and `accuracyAuthorization`).
     public var authorization: Authorization {
         get async throws {
-            let reply = try await link.call("io.locd.App.GetAuthorization", retry: true)
+            let reply = try await link.call(AppMethod.getAuthorization.name, retry: true)
             let authorization = try Authorization(wire: reply["authorization"])
             await link.noteAuthorization(authorization)
             return authorization
@@ -16,7 +18,7 @@ extension LocationClient {
         let link = self.link
         return LocationStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             var last: Authorization?
-            try await link.follow("io.locd.App.WatchAuthorization", [:]) { reply, _ in
+            try await link.follow(AppMethod.watchAuthorization.name, [:]) { reply, _ in
                 let authorization = try Authorization(wire: reply["authorization"])
                 if authorization != last { continuation.yield(authorization) }
                 last = authorization
@@ -45,7 +47,7 @@ extension LocationClient {
     @discardableResult
     public func requestTemporaryFullAccuracyAuthorization(purposeKey: String) async throws -> Authorization {
         let reply = try await link.call(
-            "io.locd.App.RequestTemporaryFullAccuracy",
+            AppMethod.requestTemporaryFullAccuracy.name,
             ["purposeKey": .string(purposeKey)],
             retry: true
         )
@@ -53,7 +55,7 @@ extension LocationClient {
     }
 
     private func requestAuthorization(level: String) async throws -> Authorization {
-        let reply = try await link.call("io.locd.App.RequestAuthorization", ["level": .string(level)], retry: true)
+        let reply = try await link.call(AppMethod.requestAuthorization.name, ["level": .string(level)], retry: true)
         return try Authorization(wire: reply["authorization"])
     }
 }

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 extension LocationClient {
@@ -17,7 +18,7 @@ extension LocationClient {
     ) async throws -> ServiceSession {
         var parameters: JSONObject = ["authorization": .string(authorization.rawValue)]
         if let fullAccuracyPurposeKey { parameters["fullAccuracyPurposeKey"] = .string(fullAccuracyPurposeKey) }
-        let reply = try await link.call("io.locd.App.CreateSession", parameters)
+        let reply = try await link.call(AppMethod.createSession.name, parameters)
         return try await adopt(reply)
     }
 
@@ -25,7 +26,7 @@ extension LocationClient {
     /// id of (SEMANTICS S14). Sessions this client created need no call: it takes them back by itself after a
     /// daemon restart.
     public func resumeSession(id: String) async throws -> ServiceSession {
-        let reply = try await link.call("io.locd.App.ResumeSession", ["id": .string(id)], retry: true)
+        let reply = try await link.call(AppMethod.resumeSession.name, ["id": .string(id)], retry: true)
         return try await adopt(reply)
     }
 
@@ -41,7 +42,7 @@ extension LocationClient {
     /// - Throws: ``LocationClientError/backgroundActivityUnavailable(reason:message:)`` when the app is not in the
     ///   foreground, not authorized, or lacks `location` in `UIBackgroundModes`.
     public func beginBackgroundActivity() async throws -> BackgroundActivitySession {
-        let reply = try await link.call("io.locd.App.BeginBackgroundActivity")
+        let reply = try await link.call(AppMethod.beginBackgroundActivity.name)
         guard let id = reply["session"]?["id"]?.stringValue else {
             throw LocationClientError.unexpectedReply("BeginBackgroundActivity replied without a session id")
         }
@@ -50,18 +51,15 @@ extension LocationClient {
     }
 
     private func adopt(_ reply: JSONObject) async throws -> ServiceSession {
-        guard let session = reply["session"], let id = session["id"]?.stringValue else {
-            throw LocationClientError.unexpectedReply("a session reply without a session id")
+        guard let session = WireSession(json: reply["session"]) else {
+            throw LocationClientError.unexpectedReply("a session reply without a session (id, kind, state, diagnostic)")
         }
-        let requirement = session["authorization"]?.stringValue.flatMap(
-            ServiceSession.AuthorizationRequirement.init(rawValue:)
-        )
-        await link.track(id)
+        await link.track(session.id)
         return ServiceSession(
-            id: id,
-            authorization: requirement ?? .none,
-            fullAccuracyPurposeKey: session["fullAccuracyPurposeKey"]?.stringValue,
-            diagnosticAtStart: session["diagnostic"].flatMap { try? ServiceSession.Diagnostic(wire: $0) },
+            id: session.id,
+            authorization: ServiceSession.AuthorizationRequirement(rawValue: session.authorization) ?? .none,
+            fullAccuracyPurposeKey: session.fullAccuracyPurposeKey,
+            diagnosticAtStart: ServiceSession.Diagnostic(flags: DiagnosticFlags(rawValue: session.diagnostic.mask)),
             link: link
         )
     }

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 extension LocationClient {
@@ -30,7 +31,7 @@ extension LocationClient {
         if let session { parameters["session"] = .string(session.id) }
         return LocationStream(bufferingPolicy: .bufferingNewest(64)) { [parameters] continuation in
             var last: LocationUpdate?
-            try await link.follow("io.locd.App.LiveUpdates", parameters, session: session?.id) { reply, first in
+            try await link.follow(AppMethod.liveUpdates.name, parameters, session: session?.id) { reply, first in
                 let update = try LocationUpdate(wire: reply["update"])
                 // The first update after a reconnection restates the last one; only a new one is news.
                 if !(first && update == last) { continuation.yield(update) }

@@ -1,3 +1,4 @@
+import LocationProtocol
 import Varlink
 
 /// Why a ``LocationClient`` call failed: one case per `io.locd.App` error of the protocol, the standard Varlink
@@ -39,16 +40,16 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
     /// The Varlink error name, for errors the daemon sent.
     public var varlinkName: String? {
         switch self {
-        case .helloRequired: "io.locd.App.HelloRequired"
-        case .appUnknown: "io.locd.App.AppUnknown"
-        case .noSuchSession: "io.locd.App.NoSuchSession"
-        case .sessionInvalidated: "io.locd.App.SessionInvalidated"
-        case .usageDescriptionMissing: "io.locd.App.UsageDescriptionMissing"
-        case .unknownPurposeKey: "io.locd.App.UnknownPurposeKey"
-        case .limitExceeded: "io.locd.App.LimitExceeded"
-        case .backgroundActivityUnavailable: "io.locd.App.BackgroundActivityUnavailable"
-        case .permissionDenied: "org.varlink.service.PermissionDenied"
-        case .invalidParameter: "org.varlink.service.InvalidParameter"
+        case .helloRequired: WireErrorName.helloRequired.name
+        case .appUnknown: WireErrorName.appUnknown.name
+        case .noSuchSession: WireErrorName.noSuchSession.name
+        case .sessionInvalidated: WireErrorName.sessionInvalidated.name
+        case .usageDescriptionMissing: WireErrorName.usageDescriptionMissing.name
+        case .unknownPurposeKey: WireErrorName.unknownPurposeKey.name
+        case .limitExceeded: WireErrorName.limitExceeded.name
+        case .backgroundActivityUnavailable: WireErrorName.backgroundActivityUnavailable.name
+        case .permissionDenied: WireErrorName.permissionDenied.name
+        case .invalidParameter: WireErrorName.invalidParameter.name
         case .daemonError(let name, _): name
         case .daemonUnavailable, .connectionLost, .closed, .unexpectedReply: nil
         }
@@ -79,30 +80,22 @@ public enum LocationClientError: Error, Sendable, Hashable, CustomStringConverti
         return message
     }
 
-    /// The error a Varlink error reply stands for.
+    /// The error a Varlink error reply stands for: one of the protocol's with its parameters, else any other by name.
     package init(_ error: VarlinkError) {
         let message = error.parameters["message"]?.stringValue ?? error.name
-        func string(_ key: String) -> String { error.parameters[key]?.stringValue ?? "" }
-        switch error.name {
-        case "io.locd.App.HelloRequired": self = .helloRequired(message: message)
-        case "io.locd.App.AppUnknown": self = .appUnknown(appID: string("appId"), message: message)
-        case "io.locd.App.NoSuchSession": self = .noSuchSession(id: string("id"), message: message)
-        case "io.locd.App.SessionInvalidated": self = .sessionInvalidated(id: string("id"), message: message)
-        case "io.locd.App.UsageDescriptionMissing":
-            self = .usageDescriptionMissing(key: string("key"), message: message)
-        case "io.locd.App.UnknownPurposeKey":
-            self = .unknownPurposeKey(purposeKey: string("purposeKey"), message: message)
-        case "io.locd.App.LimitExceeded":
-            self = .limitExceeded(
-                limit: string("limit"),
-                maximum: Int(error.parameters["maximum"]?.intValue ?? 0),
-                message: message
-            )
-        case "io.locd.App.BackgroundActivityUnavailable":
-            self = .backgroundActivityUnavailable(reason: string("reason"), message: message)
-        case "org.varlink.service.PermissionDenied": self = .permissionDenied(message: message)
-        case "org.varlink.service.InvalidParameter":
-            self = .invalidParameter(parameter: string("parameter"), message: message)
+        switch WireError(name: error.name, parameters: error.parameters) {
+        case .helloRequired?: self = .helloRequired(message: message)
+        case .appUnknown(let appID)?: self = .appUnknown(appID: appID, message: message)
+        case .noSuchSession(let id)?: self = .noSuchSession(id: id, message: message)
+        case .sessionInvalidated(let id)?: self = .sessionInvalidated(id: id, message: message)
+        case .usageDescriptionMissing(let key)?: self = .usageDescriptionMissing(key: key, message: message)
+        case .unknownPurposeKey(let key)?: self = .unknownPurposeKey(purposeKey: key, message: message)
+        case .limitExceeded(let limit, let maximum)?:
+            self = .limitExceeded(limit: limit, maximum: maximum, message: message)
+        case .backgroundActivityUnavailable(let reason)?:
+            self = .backgroundActivityUnavailable(reason: reason, message: message)
+        case .permissionDenied?: self = .permissionDenied(message: message)
+        case .invalidParameter(let parameter)?: self = .invalidParameter(parameter: parameter, message: message)
         default: self = .daemonError(name: error.name, message: message)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 /// One update of a live-updates stream, like `CLLocationUpdate`: a location when one may be delivered, and the
@@ -60,21 +61,18 @@ public struct LocationUpdate: Sendable, Hashable {
 extension Location {
     /// The `Location` of the protocol; `timestamp` is Unix time in seconds.
     init(wire value: JSONValue) throws {
-        guard let latitude = value["latitude"]?.doubleValue, let longitude = value["longitude"]?.doubleValue,
-            let horizontalAccuracy = value["horizontalAccuracy"]?.doubleValue,
-            let timestamp = value["timestamp"]?.doubleValue
-        else {
+        guard let wire = WireLocation(json: value) else {
             throw LocationClientError.unexpectedReply("a location without latitude, longitude, accuracy or time")
         }
         self.init(
-            latitude: latitude,
-            longitude: longitude,
-            altitude: value["altitude"]?.doubleValue,
-            horizontalAccuracy: horizontalAccuracy,
-            verticalAccuracy: value["verticalAccuracy"]?.doubleValue,
-            speed: value["speed"]?.doubleValue,
-            course: value["course"]?.doubleValue,
-            timestamp: Date(timeIntervalSince1970: timestamp)
+            latitude: wire.latitude,
+            longitude: wire.longitude,
+            altitude: wire.altitude,
+            horizontalAccuracy: wire.horizontalAccuracy,
+            verticalAccuracy: wire.verticalAccuracy,
+            speed: wire.speed,
+            course: wire.course,
+            timestamp: Date(timeIntervalSince1970: wire.timestamp)
         )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 extension Monitor {
@@ -36,16 +37,19 @@ extension Monitor {
 
         /// The `MonitorEvent` of the protocol.
         init(wire value: JSONValue?) throws {
-            guard let value, let monitor = value["monitor"]?.stringValue,
+            guard let value, value["monitor"]?.stringValue != nil,
                 let state = value["state"]?.stringValue.flatMap(State.init(rawValue:))
             else {
                 throw LocationClientError.unexpectedReply("a monitor event without monitor or state")
             }
-            self.monitor = monitor
-            identifier = value["identifier"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            guard let wire = WireMonitorEvent(json: value) else {
+                throw LocationClientError.unexpectedReply("a diagnostic without mask or flags")
+            }
+            monitor = wire.monitor
+            identifier = wire.identifier.isEmpty ? nil : wire.identifier
             self.state = state
-            date = Date(timeIntervalSince1970: value["date"]?.doubleValue ?? 0)
-            flags = try DiagnosticFlags(wire: value["diagnostic"])
+            date = Date(timeIntervalSince1970: wire.date)
+            flags = DiagnosticFlags(rawValue: wire.diagnostic.mask)
         }
     }
 }

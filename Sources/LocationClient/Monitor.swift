@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 /// A named monitor of circular geographic conditions, like `CLMonitor`: the daemon evaluates the conditions and
@@ -54,7 +55,7 @@ public final class Monitor: Sendable {
             "radius": .double(condition.radius),
         ])
         try await link.call(
-            "io.locd.App.AddCondition",
+            AppMethod.addCondition.name,
             ["monitor": .string(name), "identifier": .string(identifier), "condition": wire],
             retry: true
         )
@@ -63,7 +64,7 @@ public final class Monitor: Sendable {
     /// Stops monitoring the condition under `identifier` (`CLMonitor.remove(_:)`).
     public func remove(identifier: String) async throws {
         try await link.call(
-            "io.locd.App.RemoveCondition",
+            AppMethod.removeCondition.name,
             ["monitor": .string(name), "identifier": .string(identifier)],
             retry: true
         )
@@ -74,7 +75,7 @@ public final class Monitor: Sendable {
         let link = self.link
         let name = self.name
         return LocationStream { continuation in
-            try await link.follow("io.locd.App.MonitorEvents", ["monitor": .string(name)]) { reply, _ in
+            try await link.follow(AppMethod.monitorEvents.name, ["monitor": .string(name)]) { reply, _ in
                 continuation.yield(try Event(wire: reply["event"]))
                 return .more
             }

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 extension ServiceSession {
@@ -41,12 +42,9 @@ extension ServiceSession {
 extension DiagnosticFlags {
     /// Reads a wire `Diagnostic`: its `mask`, or its `flags` names if a sender left the mask out.
     init(wire value: JSONValue?) throws {
-        if let mask = value?["mask"]?.intValue {
-            self.init(rawValue: Int(mask))
-        } else if let names = value?["flags"]?.arrayValue {
-            self.init(names: names.compactMap(\.stringValue))
-        } else {
+        guard let wire = WireDiagnostic(json: value) else {
             throw LocationClientError.unexpectedReply("a diagnostic without mask or flags")
         }
+        self.init(rawValue: wire.mask)
     }
 }

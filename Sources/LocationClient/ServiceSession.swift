@@ -1,3 +1,5 @@
+import LocationProtocol
+
 /// A service session, like `CLServiceSession`: while the app holds it, the app states that it needs location at
 /// the session's authorization level, and locd raises the prompts that calls for.
 ///
@@ -49,7 +51,7 @@ public final class ServiceSession: Sendable {
         // Diagnostics are state: when the app reads slowly, only the newest matters (PROTOCOL "Limits").
         return LocationStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             var last: Diagnostic?
-            try await link.follow("io.locd.App.SessionDiagnostics", ["id": .string(id)], session: id) { reply, _ in
+            try await link.follow(AppMethod.sessionDiagnostics.name, ["id": .string(id)], session: id) { reply, _ in
                 let diagnostic = try Diagnostic(wire: reply["diagnostic"])
                 if diagnostic != last { continuation.yield(diagnostic) }
                 last = diagnostic

@@ -27,10 +27,14 @@ struct CallerScope {
         reason: "locd could not tell which user this connection is: connect again"
     )
 
+    /// The interface the administrators' methods belong to, as the refusal's sentence names it for people; the
+    /// wire's names themselves are LocationProtocol's.
+    private static let adminInterface = "io.locd.Admin"
+
     static func administratorsOnly(_ method: String) -> LocationError {
         .permissionDenied(
-            reason: "io.locd.Admin.\(method) is for administrators: run it as root, as locd's user or as a member "
-                + "of locd's admin group"
+            reason: "\(adminInterface).\(method) is for administrators: run it as root, as locd's user or as a "
+                + "member of locd's admin group"
         )
     }
 }

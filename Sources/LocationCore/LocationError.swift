@@ -1,4 +1,4 @@
-/// Every error locd answers, one case per Varlink error name of PROTOCOL.md.
+/// Every error locd answers, one case per error of PROTOCOL.md; LocationWireErrors gives each its wire name.
 ///
 /// Each case carries the error's parameters and enough context for a ``message`` that says what to do.
 package enum LocationError: Error, Hashable, Sendable {
@@ -23,45 +23,6 @@ package enum LocationError: Error, Hashable, Sendable {
     case invalidParameter(parameter: String, reason: String)
     case expectedMore
     case permissionDenied(reason: String)
-
-    /// The fully qualified Varlink error name.
-    package var varlinkName: String {
-        switch self {
-        case .helloRequired: "io.locd.App.HelloRequired"
-        case .appUnknown: "io.locd.App.AppUnknown"
-        case .noSuchSession: "io.locd.App.NoSuchSession"
-        case .sessionInvalidated: "io.locd.App.SessionInvalidated"
-        case .usageDescriptionMissing: "io.locd.App.UsageDescriptionMissing"
-        case .unknownPurposeKey: "io.locd.App.UnknownPurposeKey"
-        case .limitExceeded: "io.locd.App.LimitExceeded"
-        case .backgroundActivityUnavailable: "io.locd.App.BackgroundActivityUnavailable"
-        case .noSuchApp: "io.locd.Admin.NoSuchApp"
-        case .noSuchPrompt: "io.locd.Admin.NoSuchPrompt"
-        case .invalidAnswer: "io.locd.Admin.InvalidAnswer"
-        case .methodNotFound: "org.varlink.service.MethodNotFound"
-        case .interfaceNotFound: "org.varlink.service.InterfaceNotFound"
-        case .invalidParameter: "org.varlink.service.InvalidParameter"
-        case .expectedMore: "org.varlink.service.ExpectedMore"
-        case .permissionDenied: "org.varlink.service.PermissionDenied"
-        }
-    }
-
-    /// The error's parameters as the IDL declares them.
-    package var parameters: [(name: String, value: ErrorValue)] {
-        switch self {
-        case .helloRequired, .expectedMore, .permissionDenied: []
-        case .appUnknown(let appID, _), .noSuchApp(let appID): [("appId", .string(appID))]
-        case .noSuchSession(let id), .sessionInvalidated(let id), .noSuchPrompt(let id): [("id", .string(id))]
-        case .usageDescriptionMissing(let key, _, _): [("key", .string(key))]
-        case .unknownPurposeKey(let key, _): [("purposeKey", .string(key))]
-        case .limitExceeded(let limit, let maximum): [("limit", .string(limit)), ("maximum", .int(maximum))]
-        case .backgroundActivityUnavailable(let reason): [("reason", .string(reason))]
-        case .invalidAnswer(let id, let answer): [("id", .string(id)), ("answer", .string(answer))]
-        case .methodNotFound(let method): [("method", .string(method))]
-        case .interfaceNotFound(let interface): [("interface", .string(interface))]
-        case .invalidParameter(let parameter, _): [("parameter", .string(parameter))]
-        }
-    }
 
     /// A sentence for people: what went wrong and what to do about it.
     package var message: String {
@@ -117,10 +78,4 @@ package enum LocationError: Error, Hashable, Sendable {
             reason
         }
     }
-}
-
-/// A value of an error parameter: the only two types locd's errors carry.
-package enum ErrorValue: Hashable, Sendable {
-    case string(String)
-    case int(Int)
 }

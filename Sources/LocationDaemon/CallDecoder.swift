@@ -1,6 +1,7 @@
 import AppIdentifiers
 import JSON
 import LocationCore
+import LocationProtocol
 import Varlink
 
 /// Turns a Varlink call of `io.locd.App` or `io.locd.Admin` into the core's ``Call``, checking every
@@ -13,8 +14,8 @@ package enum CallDecoder {
             let decoded: Call
             let interface = call.interface
             switch interface {
-            case "io.locd.App": decoded = try app(call.memberName, reader, more: call.more)
-            case "io.locd.Admin": decoded = try admin(call.memberName, reader)
+            case AppMethod.interface: decoded = try app(call.method, reader, more: call.more)
+            case AdminMethod.interface: decoded = try admin(call.method, reader)
             default: return .failure(.interfaceNotFound(interface))
             }
             return decoded.isStreaming && !call.more ? .failure(.expectedMore) : .success(decoded)
@@ -25,72 +26,71 @@ package enum CallDecoder {
 
     /// - Parameter more: whether the call asked with `more`: a session call then hears its session first (R11).
     private static func app(_ name: String, _ p: ParameterReader, more: Bool) throws(VarlinkError) -> Call {
+        guard let method = AppMethod(rawValue: name) else { throw VarlinkError.methodNotFound(name) }
         do {
-            switch name {
-            case "Hello":
+            switch method {
+            case .hello:
                 return try hello(p)
-            case "Goodbye":
+            case .goodbye:
                 try p.only([])
                 return .goodbye
-            case "SetAppState":
+            case .setAppState:
                 try p.only(["state"])
                 return .setAppState(try p.enumeration("state"))
-            case "GetAuthorization":
+            case .getAuthorization:
                 try p.only([])
                 return .getAuthorization
-            case "WatchAuthorization":
+            case .watchAuthorization:
                 try p.only([])
                 return .watchAuthorization
-            case "RequestAuthorization":
+            case .requestAuthorization:
                 try p.only(["level"])
                 return .requestAuthorization(try p.enumeration("level"))
-            case "RequestTemporaryFullAccuracy":
+            case .requestTemporaryFullAccuracy:
                 try p.only(["purposeKey"])
                 return .requestTemporaryFullAccuracy(purposeKey: try p.string("purposeKey"))
-            case "CreateSession":
+            case .createSession:
                 try p.only(["authorization", "fullAccuracyPurposeKey"])
                 return .createSession(
                     try p.enumeration("authorization"),
                     purposeKey: try p.optionalString("fullAccuracyPurposeKey"),
                     more: more
                 )
-            case "ResumeSession":
+            case .resumeSession:
                 try p.only(["id"])
                 return .resumeSession(try p.string("id"), more: more)
-            case "InvalidateSession":
+            case .invalidateSession:
                 try p.only(["id"])
                 return .invalidateSession(try p.string("id"))
-            case "ListSessions":
+            case .listSessions:
                 try p.only([])
                 return .listSessions
-            case "SessionDiagnostics":
+            case .sessionDiagnostics:
                 try p.only(["id"])
                 return .sessionDiagnostics(try p.string("id"))
-            case "BeginBackgroundActivity":
+            case .beginBackgroundActivity:
                 try p.only([])
                 return .beginBackgroundActivity
-            case "LiveUpdates":
+            case .liveUpdates:
                 try p.only(["configuration", "accuracy", "session"])
                 return .liveUpdates(
                     try p.optionalEnum("configuration") ?? .standard,
                     accuracy: try p.optionalEnum("accuracy"),
                     session: try p.optionalString("session")
                 )
-            case "AddCondition":
+            case .addCondition:
                 try p.only(["monitor", "identifier", "condition"])
                 return .addCondition(
                     monitor: try p.string("monitor"),
                     identifier: try p.string("identifier"),
                     condition: try p.circularCondition("condition")
                 )
-            case "RemoveCondition":
+            case .removeCondition:
                 try p.only(["monitor", "identifier"])
                 return .removeCondition(monitor: try p.string("monitor"), identifier: try p.string("identifier"))
-            case "MonitorEvents":
+            case .monitorEvents:
                 try p.only(["monitor"])
                 return .monitorEvents(monitor: try p.string("monitor"))
-            default:
-                throw VarlinkError.methodNotFound("io.locd.App.\(name)")
             }
         }
     }
@@ -131,18 +131,19 @@ package enum CallDecoder {
     }
 
     private static func admin(_ name: String, _ p: ParameterReader) throws(VarlinkError) -> Call {
+        guard let method = AdminMethod(rawValue: name) else { throw VarlinkError.methodNotFound(name) }
         do {
-            switch name {
-            case "Status":
+            switch method {
+            case .status:
                 try p.only([])
                 return .status
-            case "ListApps":
+            case .listApps:
                 try p.only(["user"])
                 return .listApps(user: try user(p))
-            case "ListSessions":
+            case .listSessions:
                 try p.only(["appId", "user"])
                 return .adminListSessions(appID: try p.optionalAppID("appId"), user: try user(p))
-            case "SetAuthorization":
+            case .setAuthorization:
                 try p.only(["appId", "setting", "precise", "user"])
                 return .setAuthorization(
                     appID: try p.appID("appId"),
@@ -150,37 +151,38 @@ package enum CallDecoder {
                     precise: try p.optionalBool("precise"),
                     user: try user(p)
                 )
-            case "SetLocationServices":
+            case .setLocationServices:
                 try p.only(["enabled"])
                 return .setLocationServices(try p.bool("enabled"))
-            case "SetAppState":
+            case .setAppState:
                 try p.only(["appId", "state", "user"])
                 return .adminSetAppState(
                     appID: try p.appID("appId"),
                     state: try p.enumeration("state"),
                     user: try user(p)
                 )
-            case "SetDesktop":
+            case .setDesktop:
                 return try setDesktop(p)
-            case "LocationButton":
+            case .locationButton:
                 try p.only(["appId", "user"])
                 return .locationButton(appID: try p.appID("appId"), user: try user(p))
-            case "Prompts":
+            case .prompts:
                 return try prompts(p)
-            case "AnswerPrompt":
+            case .answerPrompt:
                 try p.only(["id", "answer", "accuracy"])
                 return .answerPrompt(
                     id: try p.string("id"),
                     answer: try p.enumeration("answer"),
                     accuracy: try p.optionalEnum("accuracy")
                 )
-            case "Watch":
+            case .watch:
                 try p.only([])
                 return .watch
-            case "ForgetApps":
+            case .forgetApps:
                 return try forgetApps(p)
-            default:
-                throw VarlinkError.methodNotFound("io.locd.Admin.\(name)")
+            case .reload:
+                // SessionManager answers Reload before it decodes a call: the core has no Call for it.
+                throw VarlinkError.methodNotFound(name)
             }
         }
     }

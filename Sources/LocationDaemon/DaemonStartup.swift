@@ -113,7 +113,7 @@ struct DaemonStartup {
                 ),
                 interfaces: LocationInterfaces.all,
                 limits: limits,
-                limitExceededError: "io.locd.App.LimitExceeded",
+                limitExceededError: WireErrorName.limitExceeded.name,
                 eventLoop: loop,
                 delegate: manager,
                 logger: { logger.warning("\($0)") }

@@ -2,6 +2,7 @@ import JSON
 import LocationConfiguration
 import LocationCore
 import LocationNetworkProvider
+import LocationProtocol
 import LocationProviders
 import Logging
 import NIOCore
@@ -145,25 +146,20 @@ final class ProviderSlot {
     ///   - hasFix: whether the fix shown counts now: the core's for `provider`, the provider's fresh fix in
     ///     `providers` (U16).
     ///   - lastFix: the fix shown: the core's newest for `provider`, the provider's own newest in `providers`.
-    func status(running: Bool, hasFix: Bool, lastFix: Fix?) -> JSONValue {
-        var object: JSONObject = [
-            "name": .string(name),
-            "running": .bool(running),
-            "hasFix": .bool(hasFix),
-        ]
-        if let lastFix { object["lastFix"] = .double(lastFix.timestamp) }
-        object["state"] = .string(provider.state.rawValue)
-        object["source"] = .string(provider.source)
-        if let lastFix {
-            object["lastLatitude"] = .double(lastFix.latitude)
-            object["lastLongitude"] = .double(lastFix.longitude)
-        }
-        if let problem, provider.state == .retrying || provider.state == .failed {
-            object["lastError"] = .string(problem)
-        }
-        object["kind"] = .string(configuration.kind.rawValue)
-        if let lastFix { object["lastAccuracy"] = .double(lastFix.horizontalAccuracy) }
-        return .object(object)
+    func status(running: Bool, hasFix: Bool, lastFix: Fix?) -> WireProviderStatus {
+        WireProviderStatus(
+            name: name,
+            running: running,
+            hasFix: hasFix,
+            lastFix: lastFix?.timestamp,
+            state: provider.state.rawValue,
+            source: provider.source,
+            lastLatitude: lastFix?.latitude,
+            lastLongitude: lastFix?.longitude,
+            lastError: provider.state == .retrying || provider.state == .failed ? problem : nil,
+            kind: configuration.kind.rawValue,
+            lastAccuracy: lastFix?.horizontalAccuracy
+        )
     }
 }
 

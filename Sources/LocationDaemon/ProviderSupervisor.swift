@@ -1,6 +1,7 @@
 import JSON
 import LocationConfiguration
 import LocationCore
+import LocationProtocol
 import LocationProviders
 import Logging
 import NIOCore
@@ -194,19 +195,17 @@ final class ProviderSupervisor {
     ///   - running: whether the core wants the providers running (U3).
     ///   - hasFix: whether the core holds a fix (D9).
     ///   - lastFix: the newest fix the core has, kept after it was lost so status can say when it was.
-    func status(running: Bool, hasFix: Bool, lastFix: Fix?) -> JSONValue {
+    func status(running: Bool, hasFix: Bool, lastFix: Fix?) -> WireProviderStatus {
         slots[lastFixFrom ?? 0].status(running: running, hasFix: hasFix, lastFix: lastFix)
     }
 
     /// `Admin.Status`'s `providers`: each provider in configuration order, with its own newest fix and whether
     /// it is fresh (U16).
-    func statuses(running: Bool) -> JSONValue {
+    func statuses(running: Bool) -> [WireProviderStatus] {
         let now = clock.now()
-        return .array(
-            slots.enumerated().map { index, slot in
-                slot.status(running: running, hasFix: selection.isFresh(index, at: now), lastFix: slot.lastFix)
-            }
-        )
+        return slots.enumerated().map { index, slot in
+            slot.status(running: running, hasFix: selection.isFresh(index, at: now), lastFix: slot.lastFix)
+        }
     }
 
     /// `Admin.Status`'s `lastFixFrom`: the name of the provider that supplied the core's last fix.

@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import Varlink
 
 /// The core's replies and stream messages as the frames PROTOCOL.md describes, and `Admin.Status`'s
@@ -67,17 +68,19 @@ struct ReplyEncoder {
         case .diagnostic(let mask, let ended):
             return ["diagnostic": mask.json, "ended": .bool(ended)]
         case .update(let mask, let location):
-            var update: JSONObject = [:]
-            if let location { update["location"] = location.json }
-            update["diagnostic"] = mask.json
-            return ["update": .object(update)]
-        case .monitor(let mask):
             return [
-                "event": .object([
-                    "monitor": .string(monitor()), "identifier": .string(""),
-                    "state": .string("unknown"), "date": .double(clock.unixNow()), "diagnostic": mask.json,
-                ])
+                "update": WireUpdate(location: location?.wire, diagnostic: WireDiagnostic(mask: Int(mask.rawValue)))
+                    .json
             ]
+        case .monitor(let mask):
+            let event = WireMonitorEvent(
+                monitor: monitor(),
+                identifier: "",
+                state: "unknown",
+                date: clock.unixNow(),
+                diagnostic: WireDiagnostic(mask: Int(mask.rawValue))
+            )
+            return ["event": event.json]
         case .monitorCondition(let event):
             return ["event": event.json(now: clock.unixNow())]
         case .prompt(let prompt):
@@ -103,60 +106,46 @@ struct ReplyEncoder {
     ///   - calls: the calls the server has run since it started (F19).
     func daemonStatus(
         _ status: CoreStatus,
-        provider: JSONValue,
-        providers: JSONValue,
+        provider: WireProviderStatus,
+        providers: [WireProviderStatus],
         lastFixFrom: String?,
         storeHealthy: Bool,
         calls: UInt64
     ) -> JSONValue {
-        var object: JSONObject = [
-            "version": .string(facts.version),
-            "pid": .int(Int64(facts.pid)),
-            "uptimeSeconds": .double(clock.now().since(facts.startedAt).seconds),
-            "locationServicesEnabled": .bool(status.locationServicesEnabled),
-            "provider": provider,
-            "storeHealthy": .bool(storeHealthy),
-            "apps": .int(Int64(status.apps)),
-            "clients": .int(Int64(status.clients)),
-            "sessions": .int(Int64(status.sessions)),
-            "lingeringSessions": .int(Int64(status.lingeringSessions)),
-            "pendingPrompts": .int(Int64(status.pendingPrompts)),
-            "agents": .int(Int64(status.agents)),
-            "calls": .int(Int64(clamping: calls)),
-            "appsUsingLocation": .array(status.appsUsingLocation.map { .string($0) }),
-            "appsUsingLocationInBackground": .array(status.appsUsingLocationInBackground.map { .string($0) }),
-            "providers": providers,
-        ]
-        if let lastFixFrom { object["lastFixFrom"] = .string(lastFixFrom) }
-        object["administrator"] = .bool(status.locationServicesEnabledForUser == nil)
-        if let own = status.locationServicesEnabledForUser {
-            // H4: where the machine is, is no business of a caller that may not administer: its apps learn it
-            // through their own grants.
-            object["locationServicesEnabledForUser"] = .bool(own)
-            object["provider"] = Self.withoutPlace(provider)
-            if case .array(let each) = providers { object["providers"] = .array(each.map(Self.withoutPlace)) }
-        }
-        if !status.desktops.isEmpty { object["desktops"] = .array(status.desktops.map(Self.desktop)) }
-        return .object(object)
+        // H4: where the machine is, is no business of a caller that may not administer: its apps learn it through
+        // their own grants.
+        let own = status.locationServicesEnabledForUser
+        return WireDaemonStatus(
+            version: facts.version,
+            pid: Int(facts.pid),
+            uptimeSeconds: clock.now().since(facts.startedAt).seconds,
+            locationServicesEnabled: status.locationServicesEnabled,
+            provider: own == nil ? provider : provider.withoutPlace,
+            storeHealthy: storeHealthy,
+            counts: (
+                status.apps, status.clients, status.sessions, status.lingeringSessions, status.pendingPrompts,
+                status.agents
+            ),
+            calls: Int(clamping: calls),
+            appsUsingLocation: status.appsUsingLocation,
+            appsUsingLocationInBackground: status.appsUsingLocationInBackground,
+            providers: own == nil ? providers : providers.map(\.withoutPlace),
+            lastFixFrom: lastFixFrom,
+            administrator: own == nil,
+            locationServicesEnabledForUser: own,
+            desktops: status.desktops.isEmpty ? nil : status.desktops.map(Self.desktop)
+        ).json
     }
 
     /// A `DesktopStatus` (L13).
-    private static func desktop(_ view: DesktopView) -> JSONValue {
-        var object: JSONObject = [
-            "desktop": .string(view.desktop),
-            "user": .int(Int64(view.user)),
-            "reading": .bool(view.reading),
-            "locked": .bool(view.locked),
-        ]
-        if let failure = view.failure { object["failure"] = .string(failure) }
-        return .object(object)
-    }
-
-    /// A `ProviderStatus` without the point of its last fix, nor its source (a static provider's source is a point).
-    private static func withoutPlace(_ provider: JSONValue) -> JSONValue {
-        guard case .object(var fields) = provider else { return provider }
-        for key in ["lastLatitude", "lastLongitude", "lastAccuracy", "source"] { fields[key] = nil }
-        return .object(fields)
+    private static func desktop(_ view: DesktopView) -> WireDesktopStatus {
+        WireDesktopStatus(
+            desktop: view.desktop,
+            user: view.user,
+            reading: view.reading,
+            locked: view.locked,
+            failure: view.failure
+        )
     }
 }
 

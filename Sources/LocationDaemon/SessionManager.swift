@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import Logging
 import NIOCore
 import SubordinateRanges
@@ -90,7 +91,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     }
 
     func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        if call.method == "io.locd.Admin.Reload" { return reloadCalled(call, serial: serial, on: connection) }
+        if call.method == AdminMethod.reload.name { return reloadCalled(call, serial: serial, on: connection) }
         var decoded: Call
         switch CallDecoder.decode(call) {
         case .failure(let error): return connection.fail(serial, error)
@@ -265,7 +266,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
             )
         }
         guard let requestReload else {
-            return connection.fail(serial, .methodNotFound("io.locd.Admin.Reload"))
+            return connection.fail(serial, .methodNotFound(AdminMethod.reload.name))
         }
         pendingReloads.append((connection, serial))
         if pendingReloads.count == 1 { requestReload() }
@@ -350,7 +351,7 @@ final class SessionManager: VarlinkServerDelegate, WriteBehindDelegate {
     private var storeBehind: VarlinkError {
         let maximum = writeBehind.limits.maxPendingWrites
         return VarlinkError(
-            name: "io.locd.App.LimitExceeded",
+            name: WireErrorName.limitExceeded.name,
             parameters: [
                 "limit": .string("max-pending-writes"), "maximum": .int(Int64(maximum)),
                 "message": .string(

@@ -1,71 +1,79 @@
 import JSON
 import LocationCore
+import LocationProtocol
+import LocationWireErrors
 import Varlink
 
 // The core's views as the IDL's types, field for field in IDL order. Enum cases use their raw values,
 // which are the wire strings (STYLE habit 3).
 
 extension AuthorizationView {
-    var json: JSONValue {
-        .object([
-            "status": .string(status.rawValue),
-            "accuracy": .string(accuracy.rawValue),
-            "provisional": .bool(provisional),
-            "oneTime": .bool(oneTime),
-            "temporaryFullAccuracy": .bool(temporaryFullAccuracy),
-            "settingsLabel": .string(settingsLabel.rawValue),
-        ])
+    var wire: WireAuthorization {
+        WireAuthorization(
+            status: status.rawValue,
+            accuracy: accuracy.rawValue,
+            provisional: provisional,
+            oneTime: oneTime,
+            temporaryFullAccuracy: temporaryFullAccuracy,
+            settingsLabel: settingsLabel.rawValue
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension DiagnosticMask {
-    var json: JSONValue {
-        .object(["flags": .array(flagNames.map { .string($0) }), "mask": .int(Int64(rawValue))])
-    }
+    var json: JSONValue { WireDiagnostic(mask: Int(rawValue)).json }
 }
 
 extension Fix {
     /// The IDL's `Location`; absent optionals are left out, as the IDL's `?` allows.
-    var json: JSONValue {
-        var object: JSONObject = ["latitude": .double(latitude), "longitude": .double(longitude)]
-        if let altitude { object["altitude"] = .double(altitude) }
-        object["horizontalAccuracy"] = .double(horizontalAccuracy)
-        if let verticalAccuracy { object["verticalAccuracy"] = .double(verticalAccuracy) }
-        if let speed { object["speed"] = .double(speed) }
-        if let course { object["course"] = .double(course) }
-        object["timestamp"] = .double(timestamp)
-        return .object(object)
+    var wire: WireLocation {
+        WireLocation(
+            latitude: latitude,
+            longitude: longitude,
+            altitude: altitude,
+            horizontalAccuracy: horizontalAccuracy,
+            verticalAccuracy: verticalAccuracy,
+            speed: speed,
+            course: course,
+            timestamp: timestamp
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension MonitorEventView {
     /// The IDL's `MonitorEvent`; `now` dates an event whose state no fix has set yet.
     func json(now: Double) -> JSONValue {
-        .object([
-            "monitor": .string(monitor), "identifier": .string(identifier), "state": .string(state.rawValue),
-            "date": .double(date ?? now), "diagnostic": diagnostic.json,
-        ])
+        WireMonitorEvent(
+            monitor: monitor,
+            identifier: identifier,
+            state: state.rawValue,
+            date: date ?? now,
+            diagnostic: WireDiagnostic(mask: Int(diagnostic.rawValue))
+        ).json
     }
 }
 
 extension SessionView {
-    /// Fields appended in order to one array sized up front: every `CreateSession` reply is one of these,
-    /// and setting them one by one searched the fields so far for each key and grew the array twice.
-    var json: JSONValue {
-        var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(10)
-        fields.append(("id", .string(id.description)))
-        fields.append(("appId", .string(appID)))
-        if let user { fields.append(("user", .int(Int64(user)))) }
-        fields.append(("kind", .string(kind.rawValue)))
-        fields.append(("authorization", .string(requirement.rawValue)))
-        if let purposeKey { fields.append(("fullAccuracyPurposeKey", .string(purposeKey))) }
-        fields.append(("state", .string(state.rawValue)))
-        fields.append(("diagnostic", diagnostic.json))
-        if let deadline { fields.append(("deadline", .int(deadline.nanoseconds))) }
-        if let remaining { fields.append(("remainingSeconds", .double(max(0, remaining.seconds)))) }
-        return .object(JSONObject(fields))
+    var wire: WireSession {
+        WireSession(
+            id: id.description,
+            appId: appID,
+            user: user,
+            kind: kind.rawValue,
+            authorization: requirement.rawValue,
+            fullAccuracyPurposeKey: purposeKey,
+            state: state.rawValue,
+            diagnostic: WireDiagnostic(mask: Int(diagnostic.rawValue)),
+            deadline: deadline?.nanoseconds,
+            remainingSeconds: remaining.map { max(0, $0.seconds) }
+        )
     }
+
+    var json: JSONValue { wire.json }
 }
 
 extension SessionView {
@@ -127,51 +135,49 @@ extension DiagnosticMask {
 }
 
 extension PromptView {
-    func json(clock: DaemonClock) -> JSONValue {
-        var object: JSONObject = [
-            "id": .string(id.description),
-            "appId": .string(appID),
-            "kind": .string(kind.rawValue),
-            "usageDescription": .string(usageDescription),
-        ]
-        if let purposeKey { object["purposeKey"] = .string(purposeKey) }
-        object["options"] = .array(options.map { .string($0.rawValue) })
-        object["defaultAccuracy"] = .string(defaultAccuracy.rawValue)
-        object["accuracyToggle"] = .bool(accuracyToggle)
-        object["raisedAt"] = .double(clock.unixTime(of: raisedAt))
-        if let user { object["user"] = .int(Int64(user)) }
-        if brokered { object["brokered"] = .bool(true) }
-        return .object(object)
+    /// The prompt of the wire, raised at `raisedAt` (Unix time in seconds).
+    func wire(raisedAt: Double) -> WirePrompt {
+        WirePrompt(
+            id: id.description,
+            appId: appID,
+            kind: kind.rawValue,
+            usageDescription: usageDescription,
+            purposeKey: purposeKey,
+            options: options.map(\.rawValue),
+            defaultAccuracy: defaultAccuracy.rawValue,
+            accuracyToggle: accuracyToggle,
+            raisedAt: raisedAt,
+            user: user,
+            brokered: brokered
+        )
     }
+
+    func json(clock: DaemonClock) -> JSONValue { wire(raisedAt: clock.unixTime(of: raisedAt)).json }
 }
 
 extension AppView {
     /// `owner` (a uid) or `ownerUnknown` only for an app with no manifest of its own (F20).
     var json: JSONValue {
-        var object: JSONObject = [
-            "appId": .string(appID),
-            "manifest": .string(manifest),
-            "state": .string(state.rawValue),
-            "inUse": .bool(inUse),
-            "usingLocationInBackground": .bool(usingLocationInBackground),
-            "authorization": authorization.json,
-            "clients": .int(Int64(clients)),
-            "sessions": .int(Int64(sessions)),
-        ]
-        switch owner {
-        case .uid(let uid)?: object["owner"] = .int(Int64(uid))
-        case .unknown?: object["ownerUnknown"] = .bool(true)
-        case nil: break
-        }
-        if let user { object["user"] = .int(Int64(user)) }
-        if let policy {
-            var fields: JSONObject = [:]
-            if let setting = policy.setting { fields["setting"] = .string(setting.rawValue) }
-            if let precise = policy.precise { fields["precise"] = .bool(precise) }
-            object["policy"] = .object(fields)
-        }
-        if let stateSource { object["stateSource"] = .string(stateSource) }
-        return .object(object)
+        let owner: WireAppEntry.Owner? =
+            switch self.owner {
+            case .uid(let uid)?: .uid(uid)
+            case .unknown?: .unknown
+            case nil: nil
+            }
+        return WireAppEntry(
+            appId: appID,
+            manifest: manifest,
+            state: state.rawValue,
+            inUse: inUse,
+            usingLocationInBackground: usingLocationInBackground,
+            authorization: authorization.wire,
+            clients: clients,
+            sessions: sessions,
+            owner: owner,
+            user: user,
+            policy: policy.map { WireAppEntry.Policy(setting: $0.setting?.rawValue, precise: $0.precise) },
+            stateSource: stateSource
+        ).json
     }
 }
 
@@ -180,15 +186,14 @@ extension AdminEvent {
     /// 200,000 of these.
     /// - Parameter timestamp: the Unix time of ``at``, ``DaemonClock/unixTime(of:)``.
     func json(timestamp: Double) -> JSONValue {
-        var fields: [(String, JSONValue)] = []
-        fields.reserveCapacity(6)
-        fields.append(("kind", .string(kind.rawValue)))
-        if let appID { fields.append(("appId", .string(appID))) }
-        if let user { fields.append(("user", .int(Int64(user)))) }
-        if let sessionID { fields.append(("sessionId", .string(sessionID.description))) }
-        fields.append(("detail", .string(detail)))
-        fields.append(("timestamp", .double(timestamp)))
-        return .object(JSONObject(fields))
+        WireEvent(
+            kind: kind.rawValue,
+            appId: appID,
+            user: user,
+            sessionId: sessionID?.description,
+            detail: detail,
+            timestamp: timestamp
+        ).json
     }
 
     /// The `Watch` reply carrying this event, written straight into its frame: the text of
@@ -238,14 +243,7 @@ private func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
 extension LocationError {
     /// The Varlink error reply: the IDL's parameters plus a `message` that says what to do.
     var varlinkError: VarlinkError {
-        var parameters = JSONObject()
-        for (name, value) in self.parameters {
-            switch value {
-            case .string(let string): parameters[name] = .string(string)
-            case .int(let int): parameters[name] = .int(Int64(int))
-            }
-        }
-        parameters["message"] = .string(message)
-        return VarlinkError(name: varlinkName, parameters: parameters)
+        let wire = wireError
+        return VarlinkError(name: wire.name.rawValue, parameters: wire.parameters(message: message))
     }
 }

@@ -1,3 +1,5 @@
+import LocationProtocol
+
 /// Scenarios 4, 5 (with many sessions) and 6 (with many stored sessions): sessions across many apps whose
 /// clients disconnect, each session lingering for the relaunch window and then expiring: (a) clients that leave
 /// one after the other over the window, as real ones do, and (b) clients that all leave at once, while another
@@ -72,8 +74,8 @@ struct DeadlineScenario {
             // An app asks often. `Admin.Status` reads every session and app (about 2.5 ms with 100,000 sessions, perf):
             // asked every 5 ms it took half of locd's loop from the benchmark's own deadlines, and a person's tool asks
             // it far more rarely than every 20 ms.
-            Probe(connection: probe, call: Wire.call("io.locd.App.GetAuthorization"), interval: 0.001),
-            Probe(connection: administrator, call: Wire.call("io.locd.Admin.Status"), interval: 0.02),
+            Probe(connection: probe, call: Wire.call(AppMethod.getAuthorization.name), interval: 0.001),
+            Probe(connection: administrator, call: Wire.call(AdminMethod.status.name), interval: 0.02),
         ]
         driver.onFrame = { connection, frame in
             if try watch.handle(connection, frame, receivedAt: driver.receivedAt) { return }

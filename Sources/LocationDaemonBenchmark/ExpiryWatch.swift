@@ -1,3 +1,5 @@
+import LocationProtocol
+
 /// An `Admin.Watch` stream that collects every session's linger and end, for the deadline scenarios.
 ///
 /// A session's deadline is its `lingering` event's stamp + the relaunch window: the instant its end is due,
@@ -71,7 +73,7 @@ final class ExpiryWatch {
             flips += 1
             try driver.send(
                 admin,
-                Wire.call("io.locd.Admin.SetAppState", "{\"appId\":\"bench.sync\",\"state\":\"\(state)\"}")
+                Wire.call(AdminMethod.setAppState.name, "{\"appId\":\"bench.sync\",\"state\":\"\(state)\"}")
             )
             do {
                 try driver.run(until: { open }, timeout: 0.1, what: "the Admin.Watch stream to open")

@@ -1,4 +1,5 @@
 import Foundation
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,7 @@ struct FairnessScenario {
     static let script = #"""
         import socket, sys
         path, count = sys.argv[1], int(sys.argv[2])
-        frame = b'{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"org.varlink.service"}}\0'
+        frame = b'{"method":"\#(ServiceMethod.getInterfaceDescription.name)","parameters":{"interface":"\#(InterfaceName.service)"}}\0'
         batch = frame * (16384 // len(frame))
         connections = []
         for _ in range(count):
@@ -125,7 +126,7 @@ private final class StatusClient {
 
     /// `Admin.Status`'s `calls`.
     func calls() throws -> Int {
-        let call = Wire.call("io.locd.Admin.Status")
+        let call = Wire.call(AdminMethod.status.name)
         guard call.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == call.count
         else { throw BenchError.system("send Admin.Status", errno) }
         while !buffer.contains(0) {

@@ -1,4 +1,5 @@
 import Foundation
+import LocationProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -124,7 +125,7 @@ final class FocusDesktop {
     private static let client = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-        s.sendall(json.dumps({"method": "io.locd.App.Hello", "parameters": {"appId": sys.argv[2], "state": "foreground"}}).encode() + b"\\0")
+        s.sendall(json.dumps({"method": "\(AppMethod.hello.name)", "parameters": {"appId": sys.argv[2], "state": "foreground"}}).encode() + b"\\0")
         reply = b""
         while b"\\0" not in reply: reply += s.recv(65536)
         print(reply.split(b"\\0")[0].decode(), flush=True)

@@ -1,3 +1,5 @@
+import LocationProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,28 +16,28 @@ enum Wire {
     }
 
     static func hello(_ appID: String) -> [UInt8] {
-        call("io.locd.App.Hello", "{\"appId\":\"\(appID)\",\"state\":\"foreground\"}")
+        call(AppMethod.hello.name, "{\"appId\":\"\(appID)\",\"state\":\"foreground\"}")
     }
 
-    static let createSession = call("io.locd.App.CreateSession", "{\"authorization\":\"whenInUse\"}")
+    static let createSession = call(AppMethod.createSession.name, "{\"authorization\":\"whenInUse\"}")
 
     static func invalidateSession(_ id: String) -> [UInt8] {
-        call("io.locd.App.InvalidateSession", "{\"id\":\"\(id)\"}")
+        call(AppMethod.invalidateSession.name, "{\"id\":\"\(id)\"}")
     }
 
     static func sessionDiagnostics(_ id: String) -> [UInt8] {
-        call("io.locd.App.SessionDiagnostics", "{\"id\":\"\(id)\"}", more: true)
+        call(AppMethod.sessionDiagnostics.name, "{\"id\":\"\(id)\"}", more: true)
     }
 
     static func setAuthorization(_ appID: String, _ setting: String) -> [UInt8] {
-        call("io.locd.Admin.SetAuthorization", "{\"appId\":\"\(appID)\",\"setting\":\"\(setting)\"}")
+        call(AdminMethod.setAuthorization.name, "{\"appId\":\"\(appID)\",\"setting\":\"\(setting)\"}")
     }
 
     static func setLocationServices(_ enabled: Bool) -> [UInt8] {
-        call("io.locd.Admin.SetLocationServices", "{\"enabled\":\(enabled)}")
+        call(AdminMethod.setLocationServices.name, "{\"enabled\":\(enabled)}")
     }
 
-    static let watch = call("io.locd.Admin.Watch", more: true)
+    static let watch = call(AdminMethod.watch.name, more: true)
 
     /// The Varlink error name of a reply, `nil` for a successful one.
     static func error(in frame: ArraySlice<UInt8>) -> String? {

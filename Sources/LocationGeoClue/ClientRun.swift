@@ -1,5 +1,6 @@
 import JSON
 import LocationClient
+import LocationProtocol
 import Varlink
 
 /// One `Start` of a client against locd, on the bus thread: the shell of ``ClientRunCore``, which decides every step.
@@ -98,7 +99,7 @@ final class ClientRun {
                 return send(.sessionFailed(.refused(StartRefusal(message: "another client took session \(id)"))))
             }
             resumeSession(id)
-        case .create: callSession("io.locd.App.CreateSession", ["authorization": .string("whenInUse")])
+        case .create: callSession(AppMethod.createSession.name, ["authorization": .string("whenInUse")])
         case .resume(let id): resumeSession(id)
         case .readAuthorization: readAuthorization()
         case .openUpdates(let session, let accuracy): openUpdates(session, accuracy)
@@ -140,7 +141,7 @@ final class ClientRun {
     }
 
     private func resumeSession(_ id: String) {
-        callSession("io.locd.App.ResumeSession", ["id": .string(id)])
+        callSession(AppMethod.resumeSession.name, ["id": .string(id)])
     }
 
     /// What a session call's first reply tells the core.
@@ -170,7 +171,7 @@ final class ClientRun {
         app.control { [self] result in
             switch result {
             case .success(let control):
-                control.call("io.locd.App.GetAuthorization") { [self] reply in
+                control.call(AppMethod.getAuthorization.name) { [self] reply in
                     switch Self.parameters(of: reply) {
                     case .success(let parameters):
                         let authorization = try? Authorization(wire: parameters["authorization"])
@@ -187,7 +188,7 @@ final class ClientRun {
     private func invalidate(_ id: String) {
         app.control { [self] result in
             guard case .success(let control) = result else { return send(.endAnswered(reached: false)) }
-            control.call("io.locd.App.InvalidateSession", ["id": .string(id)]) { [self] _ in
+            control.call(AppMethod.invalidateSession.name, ["id": .string(id)]) { [self] _ in
                 send(.endAnswered(reached: true))
             }
         }
@@ -207,7 +208,7 @@ final class ClientRun {
         updates = link
         var parameters: JSONObject = ["configuration": .string("default"), "session": .string(session)]
         if let accuracy { parameters["accuracy"] = .string(accuracy.rawValue) }
-        link.call("io.locd.App.LiveUpdates", parameters, more: true) { [self] reply in
+        link.call(AppMethod.liveUpdates.name, parameters, more: true) { [self] reply in
             guard updates === link else { return }
             guard let event = updateArrived(reply, on: link) else { return }
             send(event)
@@ -258,7 +259,7 @@ final class ClientRun {
         switch error {
         case is LocdLink.LinkFailure: return .unreachable(refusal)
         case let error as VarlinkError
-        where error.name == "io.locd.App.NoSuchSession" || error.name == "io.locd.App.SessionInvalidated":
+        where error.name == WireErrorName.noSuchSession.name || error.name == WireErrorName.sessionInvalidated.name:
             return .sessionGone(refusal)
         default:
             if case .daemonUnavailable = error as? LocationClientError { return .unreachable(refusal) }

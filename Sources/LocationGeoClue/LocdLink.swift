@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -60,7 +61,7 @@ final class LocdLink {
         let client: VarlinkClient
         do {
             client = try VarlinkClient(path: path, nonBlocking: true)
-            try client.send(VarlinkCall(method: "io.locd.App.Hello", parameters: parameters), passing: pidfd)
+            try client.send(VarlinkCall(method: AppMethod.hello.name, parameters: parameters), passing: pidfd)
         } catch {
             throw LinkFailure(description: "\(error)")
         }

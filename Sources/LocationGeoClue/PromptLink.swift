@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Logging
 import Synchronization
 import Varlink
@@ -97,7 +98,7 @@ final class PromptLink: Sendable {
                     "prompt agent for the GeoClue agents of uids \(users.sorted())",
                     metadata: ["geoclue.locd-socket": "\(socketPath)"]
                 )
-                for try await reply in client.stream("io.locd.Admin.Prompts", parameters) {
+                for try await reply in client.stream(AdminMethod.prompts.name, parameters) {
                     delay = retrySeconds.first
                     if let prompt = reply["prompt"] { await handlers.prompt(prompt) }
                     if let id = reply["withdrawn"]?.stringValue { await handlers.withdrawn(id) }
@@ -106,7 +107,7 @@ final class PromptLink: Sendable {
                 reason = "locd ended the prompt stream"
             } catch is CancellationError {
                 return
-            } catch let error as VarlinkError where error.name == "org.varlink.service.PermissionDenied" {
+            } catch let error as VarlinkError where error.name == WireErrorName.permissionDenied.name {
                 reason =
                     "locd refuses io.locd.Admin.Prompts(everyone: true): locd-geoclue needs locd's admin group "
                     + "(SupplementaryGroups= of its unit, admin-group in locd.toml)"
@@ -129,7 +130,7 @@ final class PromptLink: Sendable {
         do {
             let client = try await VarlinkAsyncClient.connect(path: socketPath)
             defer { client.close() }
-            try await client.call("io.locd.Admin.AnswerPrompt", parameters)
+            try await client.call(AdminMethod.answerPrompt.name, parameters)
             logger.info(
                 "prompt answered by a GeoClue agent",
                 metadata: ["geoclue.prompt": "\(id)", "geoclue.answer": "\(answer.answer) \(answer.accuracy ?? "")"]

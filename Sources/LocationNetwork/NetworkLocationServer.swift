@@ -38,14 +38,14 @@ public final class NetworkLocationServer {
                 version: UserAgent.version,
                 url: UserAgent.projectURL
             ),
-            interfaces: [("io.locd.NetworkLocation", LocationInterfaces.networkLocation)],
+            interfaces: [(InterfaceName.networkLocation, LocationInterfaces.networkLocation)],
             limits: VarlinkLimits(
                 maximumConnections: 16,
                 maximumConnectionsPerUID: 16,
                 adminReserve: 4,
                 idleTimeout: idleTimeout
             ),
-            limitExceededError: "io.locd.NetworkLocation.LimitExceeded",
+            limitExceededError: WireErrorName.networkLimitExceeded.name,
             eventLoop: loop,
             delegate: service,
             logger: { logger.warning("\($0)") }

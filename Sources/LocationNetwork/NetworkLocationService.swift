@@ -1,3 +1,4 @@
+import LocationProtocol
 import Logging
 import NIOCore
 import Varlink
@@ -7,7 +8,6 @@ import Varlink
 public final class NetworkLocationService: VarlinkServerDelegate {
     /// The most Watches open at once: locd opens one per network provider it has.
     public static let maximumWatches = 8
-    static let interface = "io.locd.NetworkLocation"
 
     private let loop: any EventLoop
     private let client: GeolocateClient
@@ -26,34 +26,29 @@ public final class NetworkLocationService: VarlinkServerDelegate {
     public func opened(_ connection: VarlinkConnection) {}
 
     public func received(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        guard call.memberName == "Watch" else { return connection.fail(serial, .methodNotFound(call.method)) }
+        guard call.method == NetworkLocationMethod.watch.name else {
+            return connection.fail(serial, .methodNotFound(call.method))
+        }
         guard call.more else { return connection.fail(serial, .expectedMore) }
         let settings: NetworkSettings
         switch NetworkSettings.parse(call.parameters["settings"]) {
         case .success(let parsed): settings = parsed
         case .failure(let invalid):
             logger.notice("refusing a Watch: \(invalid.field) \(invalid.reason)")
+            let error = WireError.invalidSettings(field: invalid.field, reason: invalid.reason)
             return connection.fail(
                 serial,
-                VarlinkError(
-                    name: Self.interface + ".InvalidSettings",
-                    parameters: ["field": .string(invalid.field), "reason": .string(invalid.reason)]
-                )
+                VarlinkError(name: error.name.name, parameters: error.parameters(message: nil))
             )
         }
         guard watching.count < Self.maximumWatches else {
             logger.warning("refusing a Watch: \(watching.count) are open, the most locd-network serves")
             let message =
                 "\(Self.maximumWatches) Watches are open, the most locd-network serves: close one you do not use"
+            let error = WireError.networkLimitExceeded(limit: "watches", maximum: Self.maximumWatches)
             return connection.fail(
                 serial,
-                VarlinkError(
-                    name: Self.interface + ".LimitExceeded",
-                    parameters: [
-                        "limit": .string("watches"), "maximum": .int(Int64(Self.maximumWatches)),
-                        "message": .string(message),
-                    ]
-                )
+                VarlinkError(name: error.name.name, parameters: error.parameters(message: message))
             )
         }
         connection.reply(serial, WatchEvent.started, continues: true)

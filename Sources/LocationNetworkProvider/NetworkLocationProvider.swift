@@ -1,5 +1,6 @@
 import JSON
 import LocationCore
+import LocationProtocol
 import LocationProviders
 import NIOCore
 import NIOPosix
@@ -26,9 +27,9 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
     private var hasFix = false
 
     /// The method the provider calls.
-    package static let watchMethod = "io.locd.NetworkLocation.Watch"
+    package static let watchMethod = NetworkLocationMethod.watch.name
     /// The error `locd-network` answers settings it cannot use with.
-    package static let invalidSettingsError = "io.locd.NetworkLocation.InvalidSettings"
+    package static let invalidSettingsError = WireErrorName.invalidSettings.name
     /// The largest reply frame read: a reply is one position, a few hundred bytes.
     static let maximumReplyBytes = 64 * 1024
 
@@ -134,23 +135,23 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
         guard reply.continues else {
             return scheduleRetry(after: "locd-network at \(socketPath) ended the Watch call")
         }
-        switch reply.parameters["event"]?.stringValue {
-        case "started":
+        switch reply.parameters["event"]?.stringValue.flatMap(WireNetworkEvent.init(rawValue:)) {
+        case .started?:
             connection.resetBackoff()
             change(to: .running, detail: "watching locd-network at \(socketPath)")
-        case "position":
-            guard let fix = reply.parameters["position"].flatMap(Self.fix) else {
+        case .position?:
+            guard let fix = Self.fix(reply.parameters["position"]) else {
                 handler?(.warning("locd-network at \(socketPath) sent a position that is not one; skipped"))
                 return
             }
             if state != .running { change(to: .running, detail: "watching locd-network at \(socketPath)") }
             hasFix = true
             handler?(.fix(fix))
-        case "lost":
+        case .lost?:
             let reason = reply.parameters["reason"]?.stringValue ?? "no reason given"
             hasFix = false
             handler?(.fixLost(reason: "locd-network has no position: \(reason)"))
-        default:
+        case nil:
             let event = reply.parameters["event"].map { $0.serialized } ?? "none"
             handler?(.warning("locd-network at \(socketPath) sent an unknown event \(event); skipped"))
         }
@@ -174,11 +175,14 @@ package final class NetworkLocationProvider: LocationProvider, ProviderConnectio
     }
 
     /// A `Position` as a fix: accuracy is the horizontal accuracy; nothing else is known.
-    static func fix(_ position: JSONValue) -> Fix? {
-        guard let latitude = position["latitude"]?.doubleValue, let longitude = position["longitude"]?.doubleValue,
-            let accuracy = position["accuracy"]?.doubleValue, let timestamp = position["timestamp"]?.doubleValue
-        else { return nil }
-        let fix = Fix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: timestamp)
+    static func fix(_ position: JSONValue?) -> Fix? {
+        guard let position = WirePosition(json: position) else { return nil }
+        let fix = Fix(
+            latitude: position.latitude,
+            longitude: position.longitude,
+            horizontalAccuracy: position.accuracy,
+            timestamp: position.timestamp
+        )
         return fix.isOnEarth ? fix : nil
     }
 }

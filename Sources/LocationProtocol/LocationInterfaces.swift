@@ -409,7 +409,7 @@ public enum LocationInterfaces {
 
     /// Every interface locd serves besides `org.varlink.service`, by name.
     public static let all: [(name: String, description: String)] = [
-        ("io.locd.App", app),
-        ("io.locd.Admin", admin),
+        (InterfaceName.app, app),
+        (InterfaceName.admin, admin),
     ]
 }

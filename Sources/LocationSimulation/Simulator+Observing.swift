@@ -1,5 +1,6 @@
 import LocationConfiguration
 import LocationCore
+import LocationWireErrors
 
 // What the core said, turned into the timeline: sessions, prompts, diagnostics and what is in use.
 extension Simulator {
@@ -30,7 +31,7 @@ extension Simulator {
                 record(entry)
             case .fail(let call, let failure) where !isSetup:
                 let app = processes.first { $0.value.client == call.client }?.key ?? eventApp
-                record(error(app, failure.varlinkName, failure.message))
+                record(error(app, failure.wireName, failure.message))
             case .emit(let stream, .event(let event)) where stream == watchCall:
                 watched(event)
                 if event.kind == .appStateChanged, let app = label(of: event) { appMoved[app] = entries.count - 1 }

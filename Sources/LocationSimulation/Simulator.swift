@@ -1,5 +1,6 @@
 import LocationConfiguration
 import LocationCore
+import LocationProtocol
 
 /// Runs a ``Scenario`` through ``LocationCore`` in virtual time, the way the daemon's shell drives it, and
 /// writes down what an observer would see.
@@ -138,7 +139,7 @@ package struct Simulator {
         case .answer(let answer, let accuracy):
             guard let id = shownPrompts[app] else {
                 record(
-                    error(app, "io.locd.Admin.NoSuchPrompt", "no prompt of \(app) is showing: nothing to answer now")
+                    error(app, WireErrorName.noSuchPrompt.name, "no prompt of \(app) is showing: nothing to answer now")
                 )
                 return
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -88,14 +89,14 @@ struct AgentCommand: ParsableCommand {
     /// A prompt as the agent shows it, separate so it can be tested on a fixed prompt.
     /// - Parameter agentUser: the agent's own uid: a prompt of another user's app names that user (H7).
     static func render(
-        _ prompt: JSONValue,
+        _ prompt: WirePrompt,
         style: Style = .plain,
         agentUser: UInt32? = nil,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
-        let prompt = prompt.shownAsText  // I16
-        let app = prompt["appId"]?.stringValue ?? "?"
-        let kind = prompt["kind"]?.stringValue ?? "?"
+        let prompt = WirePrompt(json: prompt.json.shownAsText) ?? prompt  // I16
+        let app = prompt.appId
+        let kind = prompt.kind
         let question =
             switch kind {
             case "authorization": "would like to use your location"
@@ -104,20 +105,20 @@ struct AgentCommand: ParsableCommand {
             case "alwaysReconfirm": "has been using your location in the background: keep allowing it always?"
             default: "asks about your location"
             }
-        var out = style.paint("\(app) \(question)", .bold) + " (\(kind), prompt \(prompt["id"]?.stringValue ?? "?"))\n"
-        if let user = Users.uid(in: prompt), user != agentUser {
+        var out = style.paint("\(app) \(question)", .bold) + " (\(kind), prompt \(prompt.id))\n"
+        if let user = prompt.user, user != agentUser {
             out += "  for user \(Users.describe(user, name: userName))\n"
         }
-        out += "  \"\(prompt["usageDescription"]?.stringValue ?? "")\"\n"
-        if let key = prompt["purposeKey"]?.stringValue { out += "  purpose: \(key)\n" }
-        let options = prompt["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        out += "  \"\(prompt.usageDescription)\"\n"
+        if let key = prompt.purposeKey { out += "  purpose: \(key)\n" }
+        let options = prompt.options
         let width = options.map(\.count).max() ?? 0
         for (index, option) in options.enumerated() {
             let padding = String(repeating: " ", count: width - option.count)
             out += "  \(index + 1)) \(option)\(padding)  \(optionLabels[option] ?? "")\n"
         }
-        if prompt["accuracyToggle"]?.boolValue == true && kind == "authorization" {
-            let precise = prompt["defaultAccuracy"]?.stringValue == "reduced" ? "off" : "on"
+        if prompt.accuracyToggle && kind == "authorization" {
+            let precise = prompt.defaultAccuracy == "reduced" ? "off" : "on"
             out += "  Precise location: \(precise) (add \"precise\" or \"approximate\" to your answer to choose)\n"
         }
         return out

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl app ID`: one app in full, with the sessions it holds.
@@ -40,11 +41,11 @@ struct AppCommand: ParsableCommand {
     func run() throws {
         let user = try who.uid()
         let client = try connection.connect()
-        let apps = try connection.call("io.locd.Admin.ListApps", on: client)
+        let apps = try connection.call(AdminMethod.listApps.name, on: client)
         guard let app = Self.entry(appID, user: user, own: Users.current, in: apps) else {
             let whose = user.map { " of user \(Users.describe($0))" } ?? ""
             throw CommandFailure.notFound(
-                "io.locd.Admin.NoSuchApp",
+                WireErrorName.noSuchApp.name,
                 "locd knows no app \(appID)\(whose) that you reach; locctl apps lists them, and a manifest in "
                     + "apps.d adds one."
             )
@@ -53,7 +54,7 @@ struct AppCommand: ParsableCommand {
         if !json && (app["sessions"]?.intValue ?? 0) > 0 {
             var parameters: JSONObject = ["appId": .string(appID)]
             if let owner = Users.uid(in: app) { parameters["user"] = .int(Int64(owner)) }
-            sessions = try connection.call("io.locd.Admin.ListSessions", parameters, on: client)
+            sessions = try connection.call(AdminMethod.listSessions.name, parameters, on: client)
         }
         let text = Self.output(
             appID,

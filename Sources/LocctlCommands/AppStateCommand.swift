@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl app-state ID foreground|background`: moves a running app as its desktop would (SEMANTICS L1).
@@ -39,6 +40,6 @@ struct AppStateCommand: ParsableCommand {
     func run() throws {
         var parameters: JSONObject = ["appId": .string(appID), "state": .string(state.rawValue)]
         if let user = try who.uid() { parameters["user"] = .int(Int64(user)) }
-        _ = try connection.call("io.locd.Admin.SetAppState", parameters)
+        _ = try connection.call(AdminMethod.setAppState.name, parameters)
     }
 }

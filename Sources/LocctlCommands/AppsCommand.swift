@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl apps`: every app the caller reaches, with its authorization status beside its Settings label (A2).
@@ -44,7 +45,7 @@ struct AppsCommand: ParsableCommand {
 
     func run() throws {
         let uid = try user.map(Users.resolve)
-        let reply = try connection.call("io.locd.Admin.ListApps", uid.map { ["user": .int(Int64($0))] } ?? [:])
+        let reply = try connection.call(AdminMethod.listApps.name, uid.map { ["user": .int(Int64($0))] } ?? [:])
         print(Self.output(reply, options: output, user: uid, style: .standardOutput), terminator: "")
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DisplayText
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl auth ID SETTING`: changes an app's authorization as a Settings screen would (A3): a person's own app,
@@ -75,7 +76,7 @@ struct AuthCommand: ParsableCommand {
         if let precise { parameters["precise"] = .bool(precise.isOn) }
         if let user { parameters["user"] = .int(Int64(user)) }
         let client = try connection.connect()
-        let reply = try connection.call("io.locd.Admin.SetAuthorization", parameters, on: client)
+        let reply = try connection.call(AdminMethod.setAuthorization.name, parameters, on: client)
         let reach: Reach
         if let user {
             reach = .user(user)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -12,9 +13,9 @@ import Glibc
 enum CommandFailure {
     /// Varlink errors that say the object named does not exist.
     static let notFoundErrors: Set<String> = [
-        "io.locd.Admin.NoSuchApp",
-        "io.locd.Admin.NoSuchPrompt",
-        "io.locd.App.NoSuchSession",
+        WireErrorName.noSuchApp.name,
+        WireErrorName.noSuchPrompt.name,
+        WireErrorName.noSuchSession.name,
     ]
 
     /// The exit code for a Varlink error name: 4 for "no such object", else 1.

@@ -2,6 +2,7 @@ import ArgumentParser
 import DisplayText
 import JSON
 import LocationConfiguration
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ struct ConnectionOptions: ParsableArguments {
     /// Whether the caller may administer locd (SEMANTICS I3), as `Admin.Status` says on `client`: what a command
     /// tells its user depends on it (an ordinary user's `services off` is their own switch, H6).
     func isAdministrator(on client: VarlinkClient) throws -> Bool {
-        Self.isAdministrator(try call("io.locd.Admin.Status", on: client))
+        Self.isAdministrator(try call(AdminMethod.status.name, on: client))
     }
 
     /// `administrator` of an `Admin.Status` reply; a locd that does not say is one from before H4, where every

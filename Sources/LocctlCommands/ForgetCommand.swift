@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl forget --user NAME|UID`: forgets every app of a user (SEMANTICS F20, H8).
@@ -47,7 +48,7 @@ struct ForgetCommand: ParsableCommand {
             parameters = ["ownerUnknown": .bool(true)]
             whose = "whose maker is unknown"
         }
-        let reply = try connection.call("io.locd.Admin.ForgetApps", parameters)
+        let reply = try connection.call(AdminMethod.forgetApps.name, parameters)
         print(Self.summary(reply, whose: whose))
     }
 

@@ -1,6 +1,7 @@
 import DisplayText
 import JSON
 import LocationConfiguration
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -13,12 +14,12 @@ import Glibc
 enum LiveCompletion {
     /// The ids of `ListApps` that begin with `prefix`.
     @Sendable static func appIDs(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        ids(of: "io.locd.Admin.ListApps", list: "apps", field: "appId", words: words, prefix: prefix)
+        ids(of: AdminMethod.listApps.name, list: "apps", field: "appId", words: words, prefix: prefix)
     }
 
     /// The ids of `ListSessions` that begin with `prefix`.
     @Sendable static func sessionIDs(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        ids(of: "io.locd.Admin.ListSessions", list: "sessions", field: "id", words: words, prefix: prefix)
+        ids(of: AdminMethod.listSessions.name, list: "sessions", field: "id", words: words, prefix: prefix)
     }
 
     /// The `field` of each element of `list` in `method`'s reply, sorted, without repeats (an app id is listed once

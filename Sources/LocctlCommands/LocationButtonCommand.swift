@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl location-button ID`: what pressing a trusted location button in the app does.
@@ -37,7 +38,7 @@ struct LocationButtonCommand: ParsableCommand {
         let user = try who.uid()
         // An installed app's entry of no user never runs (H2), so a button without --user is in the caller's app.
         let parameters: JSONObject = ["appId": .string(appID), "user": .int(Int64(user ?? Users.current))]
-        let reply = try connection.call("io.locd.Admin.LocationButton", parameters)
+        let reply = try connection.call(AdminMethod.locationButton.name, parameters)
         let reach: AuthCommand.Reach = user.map { .user($0) } ?? .own
         print(AuthCommand.output(reply, of: appID, json: json, reach: reach, style: .standardOutput), terminator: "")
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DisplayText
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -21,8 +22,8 @@ struct PromptAgent {
     let automatic: AgentAnswer?
     let precise: Bool?
     private var stream: VarlinkClient
-    private var queue: [JSONValue] = []
-    private var shown: JSONValue?
+    private var queue: [WirePrompt] = []
+    private var shown: WirePrompt?
     private var input = LineReader(descriptor: 0)
     /// Lines typed while no prompt was shown, for the prompts to come, oldest first; at most ``maximumEarly``.
     private var early: [String] = []
@@ -54,7 +55,7 @@ struct PromptAgent {
         _ parameters: JSONObject
     ) throws -> VarlinkClient {
         let stream = try connect()
-        try stream.send(VarlinkCall(method: "io.locd.Admin.Prompts", parameters: parameters, more: true))
+        try stream.send(VarlinkCall(method: AdminMethod.prompts.name, parameters: parameters, more: true))
         return stream
     }
 
@@ -82,8 +83,6 @@ struct PromptAgent {
         }
     }
 
-    private static func id(_ prompt: JSONValue?) -> String? { prompt?["id"]?.stringValue }
-
     /// Shows the oldest prompt not yet answered, and answers it at once in automatic mode.
     private mutating func showNextIfIdle() {
         guard shown == nil, let next = queue.first else { return }
@@ -104,7 +103,7 @@ struct PromptAgent {
     }
 
     private func askForAnswer() {
-        let count = shown?["options"]?.arrayValue?.count ?? 0
+        let count = shown?.options.count ?? 0
         print("Answer (1-\(count) or an option name): ", terminator: "")
         fflush(nil)  // nil: every stream; Swift 6 forbids naming the global `stdout`.
     }
@@ -125,19 +124,19 @@ struct PromptAgent {
             throw CommandFailure.report(VarlinkError(name: error, parameters: reply.parameters))
         }
         // locd sends the pending prompts again on a stream opened anew: one already here is not queued twice.
-        if let prompt = reply.parameters["prompt"], let id = Self.id(prompt),
-            !queue.contains(where: { Self.id($0) == id }), Self.id(shown) != id
+        if let prompt = WirePrompt(json: reply.parameters["prompt"]),
+            !queue.contains(where: { $0.id == prompt.id }), shown?.id != prompt.id
         {
             queue.append(prompt)
         }
         if let withdrawn = reply.parameters["withdrawn"]?.stringValue {
-            if Self.id(shown) == withdrawn {
+            if shown?.id == withdrawn {
                 printLine(
                     "\n  prompt \(withdrawn.escapedForDisplay) was withdrawn: answered elsewhere, timed out or no longer needed"
                 )
                 shown = nil
             }
-            queue.removeAll { Self.id($0) == withdrawn }
+            queue.removeAll { $0.id == withdrawn }
         }
         if !reply.continues { try reopen() }
     }
@@ -181,16 +180,16 @@ struct PromptAgent {
 
     /// Sends the answer; a prompt that is gone meanwhile is reported and dropped, an answer the
     /// daemon refuses is reported and asked again.
-    private mutating func send(_ choice: PromptChoice, to prompt: JSONValue) {
-        guard let id = Self.id(prompt) else { return finish(prompt) }
+    private mutating func send(_ choice: PromptChoice, to prompt: WirePrompt) {
+        let id = prompt.id
         var parameters: JSONObject = ["id": .string(id), "answer": .string(choice.answer)]
         if let accuracy = choice.accuracy { parameters["accuracy"] = .string(accuracy) }
         do {
-            try connect().call("io.locd.Admin.AnswerPrompt", parameters)
+            try connect().call(AdminMethod.answerPrompt.name, parameters)
             let accuracy = choice.accuracy.map { $0 == "full" ? " (precise)" : " (approximate)" } ?? ""
             printLine("  answered \(id): \(choice.answer)\(accuracy)")
             finish(prompt)
-        } catch let error as VarlinkError where error.name == "io.locd.Admin.InvalidAnswer" && automatic == nil {
+        } catch let error as VarlinkError where error.name == WireErrorName.invalidAnswer.name && automatic == nil {
             printError(CommandFailure.message(for: error))
             askForAnswer()
         } catch {
@@ -199,9 +198,8 @@ struct PromptAgent {
         }
     }
 
-    private mutating func finish(_ prompt: JSONValue) {
-        let id = Self.id(prompt)
-        queue.removeAll { Self.id($0) == id }
-        if Self.id(shown) == id { shown = nil }
+    private mutating func finish(_ prompt: WirePrompt) {
+        queue.removeAll { $0.id == prompt.id }
+        if shown?.id == prompt.id { shown = nil }
     }
 }

@@ -1,5 +1,4 @@
-import JSON
-import Varlink
+import LocationProtocol
 
 /// An answer to a prompt, chosen by a person's typed line or by `agent --answer`.
 ///
@@ -18,8 +17,8 @@ struct PromptChoice: Equatable, Sendable {
     /// What a typed line means for `prompt`: a number or an option name, then optionally `precise` or
     /// `approximate` when the prompt has the accuracy toggle.
     /// - Returns: the choice, or a message saying what to type instead.
-    static func parse(_ line: String, for prompt: JSONValue) -> Result<PromptChoice, InputProblem> {
-        let options = prompt["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    static func parse(_ line: String, for prompt: WirePrompt) -> Result<PromptChoice, InputProblem> {
+        let options = prompt.options
         let words = line.split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
         let hint = "type a number from 1 to \(options.count) or an option name"
         guard let first = words.first, words.count <= 2 else { return .failure(InputProblem(hint)) }
@@ -59,16 +58,16 @@ struct PromptChoice: Equatable, Sendable {
 
     /// The answer `agent --answer wanted` gives `prompt`; `nil` when no option fits.
     /// - Parameter precise: the accuracy to choose where the prompt has the toggle; `nil` keeps its default.
-    static func automatic(_ wanted: String, precise: Bool?, for prompt: JSONValue) -> PromptChoice? {
-        let options = prompt["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    static func automatic(_ wanted: String, precise: Bool?, for prompt: WirePrompt) -> PromptChoice? {
+        let options = prompt.options
         guard let answer = (fallbacks[wanted] ?? [wanted]).first(where: options.contains) else { return nil }
         let accuracy = precise.flatMap { takesAccuracy(answer, prompt) ? ($0 ? "full" : "reduced") : nil }
         return PromptChoice(answer: answer, accuracy: accuracy)
     }
 
     /// Whether the daemon reads an accuracy with this answer: a grant on an authorization prompt with the toggle.
-    static func takesAccuracy(_ answer: String, _ prompt: JSONValue) -> Bool {
-        prompt["accuracyToggle"]?.boolValue == true && prompt["kind"]?.stringValue == "authorization"
+    static func takesAccuracy(_ answer: String, _ prompt: WirePrompt) -> Bool {
+        prompt.accuracyToggle && prompt.kind == "authorization"
             && (answer == "allowWhileUsing" || answer == "allowOnce")
     }
 }

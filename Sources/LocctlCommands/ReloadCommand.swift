@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocationProtocol
 
 /// `locctl reload`: re-reads the configuration and manifests, as `systemctl reload locd` does.
 struct ReloadCommand: ParsableCommand {
@@ -19,6 +20,6 @@ struct ReloadCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        _ = try connection.call("io.locd.Admin.Reload")
+        _ = try connection.call(AdminMethod.reload.name)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl services on|off`: the location-services switch, the machine's for an administrator (A4), else the
@@ -30,8 +31,8 @@ struct ServicesCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.connect()
-        let status = try connection.call("io.locd.Admin.Status", on: client)
-        _ = try connection.call("io.locd.Admin.SetLocationServices", ["enabled": .bool(state.isOn)], on: client)
+        let status = try connection.call(AdminMethod.status.name, on: client)
+        _ = try connection.call(AdminMethod.setLocationServices.name, ["enabled": .bool(state.isOn)], on: client)
         if let text = Self.summary(state, status: status) { print(text) }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl session ID`: one session in full.
@@ -40,13 +41,13 @@ struct SessionCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.connect()
-        let reply = try connection.call("io.locd.Admin.ListSessions", on: client)
+        let reply = try connection.call(AdminMethod.listSessions.name, on: client)
         // The app's state and its source (L13): ListApps reaches the same apps as ListSessions (H4).
-        let apps = json ? nil : try connection.call("io.locd.Admin.ListApps", on: client)
+        let apps = json ? nil : try connection.call(AdminMethod.listApps.name, on: client)
         guard let text = Self.output(sessionID, sessions: reply, apps: apps, json: json, style: .standardOutput)
         else {
             throw CommandFailure.notFound(
-                "io.locd.App.NoSuchSession",
+                WireErrorName.noSuchSession.name,
                 "no session \(sessionID) is open; locctl sessions lists the sessions that are."
             )
         }

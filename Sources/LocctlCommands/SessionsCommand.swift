@@ -1,5 +1,6 @@
 import ArgumentParser
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl sessions`: every session, or one app's, with the flags that limit it.
@@ -38,7 +39,7 @@ struct SessionsCommand: ParsableCommand {
         var parameters: JSONObject = [:]
         if let appID { parameters["appId"] = .string(appID) }
         if let user = try who.uid() { parameters["user"] = .int(Int64(user)) }
-        let reply = try connection.call("io.locd.Admin.ListSessions", parameters)
+        let reply = try connection.call(AdminMethod.listSessions.name, parameters)
         print(Self.output(reply, options: output, style: .standardOutput), terminator: "")
     }
 

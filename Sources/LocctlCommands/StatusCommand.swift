@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 /// `locctl status`: the daemon at a glance, and the apps using location now (the status-bar list).
@@ -42,7 +43,7 @@ struct StatusCommand: ParsableCommand {
     var noLegend = false
 
     func run() throws {
-        let reply = try connection.call("io.locd.Admin.Status")
+        let reply = try connection.call(AdminMethod.status.name)
         let now = Date().timeIntervalSince1970
         guard let text = Self.output(reply, json: json, now: now, style: .standardOutput) else {
             printError("locd's Status reply has no status; is the socket a locd of this version?")

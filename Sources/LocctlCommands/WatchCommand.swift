@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JSON
+import LocationProtocol
 import Varlink
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ struct WatchCommand: ParsableCommand {
         endOnInterrupt()
         let client = try connection.connect()
         do {
-            try client.send(VarlinkCall(method: "io.locd.Admin.Watch", more: true))
+            try client.send(VarlinkCall(method: AdminMethod.watch.name, more: true))
             let style = Style.standardOutput
             while true {
                 let reply: VarlinkReply
@@ -81,15 +82,16 @@ struct WatchCommand: ParsableCommand {
         timeZone: TimeZone = .current,
         userName: (UInt32) -> String? = Users.name(of:)
     ) -> String {
-        let event = event.shownAsText  // I16
-        let time = TimeFormat.clock(event["timestamp"]?.doubleValue ?? .nan, in: timeZone)
-        let kind = event["kind"]?.stringValue ?? "?"
+        // I16: the text escaped before it is read.
+        let event = WireEvent(json: event.shownAsText) ?? WireEvent(kind: "?", detail: "", timestamp: .nan)
+        let time = TimeFormat.clock(event.timestamp, in: timeZone)
+        let kind = event.kind
         let padding = String(repeating: " ", count: max(0, 20 - kind.count))
         // H1: "com.example.maps[alice]", the app of that user.
-        let user = Users.uid(in: event).map { "[\(Users.label($0, name: userName))]" } ?? ""
-        let app = (event["appId"]?.stringValue ?? "-") + user
-        let session = event["sessionId"]?.stringValue ?? "-"
-        let detail = event["detail"]?.stringValue ?? ""
+        let user = event.user.map { "[\(Users.label($0, name: userName))]" } ?? ""
+        let app = (event.appId ?? "-") + user
+        let session = event.sessionId ?? "-"
+        let detail = event.detail
         return "\(style.paint(time, .dim)) \(style.paint(kind, .bold))\(padding) \(app) \(session) \(detail)"
     }
 }

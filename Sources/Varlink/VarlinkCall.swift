@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 
 /// One Varlink method call: `{"method", "parameters"?, "more"?, "oneway"?}`.
 public struct VarlinkCall: Sendable, Hashable {
@@ -130,14 +131,14 @@ public struct VarlinkError: Error, Sendable, Hashable {
 
     public static func invalidParameter(_ parameter: String, message: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.InvalidParameter",
+            name: WireErrorName.invalidParameter.name,
             parameters: ["parameter": .string(parameter), "message": .string(message)]
         )
     }
 
     public static func methodNotFound(_ method: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.MethodNotFound",
+            name: WireErrorName.methodNotFound.name,
             parameters: [
                 "method": .string(method),
                 "message": .string("no method \(method): see GetInterfaceDescription for the methods there are"),
@@ -147,7 +148,7 @@ public struct VarlinkError: Error, Sendable, Hashable {
 
     public static func interfaceNotFound(_ interface: String) -> VarlinkError {
         VarlinkError(
-            name: "org.varlink.service.InterfaceNotFound",
+            name: WireErrorName.interfaceNotFound.name,
             parameters: [
                 "interface": .string(interface),
                 "message": .string("no interface \(interface): GetInfo lists the interfaces this server offers"),
@@ -156,7 +157,7 @@ public struct VarlinkError: Error, Sendable, Hashable {
     }
 
     public static let expectedMore = VarlinkError(
-        name: "org.varlink.service.ExpectedMore",
+        name: WireErrorName.expectedMore.name,
         parameters: ["message": .string("this method streams: call it with \"more\": true")]
     )
 }

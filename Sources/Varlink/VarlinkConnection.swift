@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import NIOCore
 import NIOPosix
 
@@ -438,7 +439,7 @@ final class VarlinkConnectionHandler: ChannelInboundHandler {
         let descriptors = identification.frameDescriptors
         identification.frameDescriptors = nil
         switch VarlinkCall.decode(frame.readableBytesView) {
-        case .success(let call) where call.interface != "org.varlink.service":
+        case .success(let call) where call.interface != InterfaceName.service:
             identification.identified = true
             connection.enqueue(frame, sender: sender, descriptors: descriptors)
         case .success:

@@ -1,3 +1,4 @@
+import LocationProtocol
 import NIOCore
 import NIOPosix
 
@@ -360,7 +361,7 @@ final class VarlinkServerCore {
 
     func dispatch(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
         let interface = call.interface
-        if interface == "org.varlink.service" {
+        if interface == InterfaceName.service {
             return serviceCall(call, serial: serial, on: connection)
         }
         guard interfaces.contains(where: { $0.name == interface }) else {
@@ -371,9 +372,9 @@ final class VarlinkServerCore {
     }
 
     private func serviceCall(_ call: VarlinkCall, serial: UInt64, on connection: VarlinkConnection) {
-        switch call.memberName {
-        case "GetInfo":
-            let names = ["org.varlink.service"] + interfaces.map(\.name)
+        switch ServiceMethod(rawValue: call.method) {
+        case .getInfo:
+            let names = [InterfaceName.service] + interfaces.map(\.name)
             connection.reply(
                 serial,
                 [
@@ -382,18 +383,18 @@ final class VarlinkServerCore {
                     "interfaces": .array(names.map { .string($0) }),
                 ]
             )
-        case "GetInterfaceDescription":
+        case .getInterfaceDescription:
             guard let name = call.parameters["interface"]?.stringValue else {
                 return connection.fail(serial, .invalidParameter("interface", message: "expected an interface name"))
             }
-            if name == "org.varlink.service" {
+            if name == InterfaceName.service {
                 return connection.reply(serial, ["description": .string(VarlinkServer.serviceDescription)])
             }
             guard let interface = interfaces.first(where: { $0.name == name }) else {
                 return connection.fail(serial, .interfaceNotFound(name))
             }
             connection.reply(serial, ["description": .string(interface.description)])
-        default:
+        case nil:
             connection.fail(serial, .methodNotFound(call.method))
         }
     }

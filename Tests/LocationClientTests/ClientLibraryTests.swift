@@ -103,12 +103,18 @@ struct ClientLibraryTests {
             #expect(DiagnosticFlags(rawValue: 1 << bit).names == [name])
         }
 
-        let errorNames = idl.matches(of: try Regex(#"error (\w+) \("#)).map {
-            "io.locd.App." + String($0.output[1].substring ?? "")
+        // Each error with the parameters its IDL declares: a string "x" or the int 1.
+        let errors = idl.matches(of: try Regex(#"error (\w+) \(([^)]*)\)"#)).map { match in
+            let fields = (match.output[2].substring ?? "").split(separator: ",").map { field in
+                let parts = field.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+                return (parts[0], parts[1] == "int" ? JSONValue.int(1) : .string("x"))
+            }
+            return ("io.locd.App." + String(match.output[1].substring ?? ""), fields)
         }
-        #expect(errorNames.count == 8)
-        for name in errorNames {
-            let error = LocationClientError(VarlinkError(name: name, parameters: ["message": .string("do this")]))
+        #expect(errors.count == 8)
+        for (name, fields) in errors {
+            let parameters = JSONObject(fields + [("message", .string("do this"))])
+            let error = LocationClientError(VarlinkError(name: name, parameters: parameters))
             #expect(error.varlinkName == name)
             #expect(error.message == "do this")
             if case .daemonError = error { Issue.record("\(name) has no case of its own") }

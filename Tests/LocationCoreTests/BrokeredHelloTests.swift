@@ -1,4 +1,5 @@
 import LocationTestSupport
+import LocationWireErrors
 import Testing
 
 @testable import LocationCore
@@ -20,7 +21,7 @@ struct BrokeredHelloTests {
         #expect(h.create(broker, .whenInUse) != nil)
         #expect(h.prompts("org.gnome.Maps").map(\.usageDescription) == ["Shows where you are"])
         let always = h.call(broker, .createSession(.always, purposeKey: nil))
-        #expect(h.error(of: always)?.varlinkName == "io.locd.App.UsageDescriptionMissing")
+        #expect(h.error(of: always)?.wireName == "io.locd.App.UsageDescriptionMissing")
         // Without a description the prompt still comes, with the placeholder.
         let other = h.connect(pid: 50)
         h.call(other, brokered("org.example.Quiet", process: 4001))

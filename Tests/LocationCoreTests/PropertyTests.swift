@@ -1,4 +1,5 @@
 import LocationTestSupport
+import LocationWireErrors
 import PropertyBased
 import Testing
 
@@ -573,7 +574,7 @@ private struct Scenario {
     }
 
     private func describe(_ result: CallID) -> String {
-        if let error = h.error(of: result) { return "fails \(error.varlinkName)" }
+        if let error = h.error(of: result) { return "fails \(error.wireName)" }
         return "ok"
     }
 

@@ -1,4 +1,5 @@
 import LocationTestSupport
+import LocationWireErrors
 import Testing
 
 @testable import LocationCore
@@ -308,8 +309,8 @@ struct SeedRuleTests {
         for method in [Call.createSession(.always, purposeKey: nil), .requestAuthorization(.always)] {
             let call = h.call(app, method)
             let error = try #require(h.error(of: call))
-            #expect(error.varlinkName == "io.locd.App.UsageDescriptionMissing")
-            #expect(error.parameters.first?.value == .string(Manifest.alwaysKey))
+            #expect(error.wireName == "io.locd.App.UsageDescriptionMissing")
+            #expect(error.wireError == .usageDescriptionMissing(key: Manifest.alwaysKey))
             #expect(error.message.contains(Manifest.legacyAlwaysKey))
             #expect(error.message.contains("use \(Manifest.alwaysKey)"))
         }

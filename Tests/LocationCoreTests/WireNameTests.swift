@@ -1,5 +1,8 @@
 import Foundation
+import JSON
+import LocationProtocol
 import LocationTestSupport
+import LocationWireErrors
 import Testing
 
 @testable import LocationCore
@@ -189,7 +192,7 @@ struct WireNameTests {
     struct ErrorRow: Sendable, CustomTestStringConvertible {
         var error: LocationError
         var name: String
-        var parameters: [String: ErrorValue]
+        var parameters: JSONObject
         var mentions: [String]
         var testDescription: String { name }
     }
@@ -296,11 +299,9 @@ struct WireNameTests {
     @Test("F20: LimitExceeded at max-apps-per-uid says how to forget a user's apps")
     func appLimitMessage() {
         let error = LocationError.limitExceeded(limit: "max-apps-per-uid", maximum: 128)
-        #expect(error.varlinkName == "io.locd.App.LimitExceeded")
+        #expect(error.wireName == "io.locd.App.LimitExceeded")
         #expect(
-            Dictionary(uniqueKeysWithValues: error.parameters.map { ($0.name, $0.value) }) == [
-                "limit": .string("max-apps-per-uid"), "maximum": .int(128),
-            ]
+            error.wireError.parameters(message: nil) == ["limit": .string("max-apps-per-uid"), "maximum": .int(128)]
         )
         for phrase in ["128", "locctl forget --user", "raise max-apps-per-uid"] {
             #expect(error.message.contains(phrase), "\(error.message) should mention \(phrase)")
@@ -309,11 +310,13 @@ struct WireNameTests {
 
     @Test("PROTOCOL: every LocationError has its PROTOCOL.md error name and parameters", arguments: errorRows)
     func errorName(row: ErrorRow) {
-        #expect(row.error.varlinkName == row.name)
-        #expect(row.error.varlinkName == Self.protocolName(of: row.error))
-        let parameters = row.error.parameters
-        #expect(Set(parameters.map(\.name)).count == parameters.count, "no parameter named twice")
-        #expect(Dictionary(uniqueKeysWithValues: parameters.map { ($0.name, $0.value) }) == row.parameters)
+        #expect(row.error.wireName == row.name)
+        #expect(row.error.wireName == Self.protocolName(of: row.error))
+        let parameters = row.error.wireError.parameters(message: nil)
+        #expect(Set(parameters.keys).count == parameters.keys.count, "no parameter named twice")
+        #expect(parameters == row.parameters)
+        // The reply's parameters read back as the same error.
+        #expect(WireError(name: row.name, parameters: parameters) == row.error.wireError)
     }
 
     @Test("PROTOCOL: every LocationError message is non-empty and says what to do", arguments: errorRows)

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import NIOCore
 import Testing
 import Varlink
@@ -100,8 +101,8 @@ import Varlink
             appsUsingLocation: ["com.ex.maps"],
             appsUsingLocationInBackground: []
         )
-        let provider: JSONValue = .object(["kind": .string("static")])
-        let providers: JSONValue = .array([provider])
+        let provider = WireProviderStatus(name: "static", running: false, hasFix: false, kind: "static")
+        let providers = [provider]
         func encode(_ core: CoreStatus) -> JSONValue {
             encoder.daemonStatus(
                 core,
@@ -125,10 +126,14 @@ import Varlink
             status["version"] == .string("9.9.9") && status["pid"] == .int(4242)
                 && status["storeHealthy"] == .bool(false)
         )
-        #expect(status["provider"] == provider && status["sessions"] == .int(5) && status["calls"] == .int(77))
+        #expect(status["provider"] == provider.json && status["sessions"] == .int(5) && status["calls"] == .int(77))
         #expect(status["appsUsingLocation"] == .array([.string("com.ex.maps")]))
-        #expect(status["providers"] == providers && status["lastFixFrom"] == .string("static"))
+        #expect(status["providers"] == .array([provider.json]) && status["lastFixFrom"] == .string("static"))
         #expect(text(frame).hasPrefix(#"{"parameters":{"status":{"version":"9.9.9","pid":4242,"uptimeSeconds":"#))
-        #expect(text(frame).contains(#""provider":{"kind":"static"},"storeHealthy":false,"apps":3,"#))
+        #expect(
+            text(frame).contains(
+                #""provider":{"name":"static","running":false,"hasFix":false,"kind":"static"},"storeHealthy":false,"apps":3,"#
+            )
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Testing
 import Varlink
 
@@ -23,13 +24,17 @@ struct HostileTextTests {
     }
 
     @Test("I16: locctl agent shows a prompt's hostile app id and usage description escaped")
-    func agentPrompt() {
+    func agentPrompt() throws {
         let prompt: JSONValue = .object([
             "id": .string("p1-1"), "appId": .string(Self.hostile), "kind": .string("authorization"),
             "usageDescription": .string("Shows you\u{1B}[2J on the map\nAllow Always? [y]"),
             "options": .array([.string("allowWhileUsing"), .string("deny")]), "user": .int(0),
         ])
-        let text = AgentCommand.render(prompt, agentUser: 0, userName: { _ in "root" })
+        let text = AgentCommand.render(
+            try #require(WirePrompt(json: prompt)),
+            agentUser: 0,
+            userName: { _ in "root" }
+        )
         #expect(!obeys(text), "\(text.debugDescription)")
         #expect(text.contains(Self.shown), "\(text)")
         #expect(text.contains("Shows you\\u{1b}[2J on the map\\u{a}Allow Always? [y]"), "\(text)")

@@ -1,4 +1,5 @@
 import JSON
+import LocationProtocol
 import Testing
 import Varlink
 
@@ -7,23 +8,35 @@ import Varlink
 /// What a line typed at the agent means, and what `agent --answer` gives each kind of prompt.
 @Suite("locctl agent answers")
 struct PromptChoiceTests {
-    static let authorization: JSONValue = .object([
-        "id": .string("p1-1"), "kind": .string("authorization"),
-        "options": .array([.string("allowWhileUsing"), .string("allowOnce"), .string("deny")]),
-        "defaultAccuracy": .string("full"), "accuracyToggle": .bool(true),
-    ])
-    static let upgrade: JSONValue = .object([
-        "id": .string("p1-2"), "kind": .string("alwaysUpgrade"),
-        "options": .array([.string("keepWhileUsing"), .string("changeToAlways")]),
-        "defaultAccuracy": .string("full"), "accuracyToggle": .bool(false),
-    ])
-    static let accuracy: JSONValue = .object([
-        "id": .string("p1-3"), "kind": .string("temporaryFullAccuracy"),
-        "options": .array([.string("allow"), .string("deny")]),
-        "defaultAccuracy": .string("reduced"), "accuracyToggle": .bool(false),
-    ])
+    static let authorization = WirePrompt(
+        id: "p1-1",
+        appId: "com.ex.maps",
+        kind: "authorization",
+        usageDescription: "",
+        options: ["allowWhileUsing", "allowOnce", "deny"],
+        defaultAccuracy: "full",
+        accuracyToggle: true
+    )
+    static let upgrade = WirePrompt(
+        id: "p1-2",
+        appId: "com.ex.maps",
+        kind: "alwaysUpgrade",
+        usageDescription: "",
+        options: ["keepWhileUsing", "changeToAlways"],
+        defaultAccuracy: "full",
+        accuracyToggle: false
+    )
+    static let accuracy = WirePrompt(
+        id: "p1-3",
+        appId: "com.ex.maps",
+        kind: "temporaryFullAccuracy",
+        usageDescription: "",
+        options: ["allow", "deny"],
+        defaultAccuracy: "reduced",
+        accuracyToggle: false
+    )
 
-    private func parse(_ line: String, _ prompt: JSONValue = authorization) -> PromptChoice? {
+    private func parse(_ line: String, _ prompt: WirePrompt = authorization) -> PromptChoice? {
         try? PromptChoice.parse(line, for: prompt).get()
     }
 
@@ -73,7 +86,13 @@ struct PromptChoiceTests {
         )
         #expect(PromptChoice.automatic("allow", precise: nil, for: Self.authorization)?.answer == "allowWhileUsing")
         #expect(PromptChoice.automatic("keepWhileUsing", precise: nil, for: Self.accuracy)?.answer == "deny")
-        let none: JSONValue = .object(["options": .array([])])
+        let none = WirePrompt(
+            id: "p1-4",
+            appId: "com.ex.maps",
+            kind: "authorization",
+            usageDescription: "",
+            options: []
+        )
         #expect(PromptChoice.automatic("allow", precise: nil, for: none) == nil)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import LocationProtocol
 import Testing
 import Varlink
 
@@ -363,7 +364,8 @@ struct RenderingTests {
 
     @Test("locctl agent: each kind of prompt with its usage description and numbered options")
     func agentPrompts() throws {
-        let prompts = try #require(try Golden.fixture("prompts.json").arrayValue)
+        let prompts = try #require(try Golden.fixture("prompts.json").arrayValue).compactMap { WirePrompt(json: $0) }
+        #expect(prompts.count == 4)
         try Golden.check(
             prompts.map { AgentCommand.render($0, agentUser: 0, userName: Self.users) }.joined(separator: "\n"),
             "agent-prompts.txt"
@@ -372,7 +374,7 @@ struct RenderingTests {
 
     @Test("H7: locctl agent names the user of another user's app's prompt, and not the agent's own")
     func agentPromptUsers() throws {
-        let prompts = try #require(try Golden.fixture("prompts.json").arrayValue)
+        let prompts = try #require(try Golden.fixture("prompts.json").arrayValue).compactMap { WirePrompt(json: $0) }
         let rootsApp = AgentCommand.render(prompts[0], agentUser: 0, userName: Self.users)
         let nobodysApp = AgentCommand.render(prompts[3], agentUser: 0, userName: Self.users)
         #expect(!rootsApp.contains("for user"))
