@@ -73,8 +73,11 @@ struct ClientRunCoreTests {
         ) throws
             -> LingeringSession
         {
+            // A whole `Session`, as locd's Hello reply lists it (lingering, its client gone).
             var object: JSONObject = [
-                "id": .string(id), "kind": .string(kind), "authorization": .string(authorization),
+                "id": .string(id), "appId": .string("org.example.Maps"), "kind": .string(kind),
+                "authorization": .string(authorization), "state": .string("lingering"),
+                "diagnostic": .object(["mask": .int(0)]),
             ]
             if let key { object["fullAccuracyPurposeKey"] = .string(key) }
             return try #require(LingeringSession(wire: .object(object)))
