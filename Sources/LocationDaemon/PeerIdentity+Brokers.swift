@@ -1,4 +1,5 @@
 import LocationCore
+import LocationProtocol
 import ProcessIdentity
 import Varlink
 
@@ -87,7 +88,8 @@ extension PeerIdentity {
         guard let sender else {
             return Refusal(
                 reason: "Hello with process came after the connection's first call, so its writer is unknown",
-                answer: "send io.locd.App.Hello as the first call on a new connection (only org.varlink.service "
+                answer: "send \(AppMethod.hello.name) as the first call on a new connection "
+                    + "(only \(InterfaceName.service) "
                     + "calls may come before it): a later Hello cannot be checked against the process that sent it"
             )
         }

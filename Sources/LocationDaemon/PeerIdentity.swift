@@ -1,4 +1,5 @@
 import LocationCore
+import LocationProtocol
 import ProcessIdentity
 import Varlink
 
@@ -79,7 +80,8 @@ struct PeerIdentity {
             guard let sender else {
                 return Refusal(
                     reason: "Hello came after the connection's first call, so the process that sent it is unknown",
-                    answer: "send io.locd.App.Hello as the first call on a new connection (only org.varlink.service "
+                    answer: "send \(AppMethod.hello.name) as the first call on a new connection "
+                        + "(only \(InterfaceName.service) "
                         + "calls may come before it): a later Hello cannot be checked against the process that sent it"
                 )
             }

@@ -109,7 +109,7 @@ final class PromptLink: Sendable {
                 return
             } catch let error as VarlinkError where error.name == WireErrorName.permissionDenied.name {
                 reason =
-                    "locd refuses io.locd.Admin.Prompts(everyone: true): locd-geoclue needs locd's admin group "
+                    "locd refuses \(AdminMethod.prompts.name)(everyone: true): locd-geoclue needs locd's admin group "
                     + "(SupplementaryGroups= of its unit, admin-group in locd.toml)"
             } catch {
                 reason = "the prompt stream failed: \(error)"

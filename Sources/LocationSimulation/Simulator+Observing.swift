@@ -99,27 +99,7 @@ extension Simulator {
     mutating func watched(_ event: AdminEvent) {
         switch event.kind {
         case .authorizationChanged:
-            guard let app = label(of: event), let key = keys[app] else { return }
-            let view = core.authorizationView(key)
-            var extras: [String] = []
-            if view.oneTime { extras.append("one-time") }
-            if view.provisional { extras.append("provisional") }
-            if view.accuracy == .reducedAccuracy { extras.append("approximate") }
-            if view.temporaryFullAccuracy { extras.append("temporary full accuracy") }
-            let what = "\(view.status.rawValue) (\(view.settingsLabel.rawValue))"
-            var entry = TimelineEntry(
-                time: time,
-                app: app,
-                subject: .authorization,
-                what: what + (extras.isEmpty ? "" : ", " + extras.joined(separator: ", "))
-            )
-            entry.status = view.status.rawValue
-            entry.settingsLabel = view.settingsLabel.rawValue
-            entry.accuracy = view.accuracy.rawValue
-            entry.oneTime = view.oneTime
-            entry.provisional = view.provisional
-            entry.temporaryFullAccuracy = view.temporaryFullAccuracy
-            record(entry)
+            authorizationChanged(event)
         case .sessionCreated:
             guard let id = event.sessionID, let app = label(of: event) else { return }
             bind(id, app: app)
@@ -176,6 +156,31 @@ extension Simulator {
             entry.state = event.detail
             record(entry)
         }
+    }
+
+    /// An app's authorization as `Admin.Watch` reports it changed: its status and settings label, and what else holds.
+    mutating func authorizationChanged(_ event: AdminEvent) {
+        guard let app = label(of: event), let key = keys[app] else { return }
+        let view = core.authorizationView(key)
+        var extras: [String] = []
+        if view.oneTime { extras.append("one-time") }
+        if view.provisional { extras.append("provisional") }
+        if view.accuracy == .reducedAccuracy { extras.append("approximate") }
+        if view.temporaryFullAccuracy { extras.append("temporary full accuracy") }
+        let what = "\(view.status.rawValue) (\(view.settingsLabel.rawValue))"
+        var entry = TimelineEntry(
+            time: time,
+            app: app,
+            subject: .authorization,
+            what: what + (extras.isEmpty ? "" : ", " + extras.joined(separator: ", "))
+        )
+        entry.status = view.status.rawValue
+        entry.settingsLabel = view.settingsLabel.rawValue
+        entry.accuracy = view.accuracy.rawValue
+        entry.oneTime = view.oneTime
+        entry.provisional = view.provisional
+        entry.temporaryFullAccuracy = view.temporaryFullAccuracy
+        record(entry)
     }
 
     /// `Admin.Watch` reports `lingering`, `resumed`, or the new state and mask as `limited [flag,flag]`.
