@@ -5,14 +5,18 @@ struct Successor {
     var event: ModelEvent
     /// The first invariant the transition breaks, and what it saw.
     var violation: (invariant: Invariant, problem: String)?
-    /// The state reached and its fingerprint, for deduplication; `nil` with a violation.
+    /// The state reached and its fingerprint, for deduplication; no state with a violation, or when the fingerprint
+    /// was already known.
     var state: ModelState?
     var fingerprint: Fingerprint?
 }
 
 extension Explorer {
     /// Every transition out of `state` in event order, each checked; stops at the first that breaks a rule.
-    func successors(of state: ModelState) -> [Successor] {
+    ///
+    /// A state reached whose fingerprint is in `known` (found in an earlier batch) is not returned, only its
+    /// fingerprint: the worker drops it, so that the thread merging the batch neither copies nor frees it.
+    func successors(of state: ModelState, known: Set<Fingerprint> = []) -> [Successor] {
         var transition = Transition(from: state)
         var found: [Successor] = []
         for event in state.enabledEvents {
@@ -22,7 +26,8 @@ extension Explorer {
                 break
             }
             let fingerprint = transition.after.fingerprint(transition.readingAfter)
-            found.append(Successor(event: event, state: transition.after, fingerprint: fingerprint))
+            let state = known.contains(fingerprint) ? nil : transition.after
+            found.append(Successor(event: event, state: state, fingerprint: fingerprint))
         }
         return found
     }
@@ -97,8 +102,8 @@ struct BreadthFirst {
         var next: [(node: Int32, state: ModelState)] = []
         for start in stride(from: 0, to: frontier.count, by: batchSize) {
             let batch = frontier[start..<min(start + batchSize, frontier.count)]
-            let found = orderedMap(batch.count, threads: explorer.threads) { [explorer] index in
-                explorer.successors(of: batch[start + index].state)
+            let found = orderedMap(batch.count, threads: explorer.threads) { [explorer, seen] index in
+                explorer.successors(of: batch[start + index].state, known: seen)
             }
             for (parent, successors) in zip(batch, found) {
                 for successor in successors {
@@ -107,8 +112,8 @@ struct BreadthFirst {
                         fail(violation, events: path(to: parent.node) + [successor.event], depth: level)
                         return nil
                     }
-                    guard let state = successor.state, let fingerprint = successor.fingerprint,
-                        seen.insert(fingerprint).inserted
+                    guard let fingerprint = successor.fingerprint, seen.insert(fingerprint).inserted,
+                        let state = successor.state
                     else { continue }
                     parents.append((parent.node, successor.event))
                     next.append((Int32(parents.count - 1), state))
@@ -126,8 +131,8 @@ struct BreadthFirst {
         var deeper: Counterexample?
         for start in stride(from: 0, to: frontier.count, by: batchSize) {
             let batch = frontier[start..<min(start + batchSize, frontier.count)]
-            let found = orderedMap(batch.count, threads: explorer.threads) { [explorer] index in
-                explorer.successors(of: batch[start + index].state)
+            let found = orderedMap(batch.count, threads: explorer.threads) { [explorer, seen] index in
+                explorer.successors(of: batch[start + index].state, known: seen)
             }
             var fresh: [(node: Int32, event: ModelEvent, state: ModelState)] = []
             for (parent, successors) in zip(batch, found) {
@@ -137,8 +142,8 @@ struct BreadthFirst {
                         fail(violation, events: path(to: parent.node) + [successor.event], depth: depth - 1)
                         return
                     }
-                    guard let state = successor.state, let fingerprint = successor.fingerprint,
-                        seen.insert(fingerprint).inserted, deeper == nil
+                    guard let fingerprint = successor.fingerprint, seen.insert(fingerprint).inserted,
+                        let state = successor.state, deeper == nil
                     else { continue }
                     fresh.append((parent.node, successor.event, state))
                 }
